@@ -1,0 +1,20 @@
+import { Elysia } from "elysia";
+import { docsController } from "./docs";
+import { embeddingsController } from "./embeddings/controller";
+import { healthController } from "./health";
+import { httpBasics } from "./http/basics";
+import type { AppContext } from "./runtime/context";
+import { authController, keysController } from "./tenancy";
+
+/** Mounts every feature on one Elysia app. */
+export function createApp(ctx: AppContext, docsUiScript: string) {
+  return new Elysia()
+    .use(httpBasics(ctx.log))
+    .use(docsController(docsUiScript))
+    .use(healthController(ctx))
+    .use(authController(ctx))
+    .use(keysController(ctx))
+    .use(embeddingsController(ctx));
+}
+
+export type App = ReturnType<typeof createApp>;

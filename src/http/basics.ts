@@ -1,0 +1,56 @@
+import { Elysia, type ValidationError } from "elysia";
+import type { Logger } from "../logging/logger";
+import { HttpError, jsonResponse } from "./errors";
+import { describeValidationError } from "./validation";
+
+/**
+ * Cross-cutting HTTP behaviour for the whole app: a request id on every request, one JSON log
+ * line per response, and every error turned into a JSON body that names the problem.
+ */
+export const httpBasics = (log: Logger) =>
+  new Elysia({ name: "http.basics" })
+    .derive({ as: "global" }, ({ request }) => ({
+      requestId: request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID(),
+      receivedAt: performance.now(),
+    }))
+    .onAfterResponse({ as: "global" }, ({ request, path, set, requestId, receivedAt }) => {
+      log.info("request", {
+        request_id: requestId,
+        method: request.method,
+        path,
+        status: typeof set.status === "number" ? set.status : 200,
+        ms: receivedAt === undefined ? undefined : Math.round(performance.now() - receivedAt),
+      });
+    })
+    .onError({ as: "global" }, ({ code, error, set, ...rest }) => {
+      const requestId = (rest as { requestId?: string }).requestId;
+      const [status, body, headers] = errorResponse(code, error, requestId, log);
+      set.status = status; // so the access log line shows what the client got
+      return jsonResponse(status, body, headers);
+    });
+
+type ErrorReply = [status: number, body: Record<string, unknown>, headers: Record<string, string>];
+
+function errorResponse(code: string | number, error: unknown, requestId: string | undefined, log: Logger): ErrorReply {
+  if (error instanceof HttpError) return [error.status, error.body, { ...error.headers, ...requestIdHeader(requestId) }];
+  switch (code) {
+    case "VALIDATION":
+      return [400, { error: "invalid_request", detail: describeValidationError(error as ValidationError) }, {}];
+    case "PARSE":
+      return [400, { error: "invalid_json", detail: "the request body is not valid JSON (or not of the declared content type)" }, {}];
+    case "NOT_FOUND":
+      return [404, { error: "not_found", detail: "no such route" }, {}];
+    case "INVALID_COOKIE_SIGNATURE":
+      return [401, { error: "unauthorized", detail: "invalid session cookie" }, {}];
+  }
+  const status = (error as { status?: number }).status;
+  if (typeof status === "number" && status >= 400 && status < 500) {
+    return [status, { error: "invalid_request", detail: (error as Error).message || "bad request" }, {}];
+  }
+  log.error("unhandled error", { request_id: requestId, error });
+  return [500, { error: "internal_error", detail: "an internal error occurred", request_id: requestId }, {}];
+}
+
+function requestIdHeader(requestId: string | undefined): Record<string, string> {
+  return requestId ? { "x-service-request-id": requestId } : {};
+}

@@ -1,0 +1,45 @@
+import { join, resolve } from "node:path";
+
+/**
+ * Files Sieve needs besides its code. In development they come from the repository and
+ * node_modules; in the compiled binary build.ts registers the embedded copies before main runs.
+ */
+export type AssetPaths = {
+  /** sqlite-vec loadable extension (vec0.so). */
+  vecExtension: string;
+  /** Folder holding drizzle's migration journal and SQL files. */
+  migrationsDir: string;
+  /** Default embedding model folder (transformers.js layout). */
+  modelDir: string;
+  /** onnxruntime-web WASM glue module and binary. */
+  ortWasmMjs: string;
+  ortWasm: string;
+  /** Scalar API reference standalone browser script for the /openapi page. */
+  docsUiScript: string;
+  /** True when these paths point into the binary's embedded file system. */
+  embedded: boolean;
+};
+
+const EMBEDDED_ASSETS = Symbol.for("sieve.embeddedAssets");
+
+export function registerEmbeddedAssets(paths: Omit<AssetPaths, "embedded">): void {
+  (globalThis as Record<symbol, unknown>)[EMBEDDED_ASSETS] = { ...paths, embedded: true };
+}
+
+export const DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2";
+
+export function assetPaths(): AssetPaths {
+  const embedded = (globalThis as Record<symbol, unknown>)[EMBEDDED_ASSETS] as AssetPaths | undefined;
+  if (embedded) return embedded;
+  const root = resolve(import.meta.dir, "../..");
+  const modules = join(root, "node_modules");
+  return {
+    vecExtension: join(modules, `sqlite-vec-${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`, `vec0.${process.platform === "darwin" ? "dylib" : process.platform === "win32" ? "dll" : "so"}`),
+    migrationsDir: join(root, "migrations"),
+    modelDir: join(root, "models", DEFAULT_MODEL_NAME),
+    ortWasmMjs: join(modules, "onnxruntime-web", "dist", "ort-wasm-simd-threaded.mjs"),
+    ortWasm: join(modules, "onnxruntime-web", "dist", "ort-wasm-simd-threaded.wasm"),
+    docsUiScript: join(modules, "@scalar", "api-reference", "dist", "browser", "standalone.js"),
+    embedded: false,
+  };
+}

@@ -1,0 +1,19 @@
+import type { Config } from "../config";
+import type { DatabaseHandle } from "../db/connection";
+import type { Logger } from "../logging/logger";
+import type { RateLimiter } from "../tenancy/rate-limit";
+import type { EmbedderSlot } from "./embedder-slot";
+
+/**
+ * What every feature plugin is built from: the long-lived parts of one running Sieve.
+ * Passed explicitly (no module-level singletons) so tests can start several apps at once.
+ */
+export type AppContext = {
+  config: Config;
+  log: Logger;
+  database: DatabaseHandle;
+  embedder: EmbedderSlot;
+  rateLimiter: RateLimiter;
+  /** Session lifetime for dashboard logins. */
+  sessionTtlMs: number;
+};

@@ -1,0 +1,77 @@
+import { createApp } from "./app";
+import type { Config } from "./config";
+import { openDatabase } from "./db/connection";
+import { Embedder } from "./embeddings/embedder";
+import { Logger } from "./logging/logger";
+import { assetPaths } from "./runtime/assets";
+import type { AppContext } from "./runtime/context";
+import { EmbedderSlot } from "./runtime/embedder-slot";
+import { RateLimiter } from "./tenancy/rate-limit";
+import { onboardingHint } from "./tenancy/onboarding";
+
+const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
+
+export type RunningServer = {
+  url: string;
+  port: number;
+  ctx: AppContext;
+  /** Graceful: stop accepting, let in-flight requests finish (bounded), flush, close the DB. */
+  stop: () => Promise<void>;
+};
+
+export type ServerOptions = {
+  /** Use this embedder instead of loading one (tests share one across servers). */
+  embedder?: Embedder;
+  logSink?: (line: string) => void;
+};
+
+export function loadEmbedder(config: Config): Promise<Embedder> {
+  const assets = assetPaths();
+  return Embedder.load({
+    modelDir: config.modelDir || assets.modelDir,
+    quantized: config.embedPrecision === "int8",
+    allowRemote: config.allowRemoteModels,
+    wasm: { mjsPath: assets.ortWasmMjs, wasmPath: assets.ortWasm },
+  });
+}
+
+export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
+  const assets = assetPaths();
+  const log = new Logger(config.logLevel, options.logSink);
+  const database = openDatabase({ dataDir: config.dataDir, vecExtension: assets.vecExtension, migrationsDir: assets.migrationsDir });
+  const embedder = options.embedder ? EmbedderSlot.of(options.embedder) : new EmbedderSlot(() => loadEmbedder(config));
+  const ctx: AppContext = { config, log, database, embedder, rateLimiter: new RateLimiter(config.rateLimitRpm), sessionTtlMs: SESSION_TTL_MS };
+
+  const app = createApp(ctx, assets.docsUiScript);
+  const server = Bun.serve({
+    hostname: config.host,
+    port: config.port,
+    fetch: app.fetch,
+    // Streams from a provider can pause for a long time between tokens; Bun's default is 10 s.
+    idleTimeout: 255,
+    maxRequestBodySize: Math.max(config.maxBodyBytes, config.maxUploadBytes) + 1024 * 1024,
+  });
+  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`;
+  log.info("listening", { url, data_dir: config.dataDir, upstream_url: config.upstreamUrl });
+  for (const line of onboardingHint(database.db, config)) log.info(line);
+  embedder.loaded.then(
+    (loaded) => log.info("embedder ready", { model: loaded.modelName, dimensions: loaded.dimensions, precision: config.embedPrecision }),
+    (error: Error) => log.error("embedder failed to load", { error: error.message }),
+  );
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      log.info("shutting down", { grace_ms: config.shutdownGraceMs });
+      const drained = server.stop(false);
+      const timedOut = await Promise.race([drained.then(() => false), Bun.sleep(config.shutdownGraceMs).then(() => true)]);
+      if (timedOut) {
+        log.warn("grace period over; closing remaining connections");
+        await server.stop(true);
+      }
+      database.sqlite.close();
+      log.info("stopped");
+    })());
+
+  return { url, port: server.port!, ctx, stop };
+}

@@ -1,0 +1,92 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../runtime/context";
+import { httpError } from "../http/errors";
+import { WorkspaceScope } from "./scope";
+import { API_KEY_PATTERN, constantTimeEqual } from "./secrets";
+import { resolveApiKey, resolveSession, type ActiveSession } from "./service";
+
+export const SESSION_COOKIE = "sieve_session";
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const unauthorized = (detail: string) => httpError(401, "unauthorized", detail, { "www-authenticate": "Bearer" });
+
+type Headers = Record<string, string | undefined>;
+
+/** A key from a header, checked for shape first so junk never reaches the database. */
+function keyScope(ctx: AppContext, presented: string | undefined, header: string): WorkspaceScope {
+  if (!presented) throw unauthorized(`missing ${header}`);
+  if (!API_KEY_PATTERN.test(presented)) throw unauthorized(`malformed API key in ${header}`);
+  const owner = resolveApiKey(ctx.database.db, presented);
+  if (!owner) throw unauthorized("unknown or revoked API key");
+  const retryAfter = ctx.rateLimiter.take(owner.keyId);
+  if (retryAfter > 0) throw httpError(429, "rate_limited", "too many requests for this API key", { "retry-after": String(retryAfter) });
+  return new WorkspaceScope(ctx.database.db, ctx.database.sqlite, owner.workspaceId, { keyId: owner.keyId, userId: null });
+}
+
+function bearer(headers: Headers): string | undefined {
+  const value = headers.authorization;
+  if (!value) return undefined;
+  const match = /^Bearer\s+(.+)$/i.exec(value.trim());
+  return match ? match[1]!.trim() : value.trim();
+}
+
+/** Spec §5, proxy and firewall paths: X-Service-Api-Key plus the workspace it must belong to. */
+export function authenticateServiceHeaders(ctx: AppContext, headers: Headers): WorkspaceScope {
+  const workspaceId = headers["x-service-workspace-id"]?.trim();
+  const scope = keyScope(ctx, headers["x-service-api-key"]?.trim(), "X-Service-Api-Key");
+  if (!workspaceId) throw unauthorized("missing X-Service-Workspace-Id");
+  if (!UUID.test(workspaceId)) throw httpError(400, "invalid_request", "X-Service-Workspace-Id must be a UUID");
+  if (!constantTimeEqual(workspaceId.toLowerCase(), scope.workspaceId.toLowerCase())) {
+    throw httpError(403, "forbidden", "this API key does not belong to the workspace in X-Service-Workspace-Id");
+  }
+  return scope;
+}
+
+/** Spec §5, document API: Authorization: Bearer <API_KEY>. */
+export function authenticateBearer(ctx: AppContext, headers: Headers): WorkspaceScope {
+  return keyScope(ctx, bearer(headers), "Authorization");
+}
+
+export function sessionFromCookie(ctx: AppContext, cookieHeader: string | undefined): { token: string; session: ActiveSession } | undefined {
+  const token = readCookie(cookieHeader, SESSION_COOKIE);
+  if (!token) return undefined;
+  const session = resolveSession(ctx.database.db, token);
+  return session ? { token, session } : undefined;
+}
+
+/**
+ * Dashboard-facing endpoints accept a session cookie (state changes must echo the session's
+ * CSRF token in X-CSRF-Token) or a Bearer API key.
+ */
+export function authenticateSessionOrBearer(ctx: AppContext, request: Request, headers: Headers): WorkspaceScope {
+  if (headers.authorization) return authenticateBearer(ctx, headers);
+  const found = sessionFromCookie(ctx, headers.cookie);
+  if (!found) throw unauthorized("log in or send Authorization: Bearer <API_KEY>");
+  const mutating = !["GET", "HEAD", "OPTIONS"].includes(request.method);
+  if (mutating && !constantTimeEqual(headers["x-csrf-token"] ?? "", found.session.csrfToken)) {
+    throw httpError(403, "csrf_failed", "missing or wrong X-CSRF-Token for this session");
+  }
+  const { user } = found.session;
+  return new WorkspaceScope(ctx.database.db, ctx.database.sqlite, user.workspaceId, { keyId: null, userId: user.id });
+}
+
+export function readCookie(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const [key, ...rest] = part.trim().split("=");
+    if (key === name) return decodeURIComponent(rest.join("="));
+  }
+  return undefined;
+}
+
+/** Plugins that give routes a `scope`; `as: "scoped"` applies them to the routes of the plugin that uses them. */
+export const serviceKeyAuth = (ctx: AppContext) =>
+  new Elysia({ name: "auth.service-headers" }).resolve({ as: "scoped" }, ({ headers }) => ({ scope: authenticateServiceHeaders(ctx, headers) }));
+
+export const bearerKeyAuth = (ctx: AppContext) =>
+  new Elysia({ name: "auth.bearer" }).resolve({ as: "scoped" }, ({ headers }) => ({ scope: authenticateBearer(ctx, headers) }));
+
+export const sessionOrBearerAuth = (ctx: AppContext) =>
+  new Elysia({ name: "auth.session-or-bearer" }).resolve({ as: "scoped" }, ({ request, headers }) => ({
+    scope: authenticateSessionOrBearer(ctx, request, headers),
+  }));

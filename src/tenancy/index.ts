@@ -1,0 +1,94 @@
+import { Elysia } from "elysia";
+import { eq } from "drizzle-orm";
+import type { AppContext } from "../runtime/context";
+import { httpError } from "../http/errors";
+import { SESSION_COOKIE, sessionFromCookie, sessionOrBearerAuth } from "./auth";
+import { createKeyBody, credentialsBody, keyIdParams, signUpBody } from "./model";
+import { workspaces } from "./schema";
+import { AccountError, createApiKey, findWorkspace, listApiKeys, logIn, logOut, revokeApiKey, signUp, type SessionInfo } from "./service";
+import { apiKeyView, workspaceView } from "./views";
+
+function sessionCookie(session: SessionInfo): string {
+  const maxAge = Math.max(0, Math.floor((session.expiresAt.getTime() - Date.now()) / 1000));
+  return `${SESSION_COOKIE}=${session.token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}`;
+}
+
+const clearedCookie = `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`;
+
+function accountFailure(error: unknown): never {
+  if (error instanceof AccountError) throw httpError(error.status, error.code, error.message);
+  throw error;
+}
+
+/** Free sign-up, login, logout and "who am I" for the dashboard (JSON, cookie sessions). */
+export const authController = (ctx: AppContext) =>
+  new Elysia({ prefix: "/api/auth", detail: { tags: ["auth"] } })
+    .post(
+      "/signup",
+      async ({ body, set }) => {
+        const { user, workspace, session } = await signUp(
+          ctx.database.db,
+          { email: body.email, password: body.password, workspaceName: body.workspace_name },
+          ctx.sessionTtlMs,
+        ).catch(accountFailure);
+        set.status = 201;
+        set.headers["set-cookie"] = sessionCookie(session);
+        return { user: { id: user.id, email: user.email }, workspace: workspaceView(workspace), csrf_token: session.csrfToken, expires_at: session.expiresAt.toISOString() };
+      },
+      { body: signUpBody, detail: { summary: "Create an account and its workspace; starts a session" } },
+    )
+    .post(
+      "/login",
+      async ({ body, set }) => {
+        const { user, session } = await logIn(ctx.database.db, body, ctx.sessionTtlMs).catch(accountFailure);
+        const workspace = findWorkspace(ctx.database.db, user.workspaceId)!;
+        set.headers["set-cookie"] = sessionCookie(session);
+        return { user: { id: user.id, email: user.email }, workspace: workspaceView(workspace), csrf_token: session.csrfToken, expires_at: session.expiresAt.toISOString() };
+      },
+      { body: credentialsBody, detail: { summary: "Log in; sets an HTTP-only session cookie" } },
+    )
+    .post(
+      "/logout",
+      ({ headers, set }) => {
+        const found = sessionFromCookie(ctx, headers.cookie);
+        if (found) logOut(ctx.database.db, found.token);
+        set.headers["set-cookie"] = clearedCookie;
+        return { status: "logged_out" };
+      },
+      { detail: { summary: "End the session" } },
+    )
+    .get(
+      "/me",
+      ({ headers }) => {
+        const found = sessionFromCookie(ctx, headers.cookie);
+        if (!found) throw httpError(401, "unauthorized", "not logged in or the session expired");
+        const { user, csrfToken, expiresAt } = found.session;
+        const workspace = ctx.database.db.select().from(workspaces).where(eq(workspaces.id, user.workspaceId)).get()!;
+        return { user: { id: user.id, email: user.email }, workspace: workspaceView(workspace), csrf_token: csrfToken, expires_at: expiresAt.toISOString() };
+      },
+      { detail: { summary: "The logged-in user, their workspace and the CSRF token" } },
+    );
+
+/** Settings → API Keys. Session (with X-CSRF-Token on changes) or Authorization: Bearer <API_KEY>. */
+export const keysController = (ctx: AppContext) =>
+  new Elysia({ prefix: "/api/keys", detail: { tags: ["api keys"] } })
+    .use(sessionOrBearerAuth(ctx))
+    .get("/", ({ scope }) => ({ keys: listApiKeys(scope).map(apiKeyView) }), { detail: { summary: "List the workspace's keys (never the secret)" } })
+    .post(
+      "/",
+      ({ scope, body, set }) => {
+        const { key, record } = createApiKey(scope, body.name);
+        set.status = 201;
+        return { ...apiKeyView(record), api_key: key, workspace_id: scope.workspaceId };
+      },
+      { body: createKeyBody, detail: { summary: "Create a key; the full key is in this response only" } },
+    )
+    .delete(
+      "/:id",
+      ({ scope, params }) => {
+        const revoked = revokeApiKey(scope, params.id);
+        if (!revoked) throw httpError(404, "not_found", "API key not found");
+        return apiKeyView(revoked);
+      },
+      { params: keyIdParams, detail: { summary: "Revoke a key; it stops working on the next request" } },
+    );
