@@ -1,8 +1,11 @@
 import { Elysia } from "elysia";
 import { docsController } from "./docs";
+import { evidenceController } from "./evidence";
 import { embeddingsController } from "./embeddings/controller";
 import { healthController } from "./health";
 import { httpBasics } from "./http/basics";
+import { proxyController } from "./proxy";
+import { cacheOff, firewallOff } from "./proxy/stages";
 import type { AppContext } from "./runtime/context";
 import { authController, keysController } from "./tenancy";
 
@@ -14,7 +17,9 @@ export function createApp(ctx: AppContext, docsUiScript: string) {
     .use(healthController(ctx))
     .use(authController(ctx))
     .use(keysController(ctx))
-    .use(embeddingsController(ctx));
+    .use(embeddingsController(ctx))
+    .use(proxyController(ctx, { firewall: firewallOff, cache: cacheOff }))
+    .use(evidenceController(ctx));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -2,6 +2,7 @@ import { createApp } from "./app";
 import type { Config } from "./config";
 import { openDatabase } from "./db/connection";
 import { Embedder } from "./embeddings/embedder";
+import { EvidenceWriter } from "./evidence/writer";
 import { Logger } from "./logging/logger";
 import { assetPaths } from "./runtime/assets";
 import type { AppContext } from "./runtime/context";
@@ -40,7 +41,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const log = new Logger(config.logLevel, options.logSink);
   const database = openDatabase({ dataDir: config.dataDir, vecExtension: assets.vecExtension, migrationsDir: assets.migrationsDir });
   const embedder = options.embedder ? EmbedderSlot.of(options.embedder) : new EmbedderSlot(() => loadEmbedder(config));
-  const ctx: AppContext = { config, log, database, embedder, rateLimiter: new RateLimiter(config.rateLimitRpm), sessionTtlMs: SESSION_TTL_MS };
+  const evidence = new EvidenceWriter(database.db, log, config.evidenceFlushMs);
+  const ctx: AppContext = { config, log, database, embedder, evidence, rateLimiter: new RateLimiter(config.rateLimitRpm), sessionTtlMs: SESSION_TTL_MS };
 
   const app = createApp(ctx, assets.docsUiScript);
   const server = Bun.serve({
@@ -69,6 +71,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         log.warn("grace period over; closing remaining connections");
         await server.stop(true);
       }
+      evidence.close();
       database.sqlite.close();
       log.info("stopped");
     })());

@@ -1,6 +1,7 @@
 import { Elysia, type ValidationError } from "elysia";
 import type { Logger } from "../logging/logger";
 import { HttpError, jsonResponse } from "./errors";
+import { requestContext, requestContextPlugin } from "./request-context";
 import { describeValidationError } from "./validation";
 
 /**
@@ -9,21 +10,19 @@ import { describeValidationError } from "./validation";
  */
 export const httpBasics = (log: Logger) =>
   new Elysia({ name: "http.basics" })
-    .derive({ as: "global" }, ({ request }) => ({
-      requestId: request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID(),
-      receivedAt: performance.now(),
-    }))
-    .onAfterResponse({ as: "global" }, ({ request, path, set, requestId, receivedAt }) => {
+    .use(requestContextPlugin)
+    .onAfterResponse({ as: "global" }, ({ request, path, set }) => {
+      const { requestId, receivedAt } = requestContext(request);
       log.info("request", {
         request_id: requestId,
         method: request.method,
         path,
         status: typeof set.status === "number" ? set.status : 200,
-        ms: receivedAt === undefined ? undefined : Math.round(performance.now() - receivedAt),
+        ms: Math.round(performance.now() - receivedAt),
       });
     })
-    .onError({ as: "global" }, ({ code, error, set, ...rest }) => {
-      const requestId = (rest as { requestId?: string }).requestId;
+    .onError({ as: "global" }, ({ code, error, set, request }) => {
+      const { requestId } = requestContext(request);
       const [status, body, headers] = errorResponse(code, error, requestId, log);
       set.status = status; // so the access log line shows what the client got
       return jsonResponse(status, body, headers);

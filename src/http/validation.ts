@@ -37,3 +37,11 @@ function formatPath(path: unknown): string {
   if (typeof path === "string") return path.replace(/^\//, "").replaceAll("/", ".");
   return "";
 }
+
+/** The same one-sentence format for zod errors raised outside Elysia's validation. */
+export function describeZodIssues(where: string, issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
+  return issues
+    .slice(0, 5)
+    .map((issue) => `${[where, ...issue.path.map(String)].join(".")}: ${issue.message}`)
+    .join("; ");
+}

@@ -1,4 +1,5 @@
 import type { Config } from "../config";
+import type { EvidenceWriter } from "../evidence/writer";
 import type { DatabaseHandle } from "../db/connection";
 import type { Logger } from "../logging/logger";
 import type { RateLimiter } from "../tenancy/rate-limit";
@@ -13,6 +14,7 @@ export type AppContext = {
   log: Logger;
   database: DatabaseHandle;
   embedder: EmbedderSlot;
+  evidence: EvidenceWriter;
   rateLimiter: RateLimiter;
   /** Session lifetime for dashboard logins. */
   sessionTtlMs: number;

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { and, eq, type InferInsertModel, type InferSelectModel, type SQL } from "drizzle-orm";
+import { and, count, eq, type InferInsertModel, type InferSelectModel, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/connection";
 
@@ -41,6 +41,10 @@ export class WorkspaceScope {
       .from(table as SQLiteTable)
       .where(this.where(table, ...conditions))
       .$dynamic() as unknown as SelectBuilder<InferSelectModel<T>>;
+  }
+
+  count(table: TenantTable, ...conditions: (SQL | undefined)[]): number {
+    return this.#db.select({ n: count() }).from(table as SQLiteTable).where(this.where(table, ...conditions)).get()!.n;
   }
 
   insert<T extends TenantTable>(table: T, values: Omit<InferInsertModel<T>, "workspaceId"> | Omit<InferInsertModel<T>, "workspaceId">[]) {

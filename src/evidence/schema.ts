@@ -1,0 +1,32 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { createdAt, workspaceIdColumn } from "../db/columns";
+import { workspaces } from "../tenancy/schema";
+
+/** One durable record per proxied request (issue: evidence log). */
+export const evidence = sqliteTable(
+  "evidence",
+  {
+    requestId: text("request_id").primaryKey(),
+    workspaceId: workspaceIdColumn().references(() => workspaces.id, { onDelete: "cascade" }),
+    keyId: text("key_id"),
+    createdAt: createdAt(),
+    model: text("model"),
+    stream: integer("stream", { mode: "boolean" }).notNull(),
+    status: integer("status").notNull(),
+    cacheStatus: text("cache_status", { enum: ["hit", "miss", "skip"] }).notNull(),
+    /** Strongest firewall action taken: allow, log, warn or block. */
+    firewallAction: text("firewall_action", { enum: ["allow", "log", "warn", "block"] }).notNull(),
+    /** JSON array of the patterns that fired, input and output side. */
+    firewallMatches: text("firewall_matches", { mode: "json" }).$type<unknown[]>().notNull(),
+    overheadMs: integer("overhead_ms").notNull(),
+    upstreamMs: integer("upstream_ms").notNull(),
+    promptTokens: integer("prompt_tokens"),
+    completionTokens: integer("completion_tokens"),
+    totalTokens: integer("total_tokens"),
+    promptSha256: text("prompt_sha256").notNull(),
+    requestBody: text("request_body"),
+    responseBody: text("response_body"),
+    error: text("error"),
+  },
+  (t) => [index("evidence_workspace_time_idx").on(t.workspaceId, t.createdAt)],
+);

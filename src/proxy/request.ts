@@ -1,0 +1,83 @@
+import { badRequest, httpError } from "../http/errors";
+import { describeZodIssues } from "../http/validation";
+import type { WorkspaceScope } from "../tenancy/scope";
+import type { Workspace } from "../tenancy/service";
+import { chatCompletionBody, type ChatCompletionBody } from "./model";
+
+/** Request headers passed on to the provider; everything else (above all X-Service-*) stays here. */
+const FORWARDED_HEADERS = ["authorization", "accept", "openai-organization", "openai-project", "openai-beta", "user-agent"];
+
+export type CacheControl = { lookup: boolean; store: boolean; ttlSeconds: number | undefined };
+
+/** One chat-completions request as every pipeline stage sees it. */
+export type ProxiedRequest = {
+  requestId: string;
+  scope: WorkspaceScope;
+  /** The workspace row: its settings drive every stage. */
+  workspace: Workspace;
+  /** Forwarded byte for byte: the provider sees exactly what the client sent. */
+  rawBody: string;
+  body: ChatCompletionBody;
+  stream: boolean;
+  forwardHeaders: Record<string, string>;
+  upstreamUrl: string;
+  cacheControl: CacheControl;
+  /** performance.now() when the request arrived; the base of the overhead figure. */
+  receivedAt: number;
+  /** Aborted when the client goes away. */
+  clientSignal: AbortSignal;
+};
+
+export async function readProxiedRequest(
+  request: Request,
+  ctx: { requestId: string; scope: WorkspaceScope; workspace: Workspace; defaultUpstreamUrl: string; maxBodyBytes: number; receivedAt: number },
+): Promise<ProxiedRequest> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  const tooLarge = () => httpError(413, "payload_too_large", `request body exceeds the ${ctx.maxBodyBytes}-byte limit`);
+  if (declared > ctx.maxBodyBytes) throw tooLarge();
+  const rawBody = await request.text();
+  if (Buffer.byteLength(rawBody) > ctx.maxBodyBytes) throw tooLarge();
+  if (!rawBody.trim()) throw badRequest("body: a JSON chat-completions request is required");
+
+  let json: unknown;
+  try {
+    json = JSON.parse(rawBody);
+  } catch (error) {
+    throw httpError(400, "invalid_json", `body is not valid JSON: ${(error as Error).message}`);
+  }
+  const parsed = chatCompletionBody.safeParse(json);
+  if (!parsed.success) throw badRequest(describeZodIssues("body", parsed.error.issues));
+
+  const forwardHeaders: Record<string, string> = { "content-type": "application/json" };
+  for (const name of FORWARDED_HEADERS) {
+    const value = request.headers.get(name);
+    if (value) forwardHeaders[name] = value;
+  }
+  return {
+    requestId: ctx.requestId,
+    scope: ctx.scope,
+    workspace: ctx.workspace,
+    rawBody,
+    body: parsed.data,
+    stream: parsed.data.stream === true,
+    forwardHeaders,
+    upstreamUrl: ctx.workspace.upstreamUrl ?? ctx.defaultUpstreamUrl,
+    cacheControl: readCacheControl(request.headers),
+    receivedAt: ctx.receivedAt,
+    clientSignal: request.signal,
+  };
+}
+
+/** X-Service-Cache-Control: no-cache (skip lookup, still store) | no-store (neither); X-Service-Cache-Ttl: seconds. */
+function readCacheControl(headers: Headers): CacheControl {
+  const directives = (headers.get("x-service-cache-control") ?? "").toLowerCase();
+  const noStore = directives.includes("no-store");
+  const noCache = noStore || directives.includes("no-cache");
+  const ttlRaw = headers.get("x-service-cache-ttl");
+  let ttlSeconds: number | undefined;
+  if (ttlRaw !== null) {
+    if (!/^\d+$/.test(ttlRaw.trim()) || Number(ttlRaw) <= 0) throw badRequest("X-Service-Cache-Ttl: expected a positive whole number of seconds");
+    ttlSeconds = Number(ttlRaw);
+  }
+  return { lookup: !noCache, store: !noStore, ttlSeconds };
+}

@@ -1,0 +1,61 @@
+import type { ProxiedRequest } from "./request";
+
+export type FirewallAction = "allow" | "log" | "warn" | "block";
+
+/** What the firewall decided about one text (input, or output so far). */
+export type FirewallVerdict = {
+  action: FirewallAction;
+  /** Family of the strongest pattern that fired, e.g. prompt_injection. */
+  family: string | null;
+  /** Human-readable reason for a block, "<family>: …". */
+  reason: string | null;
+  /** The patterns that fired, as recorded in the evidence. */
+  matches: Record<string, unknown>[];
+};
+
+export const ALLOW: FirewallVerdict = { action: "allow", family: null, reason: null, matches: [] };
+
+/** Watches the assistant's output of one request while it streams (or once, for non-streams). */
+export interface OutputMonitor {
+  /** Called with each piece of new assistant text; a block verdict ends the stream. */
+  inspect(addedText: string, textSoFar: string): Promise<FirewallVerdict> | FirewallVerdict;
+  /** Called once with the whole text when the response is complete. */
+  finish(fullText: string): Promise<FirewallVerdict> | FirewallVerdict;
+}
+
+/** Stage 1: the semantic firewall. */
+export interface FirewallStage {
+  checkInput(request: ProxiedRequest): Promise<FirewallVerdict>;
+  outputMonitor(request: ProxiedRequest): OutputMonitor | undefined;
+}
+
+/** A response the cache can answer with, as a chat.completion object. */
+export type CachedCompletion = { completion: Record<string, unknown>; key: string; similarity: number; savedUpstreamMs: number };
+
+/** Stage 2: the response cache. */
+export interface CacheStage {
+  lookup(request: ProxiedRequest): Promise<CachedCompletion | undefined>;
+  /** Offered only completions that finished normally and passed the output firewall. */
+  store(request: ProxiedRequest, completion: Record<string, unknown>, upstreamMs: number): void;
+  /**
+   * Single-flight: while a miss for the same request is in flight, identical requests wait for
+   * it. Returns a release function the pipeline calls when the first request is done.
+   */
+  claim?(request: ProxiedRequest): Promise<(() => void) | undefined>;
+}
+
+export const firewallOff: FirewallStage = {
+  checkInput: async () => ALLOW,
+  outputMonitor: () => undefined,
+};
+
+export const cacheOff: CacheStage = {
+  lookup: async () => undefined,
+  store: () => {},
+};
+
+/** Strongest action wins: block > warn > log > allow. */
+export function strongest(verdicts: FirewallVerdict[]): FirewallVerdict {
+  const rank: Record<FirewallAction, number> = { allow: 0, log: 1, warn: 2, block: 3 };
+  return verdicts.reduce((best, next) => (rank[next.action] > rank[best.action] ? next : best), ALLOW);
+}

@@ -1,0 +1,108 @@
+import { CompletionTranscript } from "./completion-transcript";
+import { SseParser, sseErrorEvent } from "./sse";
+import type { FirewallVerdict, OutputMonitor } from "./stages";
+
+export type StreamOutcome =
+  | { kind: "completed"; transcript: CompletionTranscript; outputVerdict: FirewallVerdict | undefined }
+  | { kind: "blocked"; transcript: CompletionTranscript; outputVerdict: FirewallVerdict }
+  | { kind: "upstream_error"; transcript: CompletionTranscript; error: string }
+  | { kind: "client_aborted"; transcript: CompletionTranscript };
+
+export type RelayOptions = {
+  requestId: string;
+  upstream: ReadableStream<Uint8Array>;
+  abortUpstream: (reason?: string) => void;
+  monitor: OutputMonitor | undefined;
+  /** Longest pause between two chunks before the stream is treated as stalled. */
+  idleTimeoutMs: number;
+  onEnd: (outcome: StreamOutcome) => void;
+};
+
+const encoder = new TextEncoder();
+
+/**
+ * Relays a provider's SSE stream to the client event by event as it arrives (never buffering
+ * the whole response), feeding each event to the transcript and the firewall's output monitor.
+ * A dropped or stalled upstream ends the stream with an `event: error`; a block verdict ends it
+ * with the blocked_by_firewall error event and aborts the provider request.
+ */
+export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
+  const reader = options.upstream.getReader();
+  const decoder = new TextDecoder();
+  const parser = new SseParser();
+  const transcript = new CompletionTranscript();
+  let ended = false;
+  const end = (outcome: StreamOutcome) => {
+    if (ended) return;
+    ended = true;
+    options.onEnd(outcome);
+  };
+
+  const fail = (controller: ReadableStreamDefaultController<Uint8Array>, message: string) => {
+    controller.enqueue(encoder.encode(sseErrorEvent("upstream_error", message, options.requestId)));
+    controller.close();
+    options.abortUpstream("upstream failed");
+    end({ kind: "upstream_error", transcript, error: message });
+  };
+
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        // Loop until something is enqueued: a read may yield only part of an event.
+        while (true) {
+          let chunk: Awaited<ReturnType<typeof reader.read>>;
+          try {
+            chunk = await readWithin(reader, options.idleTimeoutMs);
+          } catch (error) {
+            return fail(controller, `the provider stream failed: ${(error as Error).message}`);
+          }
+          if (chunk.done) {
+            if (!transcript.done) return fail(controller, "the provider closed the stream before [DONE]");
+            const outputVerdict = options.monitor ? await options.monitor.finish(transcript.text) : undefined;
+            controller.close();
+            return end({ kind: "completed", transcript, outputVerdict });
+          }
+          const events = parser.push(decoder.decode(chunk.value, { stream: true }));
+          if (events.length === 0) continue;
+          let out = "";
+          for (const event of events) {
+            const added = transcript.add(event);
+            if (added && options.monitor) {
+              const verdict = await options.monitor.inspect(added, transcript.text);
+              if (verdict.action === "block") {
+                if (out) controller.enqueue(encoder.encode(out));
+                controller.enqueue(
+                  encoder.encode(sseErrorEvent("blocked_by_firewall", verdict.reason ?? "blocked", options.requestId, { reason: verdict.reason })),
+                );
+                controller.close();
+                options.abortUpstream("blocked by firewall");
+                return end({ kind: "blocked", transcript, outputVerdict: verdict });
+              }
+            }
+            out += event.raw;
+          }
+          controller.enqueue(encoder.encode(out));
+          return;
+        }
+      },
+      cancel() {
+        options.abortUpstream("client disconnected");
+        reader.cancel().catch(() => {});
+        end({ kind: "client_aborted", transcript });
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+async function readWithin<R>(reader: { read(): Promise<R> }, ms: number): Promise<R> {
+  let timer: Timer | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no data for ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([reader.read(), stalled]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { configWith, type Config } from "../../src/config";
+import type { Embedder } from "../../src/embeddings/embedder";
+import { loadEmbedder, startServer, type RunningServer } from "../../src/server";
+import { WorkspaceScope } from "../../src/tenancy/scope";
+import { createApiKey, createWorkspace } from "../../src/tenancy/service";
+
+let embedder: Promise<Embedder> | undefined;
+
+/** One real embedder per test process: loading the model takes about a second. */
+export function sharedEmbedder(): Promise<Embedder> {
+  return (embedder ??= loadEmbedder(configWith({})));
+}
+
+export type Tenant = { workspaceId: string; apiKey: string; keyId: string; serviceHeaders: Record<string, string>; bearer: Record<string, string> };
+
+export type TestSieve = RunningServer & {
+  dataDir: string;
+  logs: string[];
+  tenant: (name?: string) => Tenant;
+  /** Stops the server and removes its data dir. */
+  close: () => Promise<void>;
+};
+
+export function tempDir(prefix = "sieve-test-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** A real Sieve on 127.0.0.1 with a fresh database file; the embedder is shared. */
+export async function startSieve(overrides: Partial<Config> = {}): Promise<TestSieve> {
+  const dataDir = overrides.dataDir ?? tempDir();
+  const logs: string[] = [];
+  const config = configWith({ port: 0, dataDir, logLevel: "debug", ...overrides });
+  const server = await startServer(config, { embedder: await sharedEmbedder(), logSink: (line) => logs.push(line) });
+  const { db, sqlite } = server.ctx.database;
+  return {
+    ...server,
+    dataDir,
+    logs,
+    tenant(name = "test") {
+      const workspace = createWorkspace(db, name);
+      const { key, record } = createApiKey(new WorkspaceScope(db, sqlite, workspace.id), `${name}-key`);
+      return {
+        workspaceId: workspace.id,
+        apiKey: key,
+        keyId: record.id,
+        serviceHeaders: { "X-Service-Api-Key": key, "X-Service-Workspace-Id": workspace.id },
+        bearer: { Authorization: `Bearer ${key}` },
+      };
+    },
+    async close() {
+      await server.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
