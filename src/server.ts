@@ -3,6 +3,7 @@ import type { Config } from "./config";
 import { openDatabase } from "./db/connection";
 import { Embedder } from "./embeddings/embedder";
 import { EvidenceWriter } from "./evidence/writer";
+import { VectorMemo } from "./embeddings/vector-memo";
 import { Logger } from "./logging/logger";
 import { assetPaths } from "./runtime/assets";
 import type { AppContext } from "./runtime/context";
@@ -42,7 +43,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const database = openDatabase({ dataDir: config.dataDir, vecExtension: assets.vecExtension, migrationsDir: assets.migrationsDir });
   const embedder = options.embedder ? EmbedderSlot.of(options.embedder) : new EmbedderSlot(() => loadEmbedder(config));
   const evidence = new EvidenceWriter(database.db, log, config.evidenceFlushMs);
-  const ctx: AppContext = { config, log, database, embedder, evidence, rateLimiter: new RateLimiter(config.rateLimitRpm), sessionTtlMs: SESSION_TTL_MS };
+  const vectors = new VectorMemo(() => embedder.require());
+  const ctx: AppContext = { config, log, database, embedder, vectors, evidence, rateLimiter: new RateLimiter(config.rateLimitRpm), sessionTtlMs: SESSION_TTL_MS };
 
   const app = createApp(ctx, assets.docsUiScript);
   const server = Bun.serve({

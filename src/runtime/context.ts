@@ -1,6 +1,7 @@
 import type { Config } from "../config";
 import type { EvidenceWriter } from "../evidence/writer";
 import type { DatabaseHandle } from "../db/connection";
+import type { VectorMemo } from "../embeddings/vector-memo";
 import type { Logger } from "../logging/logger";
 import type { RateLimiter } from "../tenancy/rate-limit";
 import type { EmbedderSlot } from "./embedder-slot";
@@ -14,6 +15,8 @@ export type AppContext = {
   log: Logger;
   database: DatabaseHandle;
   embedder: EmbedderSlot;
+  /** Embeddings through an LRU shared by the firewall, the cache and the API. */
+  vectors: VectorMemo;
   evidence: EvidenceWriter;
   rateLimiter: RateLimiter;
   /** Session lifetime for dashboard logins. */

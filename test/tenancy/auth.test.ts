@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { sessions } from "../../src/tenancy/schema";
+import { generateApiKey } from "../../src/tenancy/secrets";
+import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
+import { startSieve, type Tenant, type TestSieve } from "../support/sieve";
+
+let upstream: FakeUpstream;
+let sieve: TestSieve;
+let alice: Tenant;
+let bob: Tenant;
+
+beforeAll(async () => {
+  upstream = startFakeUpstream();
+  sieve = await startSieve({ upstreamUrl: upstream.url });
+  alice = sieve.tenant("alice");
+  bob = sieve.tenant("bob");
+});
+
+afterAll(async () => {
+  await sieve.close();
+  await upstream.stop();
+});
+
+const chat = (headers: Record<string, string>) =>
+  fetch(`${sieve.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }),
+  });
+
+describe("proxy credentials (spec §5)", () => {
+  test("the key and workspace of one tenant work", async () => {
+    expect((await chat(alice.serviceHeaders)).status).toBe(200);
+  });
+
+  test.each([
+    ["no key", (t: Tenant) => ({ "X-Service-Workspace-Id": t.workspaceId })],
+    ["malformed key", (t: Tenant) => ({ "X-Service-Api-Key": "not-a-key", "X-Service-Workspace-Id": t.workspaceId })],
+    ["unknown key", (t: Tenant) => ({ "X-Service-Api-Key": generateApiKey(), "X-Service-Workspace-Id": t.workspaceId })],
+    ["no workspace id", (t: Tenant) => ({ "X-Service-Api-Key": t.apiKey })],
+  ])("%s → 401 {error, detail}", async (_name, headers) => {
+    const count = upstream.received.length;
+    const response = await chat(headers(alice));
+    expect(response.status).toBe(401);
+    const body = (await response.json()) as any;
+    expect(body.error).toBe("unauthorized");
+    expect(typeof body.detail).toBe("string");
+    expect(JSON.stringify(body)).not.toContain(alice.apiKey);
+    expect(upstream.received.length).toBe(count);
+  });
+
+  test("a valid key with another workspace's id → 403", async () => {
+    const response = await chat({ "X-Service-Api-Key": alice.apiKey, "X-Service-Workspace-Id": bob.workspaceId });
+    expect(response.status).toBe(403);
+    expect(((await response.json()) as any).error).toBe("forbidden");
+  });
+
+  test("1,000 random well-formed keys are all rejected", async () => {
+    const statuses = await Promise.all(
+      Array.from({ length: 1000 }, () =>
+        fetch(`${sieve.url}/v1/evidence?limit=1`, { headers: { "X-Service-Api-Key": generateApiKey(), "X-Service-Workspace-Id": alice.workspaceId } }).then((r) => r.status),
+      ),
+    );
+    expect(new Set(statuses)).toEqual(new Set([401]));
+  });
+
+  test("a revoked key stops working on the next request", async () => {
+    const carol = sieve.tenant("carol");
+    expect((await chat(carol.serviceHeaders)).status).toBe(200);
+    const revoke = await fetch(`${sieve.url}/api/keys/${carol.keyId}`, { method: "DELETE", headers: carol.bearer });
+    expect(revoke.status).toBe(200);
+    expect(((await revoke.json()) as any).revoked_at).toBeTruthy();
+    expect((await chat(carol.serviceHeaders)).status).toBe(401);
+  });
+});
+
+describe("API keys (Settings → API Keys)", () => {
+  test("create shows the key once; list never shows it; stored only as a hash", async () => {
+    const created = (await (
+      await fetch(`${sieve.url}/api/keys`, { method: "POST", headers: { ...alice.bearer, "content-type": "application/json" }, body: JSON.stringify({ name: "ci" }) })
+    ).json()) as any;
+    expect(created.api_key).toMatch(/^sieve_[0-9A-Za-z]{32,}$/);
+    expect(created.prefix).toBe(created.api_key.slice(0, 10));
+    const list = (await (await fetch(`${sieve.url}/api/keys`, { headers: alice.bearer })).json()) as any;
+    expect(list.keys.map((k: any) => k.name)).toContain("ci");
+    expect(JSON.stringify(list)).not.toContain(created.api_key);
+    expect(list.keys.every((k: any) => !("api_key" in k))).toBe(true);
+  });
+
+  test("another workspace's key cannot be revoked or listed", async () => {
+    const response = await fetch(`${sieve.url}/api/keys/${alice.keyId}`, { method: "DELETE", headers: bob.bearer });
+    expect(response.status).toBe(404);
+    const list = (await (await fetch(`${sieve.url}/api/keys`, { headers: bob.bearer })).json()) as any;
+    expect(list.keys.map((k: any) => k.id)).not.toContain(alice.keyId);
+  });
+
+  test("bad input → 400 naming the field; nothing created", async () => {
+    const before = ((await (await fetch(`${sieve.url}/api/keys`, { headers: alice.bearer })).json()) as any).keys.length;
+    const response = await fetch(`${sieve.url}/api/keys`, { method: "POST", headers: { ...alice.bearer, "content-type": "application/json" }, body: JSON.stringify({ name: 42 }) });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as any).detail).toContain("name");
+    const after = ((await (await fetch(`${sieve.url}/api/keys`, { headers: alice.bearer })).json()) as any).keys.length;
+    expect(after).toBe(before);
+  });
+});
+
+describe("dashboard accounts", () => {
+  const email = "dana@example.com";
+  const password = "correct horse battery staple";
+  const json = (body: unknown, headers: Record<string, string> = {}) => ({
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+  const cookieOf = (response: Response) => response.headers.get("set-cookie")!.split(";")[0]!;
+
+  test("sign-up, me, CSRF-protected key creation, logout, login, expiry", async () => {
+    const signup = await fetch(`${sieve.url}/api/auth/signup`, json({ email, password, workspace_name: "Dana's" }));
+    expect(signup.status).toBe(201);
+    const setCookie = signup.headers.get("set-cookie")!;
+    expect(setCookie).toContain("HttpOnly");
+    expect(setCookie).toContain("SameSite=Strict");
+    const signed = (await signup.json()) as any;
+    expect(signed.workspace.name).toBe("Dana's");
+    const cookie = cookieOf(signup);
+
+    const me = (await (await fetch(`${sieve.url}/api/auth/me`, { headers: { cookie } })).json()) as any;
+    expect(me.user.email).toBe(email);
+    expect(me.workspace.id).toBe(signed.workspace.id);
+
+    const withoutCsrf = await fetch(`${sieve.url}/api/keys`, json({ name: "x" }, { cookie }));
+    expect(withoutCsrf.status).toBe(403);
+    const withCsrf = await fetch(`${sieve.url}/api/keys`, json({ name: "x" }, { cookie, "x-csrf-token": me.csrf_token }));
+    expect(withCsrf.status).toBe(201);
+    expect(((await withCsrf.json()) as any).workspace_id).toBe(signed.workspace.id);
+
+    expect((await fetch(`${sieve.url}/api/auth/signup`, json({ email, password }))).status).toBe(409);
+    expect((await fetch(`${sieve.url}/api/auth/logout`, json({}, { cookie }))).status).toBe(200);
+    expect((await fetch(`${sieve.url}/api/auth/me`, { headers: { cookie } })).status).toBe(401);
+
+    expect((await fetch(`${sieve.url}/api/auth/login`, json({ email, password: "wrong password!" }))).status).toBe(401);
+    const login = await fetch(`${sieve.url}/api/auth/login`, json({ email: "DANA@example.com", password }));
+    expect(login.status).toBe(200);
+    const second = cookieOf(login);
+    expect((await fetch(`${sieve.url}/api/auth/me`, { headers: { cookie: second } })).status).toBe(200);
+    // Expire every session of this database, as time passing would.
+    sieve.ctx.database.db.update(sessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(sessions.workspaceId, signed.workspace.id)).run();
+    expect((await fetch(`${sieve.url}/api/auth/me`, { headers: { cookie: second } })).status).toBe(401);
+  });
+
+  test("bad sign-up input → 400 naming the field", async () => {
+    const short = await fetch(`${sieve.url}/api/auth/signup`, json({ email: "e@example.com", password: "short" }));
+    expect(short.status).toBe(400);
+    expect(((await short.json()) as any).detail).toContain("password");
+    const noEmail = await fetch(`${sieve.url}/api/auth/signup`, json({ password: "long enough pw" }));
+    expect(noEmail.status).toBe(400);
+    expect(((await noEmail.json()) as any).detail).toContain("email");
+  });
+
+  test("passwords and keys never appear in clear in the database or the logs", async () => {
+    sieve.ctx.evidence.flush();
+    const files = ["sieve.db", "sieve.db-wal"].map((f) => readFileSync(join(sieve.dataDir, f)).toString("latin1")).join("");
+    for (const secret of [password, alice.apiKey, bob.apiKey]) {
+      expect(files).not.toContain(secret);
+      expect(sieve.logs.join("\n")).not.toContain(secret);
+    }
+  });
+});
