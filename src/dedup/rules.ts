@@ -1,0 +1,164 @@
+import type {
+  DedupStrategy,
+  DedupThresholds,
+  EmbeddingRecommendation,
+  RecommendationConfidence,
+  StrategyRuleId,
+} from './types';
+
+/**
+ * Every deduplication decision, as two ordered tables. First matching row wins.
+ * `ratio` = content_reuse_ratio (child sentences found anywhere in the parent ÷ child sentences).
+ * Source blocks and interleaved new runs are defined in sentence-match.ts; source_overlap is
+ * (sentences shared with the main source chunk) ÷ (the larger sentence count of the two chunks).
+ *
+ * Strategy
+ *
+ * | # | rule                     | strategy      | when                                                               | dedup_confidence            |
+ * |---|--------------------------|---------------|--------------------------------------------------------------------|-----------------------------|
+ * | 1 | exact_text               | exact         | normalised chunk text equals a parent chunk's                      | 1.0                         |
+ * | 2 | multi_source             | mixed_content | ratio ≥ 0.3 and the reused sentences form ≥ 2 source blocks        | ratio                       |
+ * | 3 | high_reuse               | high_reuse    | ratio ≥ 0.8                                                        | ratio                       |
+ * | 4 | interleaved              | mixed_content | ratio ≥ 0.3 and ≥ 2 runs of new sentences sit between reused ones  | ratio                       |
+ * | 5 | partial_reuse            | partial_reuse | ratio ≥ 0.3                                                        | ratio                       |
+ * | 6 | near_duplicate_text      | fuzzy         | MinHash Jaccard (word 3-shingles) with the closest parent ≥ 0.5    | max(jaccard, cosine)        |
+ * | 7 | near_duplicate_embedding | fuzzy         | both embeddings known and cosine with the closest parent ≥ 0.9     | max(jaccard, cosine)        |
+ * | 8 | no_match                 | new           | otherwise                                                          | max(ratio, jaccard, cosine) |
+ *
+ * (cosine counts only when a child embedding was passed; dedup_confidence is clamped to 0..1.)
+ *
+ * Embedding recommendation (the copied embedding would be the source chunk's)
+ *
+ * | strategy      | when                   | embedding_recommendation | recommendation_confidence |
+ * |---------------|------------------------|--------------------------|---------------------------|
+ * | exact         | always                 | reuse                    | high                      |
+ * | high_reuse    | source_overlap ≥ 0.95  | reuse                    | medium                    |
+ * | high_reuse    | otherwise              | consider_reuse           | medium                    |
+ * | partial_reuse | source_overlap ≥ 0.5   | consider_reuse           | low                       |
+ * | partial_reuse | otherwise              | regenerate               | medium                    |
+ * | mixed_content | always                 | regenerate               | medium                    |
+ * | fuzzy         | always                 | consider_reuse           | low                       |
+ * | new           | always                 | regenerate               | high                      |
+ *
+ * Why these numbers
+ * - 0.8 (high_reuse): one rewritten sentence in a chunk of five or more is still high reuse,
+ *   one in four is not. A mean-pooled chunk embedding moves roughly with the share of replaced
+ *   text; beyond a fifth of the sentences that move is no longer small.
+ * - 0.3 (partial floor): below it the reuse is incidental (a repeated heading or boilerplate
+ *   line) and says nothing about the chunk, which then goes on to the near-duplicate checks.
+ * - multi_source before high_reuse: a chunk glued together from separate places of the parent
+ *   matches no parent embedding, however many of its sentences are old.
+ * - interleaved after high_reuse: with ≥ 80% reuse, scattered new sentences are light edits;
+ *   below that, new text in two or more places means a blend rather than an edited chunk.
+ * - 0.5 (Jaccard): one changed word in every ~15-word sentence leaves a chunk at Jaccard
+ *   ≈ 0.55–0.7 with its original (word 3-shingles; 0.54–0.70 on the test corpus), while distinct
+ *   passages of the same corpus stay ≤ 0.05. Half the shingles shared is clearly the same text.
+ * - 0.9 (cosine): MiniLM puts paraphrases around 0.85 and unrelated text near 0; only
+ *   near-identical chunks clear 0.9.
+ * - 0.95 (reuse a high_reuse embedding): copying is only safe when the two chunks share ≥ 95%
+ *   of their sentences both ways, e.g. one edit in twenty sentences or pure re-formatting. A
+ *   chunk whose boundary moved (all sentences old, but from two parent chunks) is only
+ *   consider_reuse.
+ * - 0.5 (consider a partial_reuse embedding): at least half of both chunks is the same text.
+ */
+export const DEDUP_THRESHOLDS: Readonly<DedupThresholds> = Object.freeze({
+  high_reuse_min_ratio: 0.8,
+  partial_reuse_min_ratio: 0.3,
+  interleaved_min_new_runs: 2,
+  fuzzy_min_jaccard: 0.5,
+  fuzzy_min_cosine: 0.9,
+  reuse_min_source_overlap: 0.95,
+  consider_min_source_overlap: 0.5,
+});
+
+/** What the rules read about one child chunk. */
+export type ChunkEvidence = {
+  exactMatch: boolean;
+  reuseRatio: number;
+  sourceBlocks: number;
+  interleavedNewRuns: number;
+  sourceOverlap: number;
+  /** MinHash Jaccard with the closest parent. May be a getter: only rows 6–8 read it. */
+  readonly jaccard: number;
+  /** Best embedding cosine; null without embeddings. May be a getter, like jaccard. */
+  readonly cosine: number | null;
+};
+
+type StrategyRow = {
+  rule: StrategyRuleId;
+  strategy: DedupStrategy;
+  applies: (e: ChunkEvidence) => boolean;
+  similarity: (e: ChunkEvidence) => number;
+};
+
+type RecommendationRow = {
+  strategy: DedupStrategy;
+  /** Human-readable condition, reported as dedup_metadata.recommendation_rule. */
+  when: string;
+  applies: (e: ChunkEvidence) => boolean;
+  recommendation: EmbeddingRecommendation;
+  confidence: RecommendationConfidence;
+};
+
+const T = DEDUP_THRESHOLDS;
+const always = () => true;
+const someReuse = (e: ChunkEvidence) => e.reuseRatio >= T.partial_reuse_min_ratio;
+const reuseRatio = (e: ChunkEvidence) => e.reuseRatio;
+const nearSimilarity = (e: ChunkEvidence) => clamp01(Math.max(e.jaccard, e.cosine ?? 0));
+
+const STRATEGY_RULES: readonly StrategyRow[] = [
+  { rule: 'exact_text', strategy: 'exact', applies: (e) => e.exactMatch, similarity: () => 1 },
+  { rule: 'multi_source', strategy: 'mixed_content', applies: (e) => someReuse(e) && e.sourceBlocks >= 2, similarity: reuseRatio },
+  { rule: 'high_reuse', strategy: 'high_reuse', applies: (e) => e.reuseRatio >= T.high_reuse_min_ratio, similarity: reuseRatio },
+  {
+    rule: 'interleaved',
+    strategy: 'mixed_content',
+    applies: (e) => someReuse(e) && e.interleavedNewRuns >= T.interleaved_min_new_runs,
+    similarity: reuseRatio,
+  },
+  { rule: 'partial_reuse', strategy: 'partial_reuse', applies: someReuse, similarity: reuseRatio },
+  { rule: 'near_duplicate_text', strategy: 'fuzzy', applies: (e) => e.jaccard >= T.fuzzy_min_jaccard, similarity: nearSimilarity },
+  {
+    rule: 'near_duplicate_embedding',
+    strategy: 'fuzzy',
+    applies: (e) => e.cosine !== null && e.cosine >= T.fuzzy_min_cosine,
+    similarity: nearSimilarity,
+  },
+  { rule: 'no_match', strategy: 'new', applies: always, similarity: (e) => Math.max(e.reuseRatio, nearSimilarity(e)) },
+];
+
+const RECOMMENDATION_RULES: readonly RecommendationRow[] = [
+  { strategy: 'exact', when: 'always', applies: always, recommendation: 'reuse', confidence: 'high' },
+  {
+    strategy: 'high_reuse',
+    when: `source_overlap >= ${T.reuse_min_source_overlap}`,
+    applies: (e) => e.sourceOverlap >= T.reuse_min_source_overlap,
+    recommendation: 'reuse',
+    confidence: 'medium',
+  },
+  { strategy: 'high_reuse', when: 'otherwise', applies: always, recommendation: 'consider_reuse', confidence: 'medium' },
+  {
+    strategy: 'partial_reuse',
+    when: `source_overlap >= ${T.consider_min_source_overlap}`,
+    applies: (e) => e.sourceOverlap >= T.consider_min_source_overlap,
+    recommendation: 'consider_reuse',
+    confidence: 'low',
+  },
+  { strategy: 'partial_reuse', when: 'otherwise', applies: always, recommendation: 'regenerate', confidence: 'medium' },
+  { strategy: 'mixed_content', when: 'always', applies: always, recommendation: 'regenerate', confidence: 'medium' },
+  { strategy: 'fuzzy', when: 'always', applies: always, recommendation: 'consider_reuse', confidence: 'low' },
+  { strategy: 'new', when: 'always', applies: always, recommendation: 'regenerate', confidence: 'high' },
+];
+
+export function decideStrategy(evidence: ChunkEvidence): StrategyRow {
+  // The last row always applies, so find() cannot miss.
+  return STRATEGY_RULES.find((row) => row.applies(evidence))!;
+}
+
+export function recommendEmbedding(strategy: DedupStrategy, evidence: ChunkEvidence): RecommendationRow {
+  return RECOMMENDATION_RULES.find((row) => row.strategy === strategy && row.applies(evidence))!;
+}
+
+function clamp01(x: number): number {
+  return Math.min(1, Math.max(0, x));
+}
