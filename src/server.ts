@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { createApp } from "./app";
 import type { Config } from "./config";
 import { openDatabase } from "./db/connection";
@@ -33,7 +34,8 @@ export function loadEmbedder(config: Config): Promise<Embedder> {
     modelDir: config.modelDir || assets.modelDir,
     quantized: config.embedPrecision === "int8",
     allowRemote: config.allowRemoteModels,
-    wasm: { mjsPath: assets.ortWasmMjs, wasmPath: assets.ortWasm },
+    // Inside the binary ORT is handed the WASM bytes: it cannot fetch them from the embedded file system.
+    wasm: { mjsPath: assets.ortWasmMjs, wasmPath: assets.ortWasm, wasmBinary: assets.embedded ? new Uint8Array(readFileSync(assets.ortWasm)) : undefined },
   });
 }
 

@@ -11,13 +11,13 @@ import { describeValidationError } from "./validation";
 export const httpBasics = (log: Logger) =>
   new Elysia({ name: "http.basics" })
     .use(requestContextPlugin)
-    .onAfterResponse({ as: "global" }, ({ request, path, set }) => {
+    .onAfterResponse({ as: "global" }, ({ request, path, set, responseValue }) => {
       const { requestId, receivedAt } = requestContext(request);
       log.info("request", {
         request_id: requestId,
         method: request.method,
         path,
-        status: typeof set.status === "number" ? set.status : 200,
+        status: responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200,
         ms: Math.round(performance.now() - receivedAt),
       });
     })

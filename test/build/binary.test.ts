@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { REPO, waitUntilReady } from "../support/process";
+import { tempDir } from "../support/sieve";
+import { isLoopbackOrUnconnected, tcpPeersOf } from "../support/sockets";
+
+/**
+ * The single executable, as a user gets it: built with `bun build.ts`, copied alone into an
+ * empty directory, started with an empty environment (no node_modules, no model folder, no network).
+ */
+let workDir: string;
+let binary: string;
+
+beforeAll(async () => {
+  const buildDir = tempDir("sieve-build-");
+  const built = Bun.spawnSync([process.execPath, "build.ts", "--outfile", join(buildDir, "sieve")], { cwd: REPO, stdout: "pipe", stderr: "pipe" });
+  if (built.exitCode !== 0) throw new Error(`build failed: ${built.stderr.toString()}`);
+  workDir = tempDir("sieve-empty-");
+  binary = join(workDir, "sieve");
+  copyFileSync(join(buildDir, "sieve"), binary);
+  Bun.spawnSync(["chmod", "+x", binary]);
+  rmSync(buildDir, { recursive: true, force: true });
+});
+
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+const run = (args: string[]) => {
+  const result = Bun.spawnSync([binary, ...args], { cwd: workDir, env: { PATH: "/usr/bin:/bin", HOME: workDir }, stdout: "pipe", stderr: "pipe" });
+  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+};
+
+describe("dist/sieve from an empty directory", () => {
+  test("--version and --help work", () => {
+    expect(run(["--version"]).stdout).toMatch(/^sieve \d/);
+    expect(run(["--help"]).stdout).toContain("--upstream-url");
+  });
+
+  test("serves: readyz, a real embedding, the docs page and its script, and opens no outside connection", async () => {
+    const created = run(["keys", "create", "--data-dir", "./data", "--json"]);
+    expect(created.code).toBe(0);
+    const { workspace_id, api_key } = JSON.parse(created.stdout);
+    const child = Bun.spawn([binary, "serve", "--port", "0", "--data-dir", "./data"], { cwd: workDir, env: { PATH: "/usr/bin:/bin", HOME: workDir }, stdout: "pipe", stderr: "pipe" });
+    try {
+      let output = "";
+      const decoder = new TextDecoder();
+      void (async () => {
+        for await (const chunk of child.stdout) output += decoder.decode(chunk);
+      })();
+      let url: string | undefined;
+      for (let i = 0; i < 200 && !url; i++) {
+        url = /"msg":"listening","url":"([^"]+)"/.exec(output)?.[1];
+        await Bun.sleep(50);
+      }
+      expect(url).toBeTruthy();
+      await waitUntilReady(url!);
+      const response = await fetch(`${url}/v1/embeddings`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-service-api-key": api_key, "x-service-workspace-id": workspace_id },
+        body: JSON.stringify({ input: ["The cat sits on the mat.", "A cat is sitting on a mat."] }),
+      });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as any;
+      const [a, b] = body.data.map((d: any) => d.embedding as number[]);
+      expect(a.length).toBe(384);
+      const dot = a.reduce((sum: number, x: number, i: number) => sum + x * b[i], 0);
+      expect(dot).toBeGreaterThan(0.75);
+      const page = await (await fetch(`${url}/openapi`)).text();
+      expect(page).toContain("/openapi/assets/api-reference.js");
+      expect(page).not.toMatch(/cdn\.jsdelivr|unpkg|fonts\.scalar/);
+      expect((await fetch(`${url}/openapi/assets/api-reference.js`)).status).toBe(200);
+      const peers = tcpPeersOf(child.pid);
+      expect(peers.filter((peer) => !isLoopbackOrUnconnected(peer))).toEqual([]);
+      // Nothing but the data dir was written next to the binary.
+      expect(readdirSync(workDir).sort()).toEqual(["data", "sieve"]);
+    } finally {
+      child.kill("SIGTERM");
+      await child.exited;
+    }
+  });
+});
