@@ -1,0 +1,75 @@
+/**
+ * A table becomes its own chunk(s) and is never cut while it fits: caption, any headings still
+ * waiting for content, and the whole table go in one chunk. A table too big for one chunk is
+ * split between rows, every piece repeating the header row and the caption. A row too big even
+ * alone (with its header) goes through the packer like prose and ends up cut between words.
+ */
+import { renderTableText } from "../parsing/table-block.ts";
+import type { TableData } from "../parsing/types.ts";
+import { ChunkPacker, type PackerSettings } from "./chunk-packer.ts";
+import type { FlowItem } from "./section-flow.ts";
+import type { TableMetadata } from "./types.ts";
+import { blockUnit, joinUnits, type Unit } from "./units.ts";
+
+export type TablePiece = { units: Unit[]; table: TableMetadata };
+
+export function tablePieces(item: FlowItem, caption: FlowItem | null, headings: Unit[], settings: PackerSettings): TablePiece[] {
+  const table = item.block.table!;
+  const captionUnits = caption ? [blockUnit(caption)] : [];
+  const fits = (units: Unit[]) => settings.countTokens(joinUnits(units)) <= settings.chunkSize;
+  const whole = [...headings, ...captionUnits, blockUnit(item)];
+  if (fits(whole)) return [{ units: whole, table: shapeOf(table, table.body.length) }];
+
+  const pieces: TablePiece[] = [];
+  let lead = [...headings, ...captionUnits];
+  let rows: number[] = [];
+  const closePiece = () => {
+    pieces.push({ units: [...lead, rowsUnit(item, rows)], table: shapeOf(table, rows.length) });
+    lead = captionUnits;
+    rows = [];
+  };
+  for (let row = 0; row < table.body.length; row++) {
+    if (fits([...lead, rowsUnit(item, [...rows, row])])) {
+      rows.push(row);
+    } else if (rows.length > 0) {
+      closePiece();
+      row--;
+    } else if (lead.length > 0) {
+      lead = lead === captionUnits ? [] : captionUnits; // make room: drop the headings, then the caption
+      row--;
+    } else {
+      pieces.push(...oversizedRowPieces(rowsUnit(item, [row]), table, settings));
+      lead = captionUnits;
+    }
+  }
+  if (rows.length > 0) closePiece();
+  return pieces;
+}
+
+function shapeOf(table: TableData, bodyRows: number): TableMetadata {
+  return { rows: bodyRows + (table.headers.length > 0 ? 1 : 0), columns: table.columns, headers: table.headers };
+}
+
+/** The header plus the given body rows, with offsets spanning those rows in the document text. */
+function rowsUnit(item: FlowItem, rows: number[]): Unit {
+  const table = item.block.table!;
+  const lineStarts = [0];
+  for (const line of item.block.text.split("\n")) lineStarts.push(lineStarts[lineStarts.length - 1] + line.length + 1);
+  const headerLines = table.headers.length > 0 ? 2 : 0;
+  const first = rows[0] === 0 ? 0 : headerLines + rows[0];
+  const last = headerLines + rows[rows.length - 1];
+  return {
+    ...blockUnit(item),
+    text: renderTableText(table.headers, rows.map((row) => table.body[row])),
+    start: item.start + lineStarts[first],
+    end: item.start + lineStarts[last + 1] - 1,
+  };
+}
+
+function oversizedRowPieces(row: Unit, table: TableData, settings: PackerSettings): TablePiece[] {
+  const pieces: TablePiece[] = [];
+  const packer = new ChunkPacker({ ...settings, chunkOverlap: 0 }, (units) => pieces.push({ units, table: shapeOf(table, 1) }));
+  packer.add(row);
+  packer.finish();
+  return pieces;
+}

@@ -1,0 +1,87 @@
+/**
+ * Units are what the packer fills chunks with: a block, or a sentence, line, word or character
+ * run cut from one when it does not fit. Each unit remembers where it came from.
+ */
+import { BLOCK_SEPARATOR, type FlowItem, type Section } from "./section-flow.ts";
+import { lineSpans, sentenceSpans, wordSpans, type Span } from "./text-spans.ts";
+
+export type UnitLevel = "block" | "sentence" | "line" | "word" | "char";
+type SplitLevel = "sentence" | "line" | "word";
+
+export type Unit = {
+  text: string;
+  /** Offsets in the document text. */
+  start: number;
+  end: number;
+  page: number | null;
+  blockIndex: number;
+  section: Section;
+  /** Overlap units repeat the end of the previous chunk. */
+  role: "heading" | "content" | "overlap";
+  isCode: boolean;
+  language?: string;
+  level: UnitLevel;
+  /** Whitespace that separates this unit from the one before it in a chunk. */
+  joiner: string;
+  /** Semantic strategy only: the topic shifts right before this unit. */
+  topicShift: boolean;
+};
+
+export function blockUnit(item: FlowItem): Unit {
+  const { block } = item;
+  return {
+    text: block.text,
+    start: item.start,
+    end: item.end,
+    page: block.page,
+    blockIndex: item.index,
+    section: item.section,
+    role: block.kind === "heading" ? "heading" : "content",
+    isCode: block.kind === "code",
+    ...(block.language ? { language: block.language } : {}),
+    level: "block",
+    joiner: BLOCK_SEPARATOR,
+    topicShift: false,
+  };
+}
+
+/** Prose: block → sentences → words. Code: block → lines. Then only cutting characters is left. */
+const FINER_LEVELS: Record<UnitLevel, SplitLevel[]> = {
+  block: ["sentence", "word"],
+  sentence: ["word"],
+  line: [],
+  word: [],
+  char: [],
+};
+const CODE_FINER_LEVELS: Record<UnitLevel, SplitLevel[]> = { ...FINER_LEVELS, block: ["line"] };
+
+/** The unit cut one structural level finer, or null when only a cut between characters remains. */
+export function refineUnit(unit: Unit): Unit[] | null {
+  for (const level of (unit.isCode ? CODE_FINER_LEVELS : FINER_LEVELS)[unit.level]) {
+    const pieces = splitUnit(unit, level);
+    if (pieces.length > 1) return pieces;
+  }
+  return null;
+}
+
+export function splitUnit(unit: Unit, level: SplitLevel): Unit[] {
+  const spans = level === "sentence" ? sentenceSpans(unit.text) : level === "line" ? lineSpans(unit.text) : wordSpans(unit.text);
+  return spans.map((span, i) => pieceOf(unit, span, level, i === 0 ? unit.joiner : unit.text.slice(spans[i - 1].end, span.start)));
+}
+
+/** Cut a unit after `length` characters: the head keeps the joiner, the tail continues it directly. */
+export function cutUnit(unit: Unit, length: number): [Unit, Unit] {
+  return [
+    pieceOf(unit, { start: 0, end: length }, "char", unit.joiner),
+    pieceOf(unit, { start: length, end: unit.text.length }, "char", ""),
+  ];
+}
+
+function pieceOf(unit: Unit, span: Span, level: UnitLevel, joiner: string): Unit {
+  return { ...unit, text: unit.text.slice(span.start, span.end), start: unit.start + span.start, end: unit.start + span.end, level, joiner };
+}
+
+/** Units joined by their joiners: the text of a chunk. */
+export function joinUnits(units: Unit[]): string {
+  return units.map((unit, i) => (i === 0 ? unit.text : unit.joiner + unit.text)).join("");
+}

@@ -1,0 +1,19 @@
+/** DOCX → HTML (mammoth, which maps Word heading styles to h1..h6 and keeps tables) → blocks. */
+import mammoth from "mammoth";
+import { CorruptFileError } from "./errors.ts";
+import { parseHtml } from "./html-parser.ts";
+import type { Block } from "./types.ts";
+
+// Word's built-in Caption style, so table captions stay captions.
+const STYLE_MAP = ["p[style-name='Caption'] => p.caption:fresh"];
+
+export async function parseDocx(bytes: Uint8Array): Promise<Block[]> {
+  let html: string;
+  try {
+    const result = await mammoth.convertToHtml({ buffer: Buffer.from(bytes) }, { styleMap: STYLE_MAP });
+    html = result.value;
+  } catch (error) {
+    throw new CorruptFileError(`The .docx cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return parseHtml(html, { firstRowIsHeader: true });
+}

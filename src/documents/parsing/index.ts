@@ -1,0 +1,5 @@
+/** Public face of document parsing: bytes → ParsedDocument, and the errors that reject an upload. */
+export { parseDocument } from "./parse-document.ts";
+export { detectFormat, type DetectedFormat } from "./detect-format.ts";
+export { CorruptFileError, DocumentInputError, EmptyFileError, UnsupportedFormatError } from "./errors.ts";
+export type { Block, BlockKind, DocumentFormat, ParsedDocument, TableData } from "./types.ts";

@@ -1,0 +1,34 @@
+/** Bytes of an upload → ParsedDocument: detect the format, run its parser, refuse a document with no text. */
+import { parseCode } from "./code-parser.ts";
+import { decodeText } from "./decode-text.ts";
+import { detectFormat } from "./detect-format.ts";
+import { parseDocx } from "./docx-parser.ts";
+import { EmptyFileError } from "./errors.ts";
+import { parseHtml } from "./html-parser.ts";
+import { parseMarkdown } from "./markdown-parser.ts";
+import { parsePdf } from "./pdf-parser.ts";
+import { parsePlainText } from "./text-parser.ts";
+import type { Block, ParsedDocument } from "./types.ts";
+
+export async function parseDocument(filename: string, bytes: Uint8Array, declaredMime?: string): Promise<ParsedDocument> {
+  const { format, mimeType, language } = detectFormat(filename, bytes, declaredMime);
+  let blocks: Block[];
+  let pageCount = 1;
+  if (format === "pdf") {
+    const pdf = await parsePdf(bytes);
+    blocks = pdf.blocks;
+    pageCount = pdf.pageCount;
+  } else if (format === "docx") {
+    blocks = await parseDocx(bytes);
+  } else {
+    const text = decodeText(bytes);
+    if (format === "html") blocks = parseHtml(text);
+    else if (format === "markdown") blocks = parseMarkdown(text);
+    else if (format === "code") blocks = parseCode(text, language!);
+    else blocks = parsePlainText(text);
+  }
+  if (blocks.length === 0) {
+    throw new EmptyFileError(format === "pdf" ? `${filename} has no text layer (scanned pages are not supported)` : `${filename} contains no text`);
+  }
+  return { format, mimeType, pageCount, paginated: format === "pdf", blocks, ...(language ? { language } : {}) };
+}

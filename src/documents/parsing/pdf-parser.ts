@@ -1,0 +1,33 @@
+/** PDF → blocks, from the text layer (unpdf / pdf.js); every block keeps its real page number. */
+import { extractTextItems, getDocumentProxy } from "unpdf";
+import { CorruptFileError } from "./errors.ts";
+import { measureTypography, pageBlocks } from "./pdf-blocks.ts";
+import { pageLines } from "./pdf-lines.ts";
+import type { Block } from "./types.ts";
+
+export type ParsedPdf = { pageCount: number; blocks: Block[] };
+
+export async function parsePdf(bytes: Uint8Array): Promise<ParsedPdf> {
+  let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
+  try {
+    // pdf.js takes ownership of the buffer it is given, so hand it a copy.
+    pdf = await getDocumentProxy(bytes.slice(), { verbosity: 0 });
+  } catch (error) {
+    throw new CorruptFileError(`The PDF cannot be opened: ${describe(error)}`);
+  }
+  try {
+    const { totalPages, items } = await extractTextItems(pdf);
+    const pages = items.map(pageLines);
+    const typography = measureTypography(pages);
+    return { pageCount: totalPages, blocks: pages.flatMap((lines, i) => pageBlocks(lines, i + 1, typography)) };
+  } catch (error) {
+    throw new CorruptFileError(`The PDF's text cannot be read: ${describe(error)}`);
+  } finally {
+    await pdf.loadingTask.destroy();
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error && error.name === "PasswordException") return "it is password-protected";
+  return error instanceof Error ? error.message : String(error);
+}
