@@ -30,10 +30,15 @@ function bearer(headers: Headers): string | undefined {
   return match ? match[1]!.trim() : value.trim();
 }
 
-/** Spec §5, proxy and firewall paths: X-Service-Api-Key plus the workspace it must belong to. */
-export function authenticateServiceHeaders(ctx: AppContext, headers: Headers): WorkspaceScope {
+/**
+ * Spec §5, proxy and firewall paths: X-Service-Api-Key plus the workspace it must belong to.
+ * Without a key header, a dashboard session is accepted instead (see sessionScope).
+ */
+export function authenticateServiceHeaders(ctx: AppContext, request: Request, headers: Headers): WorkspaceScope {
+  const presented = headers["x-service-api-key"]?.trim();
+  if (!presented) return sessionScope(ctx, request, headers) ?? throwUnauthorized("missing X-Service-Api-Key");
   const workspaceId = headers["x-service-workspace-id"]?.trim();
-  const scope = keyScope(ctx, headers["x-service-api-key"]?.trim(), "X-Service-Api-Key");
+  const scope = keyScope(ctx, presented, "X-Service-Api-Key");
   if (!workspaceId) throw unauthorized("missing X-Service-Workspace-Id");
   if (!UUID.test(workspaceId)) throw httpError(400, "invalid_request", "X-Service-Workspace-Id must be a UUID");
   if (!constantTimeEqual(workspaceId.toLowerCase(), scope.workspaceId.toLowerCase())) {
@@ -42,8 +47,9 @@ export function authenticateServiceHeaders(ctx: AppContext, headers: Headers): W
   return scope;
 }
 
-/** Spec §5, document API: Authorization: Bearer <API_KEY>. */
-export function authenticateBearer(ctx: AppContext, headers: Headers): WorkspaceScope {
+/** Spec §5, document API (and key management): Authorization: Bearer <API_KEY>, or a dashboard session. */
+export function authenticateBearer(ctx: AppContext, request: Request, headers: Headers): WorkspaceScope {
+  if (!headers.authorization) return sessionScope(ctx, request, headers) ?? throwUnauthorized("missing Authorization: Bearer <API_KEY>");
   return keyScope(ctx, bearer(headers), "Authorization");
 }
 
@@ -55,19 +61,22 @@ export function sessionFromCookie(ctx: AppContext, cookieHeader: string | undefi
 }
 
 /**
- * Dashboard-facing endpoints accept a session cookie (state changes must echo the session's
- * CSRF token in X-CSRF-Token) or a Bearer API key.
+ * The dashboard calls the same APIs with its HTTP-only session cookie. State changes must echo
+ * the session's CSRF token in X-CSRF-Token (the cookie is also SameSite=Strict).
  */
-export function authenticateSessionOrBearer(ctx: AppContext, request: Request, headers: Headers): WorkspaceScope {
-  if (headers.authorization) return authenticateBearer(ctx, headers);
+function sessionScope(ctx: AppContext, request: Request, headers: Headers): WorkspaceScope | undefined {
   const found = sessionFromCookie(ctx, headers.cookie);
-  if (!found) throw unauthorized("log in or send Authorization: Bearer <API_KEY>");
+  if (!found) return undefined;
   const mutating = !["GET", "HEAD", "OPTIONS"].includes(request.method);
   if (mutating && !constantTimeEqual(headers["x-csrf-token"] ?? "", found.session.csrfToken)) {
     throw httpError(403, "csrf_failed", "missing or wrong X-CSRF-Token for this session");
   }
   const { user } = found.session;
   return new WorkspaceScope(ctx.database.db, ctx.database.sqlite, user.workspaceId, { keyId: null, userId: user.id });
+}
+
+function throwUnauthorized(detail: string): never {
+  throw unauthorized(detail);
 }
 
 export function readCookie(header: string | undefined, name: string): string | undefined {
@@ -81,12 +90,7 @@ export function readCookie(header: string | undefined, name: string): string | u
 
 /** Plugins that give routes a `scope`; `as: "scoped"` applies them to the routes of the plugin that uses them. */
 export const serviceKeyAuth = (ctx: AppContext) =>
-  new Elysia({ name: "auth.service-headers" }).resolve({ as: "scoped" }, ({ headers }) => ({ scope: authenticateServiceHeaders(ctx, headers) }));
+  new Elysia({ name: "auth.service-headers" }).resolve({ as: "scoped" }, ({ request, headers }) => ({ scope: authenticateServiceHeaders(ctx, request, headers) }));
 
 export const bearerKeyAuth = (ctx: AppContext) =>
-  new Elysia({ name: "auth.bearer" }).resolve({ as: "scoped" }, ({ headers }) => ({ scope: authenticateBearer(ctx, headers) }));
-
-export const sessionOrBearerAuth = (ctx: AppContext) =>
-  new Elysia({ name: "auth.session-or-bearer" }).resolve({ as: "scoped" }, ({ request, headers }) => ({
-    scope: authenticateSessionOrBearer(ctx, request, headers),
-  }));
+  new Elysia({ name: "auth.bearer" }).resolve({ as: "scoped" }, ({ request, headers }) => ({ scope: authenticateBearer(ctx, request, headers) }));

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { eq } from "drizzle-orm";
 import type { AppContext } from "../runtime/context";
 import { httpError } from "../http/errors";
-import { SESSION_COOKIE, sessionFromCookie, sessionOrBearerAuth } from "./auth";
+import { SESSION_COOKIE, sessionFromCookie, bearerKeyAuth } from "./auth";
 import { createKeyBody, credentialsBody, keyIdParams, signUpBody } from "./model";
 import { workspaces } from "./schema";
 import { AccountError, createApiKey, findWorkspace, listApiKeys, logIn, logOut, revokeApiKey, signUp, type SessionInfo } from "./service";
@@ -72,7 +72,7 @@ export const authController = (ctx: AppContext) =>
 /** Settings → API Keys. Session (with X-CSRF-Token on changes) or Authorization: Bearer <API_KEY>. */
 export const keysController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/keys", detail: { tags: ["api keys"] } })
-    .use(sessionOrBearerAuth(ctx))
+    .use(bearerKeyAuth(ctx))
     .get("/", ({ scope }) => ({ keys: listApiKeys(scope).map(apiKeyView) }), { detail: { summary: "List the workspace's keys (never the secret)" } })
     .post(
       "/",
