@@ -131,6 +131,20 @@ export const serveOptions = {
     default: 0,
     parse: integer(0, 1_000_000),
   },
+  firewall: {
+    flag: "--firewall",
+    env: "SIEVE_FIREWALL",
+    help: "Run the semantic firewall stage on proxied requests",
+    default: true,
+    parse: bool,
+  },
+  cache: {
+    flag: "--cache",
+    env: "SIEVE_CACHE",
+    help: "Run the response cache stage on proxied requests",
+    default: true,
+    parse: bool,
+  },
   bootstrapKey: {
     flag: "--bootstrap-key",
     env: "SIEVE_BOOTSTRAP_KEY",

@@ -13,7 +13,7 @@ export const httpBasics = (log: Logger) =>
     .use(requestContextPlugin)
     .onAfterResponse({ as: "global" }, ({ request, path, set, responseValue }) => {
       const { requestId, receivedAt } = requestContext(request);
-      log.info("request", {
+      log.debug("request", {
         request_id: requestId,
         method: request.method,
         path,
