@@ -54,6 +54,11 @@ async function serve(args: string[]): Promise<number> {
     if (created) process.stderr.write(`bootstrap key created: workspace ${created.workspaceId} key ${created.apiKey}\n`);
   }
   const shutdown = () => running.stop().then(() => process.exit(0));
+  // Without its model Sieve cannot run the firewall or the cache: fail loudly rather than half-serve.
+  running.ctx.embedder.loaded.catch((error: Error) => {
+    process.stderr.write(`sieve: the embedding model failed to load: ${error.message}\n`);
+    void running.stop().then(() => process.exit(1));
+  });
   process.once("SIGTERM", shutdown);
   process.once("SIGINT", shutdown);
   await new Promise(() => {}); // serve until a signal arrives

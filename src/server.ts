@@ -1,8 +1,10 @@
 import { readFileSync } from "node:fs";
 import { createApp } from "./app";
+import { documentJobs } from "./documents/jobs";
 import type { Config } from "./config";
 import { openDatabase } from "./db/connection";
 import { Embedder } from "./embeddings/embedder";
+import { checkModelFolder } from "./embeddings/model-files";
 import { EvidenceWriter } from "./evidence/writer";
 import { VectorMemo } from "./embeddings/vector-memo";
 import { Logger } from "./logging/logger";
@@ -28,10 +30,14 @@ export type ServerOptions = {
   logSink?: (line: string) => void;
 };
 
+function modelDirOf(config: Config): string {
+  return config.modelDir || assetPaths().modelDir;
+}
+
 export function loadEmbedder(config: Config): Promise<Embedder> {
   const assets = assetPaths();
   return Embedder.load({
-    modelDir: config.modelDir || assets.modelDir,
+    modelDir: modelDirOf(config),
     quantized: config.embedPrecision === "int8",
     allowRemote: config.allowRemoteModels,
     // Inside the binary ORT is handed the WASM bytes: it cannot fetch them from the embedded file system.
@@ -41,6 +47,8 @@ export function loadEmbedder(config: Config): Promise<Embedder> {
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const assets = assetPaths();
+  // A missing or corrupt model file stops start-up here, naming the file, before anything listens.
+  if (!options.embedder && !config.allowRemoteModels) checkModelFolder(modelDirOf(config), config.embedPrecision === "int8");
   const log = new Logger(config.logLevel, options.logSink);
   const database = openDatabase({ dataDir: config.dataDir, vecExtension: assets.vecExtension, migrationsDir: assets.migrationsDir });
   const embedder = options.embedder ? EmbedderSlot.of(options.embedder) : new EmbedderSlot(() => loadEmbedder(config));
@@ -60,6 +68,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`;
   log.info("listening", { url, data_dir: config.dataDir, upstream_url: config.upstreamUrl });
   for (const line of onboardingHint(database.db, config)) log.info(line);
+  documentJobs(ctx).resume();
   embedder.loaded.then(
     (loaded) => log.info("embedder ready", { model: loaded.modelName, dimensions: loaded.dimensions, precision: config.embedPrecision }),
     (error: Error) => log.error("embedder failed to load", { error: error.message }),
@@ -75,6 +84,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         log.warn("grace period over; closing remaining connections");
         await server.stop(true);
       }
+      await documentJobs(ctx).stop();
       evidence.close();
       database.sqlite.close();
       log.info("stopped");
