@@ -7,7 +7,8 @@
  * chunks at chunkSize, so chunks stay within [chunkSize / 4, chunkSize] tokens where the text allows.
  */
 import type { FlowItem } from "./section-flow.ts";
-import { cosineSimilarity, topicShiftThreshold } from "./similarity.ts";
+import { cosine } from "../../embeddings/vectors.ts";
+import { topicShiftThreshold } from "./similarity.ts";
 import { blockUnit, splitUnit, type Unit } from "./units.ts";
 
 export const MIN_TOPIC_CHUNK_FRACTION = 0.25;
@@ -33,7 +34,7 @@ export async function semanticUnits(flow: FlowItem[], isProse: (index: number) =
   if (sentences.length === 0) return units;
 
   const vectors = await embedMany(sentences.map((sentence) => sentence.unit.text));
-  const similarities = sentences.map((sentence, k) => (sentence.continuesRun ? cosineSimilarity(vectors[k - 1], vectors[k]) : null));
+  const similarities = sentences.map((sentence, k) => (sentence.continuesRun ? cosine(vectors[k - 1], vectors[k]) : null));
   const threshold = topicShiftThreshold(similarities.filter((value) => value !== null));
   if (threshold === null) return units;
   sentences.forEach((sentence, k) => {

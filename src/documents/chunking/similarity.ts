@@ -1,16 +1,4 @@
-/** Vector similarity and the rule that turns a document's similarities into topic shifts. */
-
-export function cosineSimilarity(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let normA = 0;
-  let normB = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    normA += a[i] * a[i];
-    normB += b[i] * b[i];
-  }
-  return normA === 0 || normB === 0 ? 0 : dot / Math.sqrt(normA * normB);
-}
+/** The rule that turns a document's consecutive-sentence similarities into topic shifts. */
 
 /**
  * A topic shifts between two consecutive sentences whose similarity falls below the mean minus
