@@ -1,0 +1,169 @@
+/**
+ * bench:docs — document processing speed on a generated PDF (100 pages by default).
+ *
+ * 1. Baseline, without embedding: parse, and parse + chunk (recursive, 512 tokens), in process;
+ *    p50/p95 over several runs.
+ * 2. With embedding: the whole job through the HTTP API of a real server (upload → variant
+ *    completed: parse, chunk, embed, one transaction), p50/p95, and its ratio to the baseline.
+ * 3. The next version of the same PDF (a paragraph inserted on page 1, one sentence changed on
+ *    every tenth page) uploaded with parent_document_id: exact chunks copy their parent's
+ *    embedding, so the ratio to a first version shows what version dedup saves.
+ * Peak RSS is sampled throughout. Prints markdown tables.
+ *
+ *   bun scripts/bench/docs.ts [--pages 100] [--runs 5] [--job-runs 2]
+ */
+import { cpus, loadavg } from "node:os";
+import { parseArgs } from "node:util";
+import { chunkDocument } from "../../src/documents/chunking";
+import { parseDocument } from "../../src/documents/parsing";
+import { ProseGenerator } from "../../test/dedup/fixtures/prose";
+import { DocumentsClient } from "../../test/documents/api-client";
+import { makePdf, type PdfElement } from "../../test/fixtures-gen/make-pdf";
+import { sharedEmbedder, startSieve } from "../../test/support/sieve";
+
+const { values: args } = parseArgs({
+  options: { pages: { type: "string", default: "100" }, runs: { type: "string", default: "5" }, "job-runs": { type: "string", default: "2" } },
+});
+const PAGES = Number(args.pages);
+const RUNS = Number(args.runs);
+const JOB_RUNS = Number(args["job-runs"]);
+
+let peakRss = process.memoryUsage().rss;
+const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 25);
+
+type Page = { heading: string; paragraphs: string[][]; table: string[][] | null };
+
+/** One numbered section per page, a numbered subsection, three paragraphs; a table on every tenth page. */
+function pagesOf(gen: ProseGenerator, count: number): Page[] {
+  return Array.from({ length: count }, (_, i) => ({
+    heading: `${i + 1} Topic ${i + 1}`,
+    paragraphs: Array.from({ length: 3 }, () => gen.proseParagraph(5).sentences),
+    table: i % 10 === 4 ? [["Site", "Samples", "Mean (mg/l)"], ...Array.from({ length: 5 }, (_, r) => [`S${i}-${r}`, String(10 + r), (r * 1.7).toFixed(1)])] : null,
+  }));
+}
+
+function renderPdf(pages: Page[]): Promise<Uint8Array> {
+  return makePdf(
+    pages.map((page, i): PdfElement[] => [
+      { heading: page.heading, level: 1 },
+      { paragraph: page.paragraphs[0].join(" ") },
+      { heading: `${i + 1}.1 Details`, level: 2 },
+      ...page.paragraphs.slice(1).map((sentences) => ({ paragraph: sentences.join(" ") })),
+      ...(page.table ? [{ caption: `Table ${i + 1}: Measurements` }, { table: page.table }] : []),
+    ]),
+  );
+}
+
+/** The next version: a new first paragraph, one sentence replaced on every tenth page. */
+function nextVersion(gen: ProseGenerator, pages: Page[]): Page[] {
+  return pages.map((page, i) => ({
+    ...page,
+    paragraphs: page.paragraphs.map((sentences, p) => {
+      if (i === 0 && p === 0) return [...gen.proseParagraph(3).sentences, ...sentences];
+      if (i % 10 === 7 && p === 1) return sentences.map((s, k) => (k === 2 ? gen.sentence() : s));
+      return sentences;
+    }),
+  }));
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const stats = (ms: number[]) => {
+  const sorted = [...ms].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95) };
+};
+
+async function timed(runs: number, run: () => Promise<unknown>): Promise<{ p50: number; p95: number }> {
+  const ms: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    await run();
+    ms.push(performance.now() - start);
+  }
+  return stats(ms);
+}
+
+const gen = new ProseGenerator(2024);
+const v1Pages = pagesOf(gen, PAGES);
+const v1 = await renderPdf(v1Pages);
+const v2 = await renderPdf(nextVersion(gen, v1Pages));
+const embedder = await sharedEmbedder();
+const countTokens = (text: string) => embedder.countTokens(text);
+
+// 1. Without embedding.
+await parseDocument("bench.pdf", v1); // warm-up
+const parse = await timed(RUNS, () => parseDocument("bench.pdf", v1));
+const parsed = await parseDocument("bench.pdf", v1);
+const drafts = await chunkDocument(parsed, { strategy: "recursive", chunkSize: 512, chunkOverlap: 50, countTokens });
+const chunkCount = drafts.length;
+const parseAndChunk = await timed(RUNS, async () => chunkDocument(await parseDocument("bench.pdf", v1), { strategy: "recursive", chunkSize: 512, chunkOverlap: 50, countTokens }));
+
+// 2. and 3. Through a real server.
+const sieve = await startSieve({ logLevel: "warn" });
+type JobRun = { ms: number; chunks: number; computed: number; reused: number; status: number };
+async function uploadJob(api: DocumentsClient, filename: string, bytes: Uint8Array, fields: Record<string, string> = {}): Promise<JobRun & { documentId: string }> {
+  const start = performance.now();
+  const response = await api.uploadFile(filename, bytes, fields);
+  const upload: any = await response.json();
+  if (response.status !== 201 && response.status !== 202) throw new Error(`upload failed: ${response.status} ${JSON.stringify(upload)}`);
+  let variant: any;
+  for (;;) {
+    variant = await api.getJson(`/api/documents/variants/${upload.variant_id}`);
+    if (variant.status === "completed" || variant.status === "failed") break;
+    await Bun.sleep(20);
+  }
+  if (variant.status === "failed") throw new Error(`job failed: ${variant.error}`);
+  const ms = performance.now() - start;
+  return { ms, chunks: variant.chunks_count, computed: variant.embeddings_computed, reused: variant.embeddings_reused, status: response.status, documentId: upload.document_id };
+}
+
+/** Latency of GET /healthz while jobs run: how long another request waits behind document processing. */
+const probeMs: number[] = [];
+let probing = true;
+const probe = (async () => {
+  while (probing) {
+    const start = performance.now();
+    await fetch(`${sieve.url}/healthz`);
+    probeMs.push(performance.now() - start);
+    await Bun.sleep(50);
+  }
+})();
+
+const firstVersions: JobRun[] = [];
+const nextVersions: JobRun[] = [];
+for (let run = 0; run < JOB_RUNS; run++) {
+  // A fresh workspace each run, so the same bytes are never an exact duplicate.
+  const api = new DocumentsClient(sieve.url, sieve.tenant(`bench-${run}`));
+  const first = await uploadJob(api, "bench.pdf", v1);
+  firstVersions.push(first);
+  nextVersions.push(await uploadJob(api, "bench-v2.pdf", v2, { parent_document_id: first.documentId }));
+}
+probing = false;
+await probe;
+await sieve.close();
+clearInterval(sampler);
+
+const firstJob = stats(firstVersions.map((r) => r.ms));
+const nextJob = stats(nextVersions.map((r) => r.ms));
+const perSecond = (count: number, ms: number) => ((count * 1000) / ms).toFixed(1);
+const seconds = (ms: number) => (ms / 1000).toFixed(2);
+
+console.log(`\n### bench:docs — ${PAGES}-page generated PDF (${(v1.length / 1024).toFixed(0)} KiB), ${chunkCount} chunks (recursive, 512 tokens, overlap 50)\n`);
+console.log("| stage | runs | p50 s | p95 s | pages/s (p50) | chunks/s (p50) | ratio to parse + chunk |");
+console.log("|---|---|---|---|---|---|---|");
+console.log(`| parse (unpdf) | ${RUNS} | ${seconds(parse.p50)} | ${seconds(parse.p95)} | ${perSecond(PAGES, parse.p50)} | – | ${(parse.p50 / parseAndChunk.p50).toFixed(2)} |`);
+console.log(`| parse + chunk, no embedding (baseline) | ${RUNS} | ${seconds(parseAndChunk.p50)} | ${seconds(parseAndChunk.p95)} | ${perSecond(PAGES, parseAndChunk.p50)} | ${perSecond(chunkCount, parseAndChunk.p50)} | 1.00 |`);
+console.log(
+  `| full job via HTTP, first version (parse, chunk, embed, store) | ${JOB_RUNS} | ${seconds(firstJob.p50)} | ${seconds(firstJob.p95)} | ${perSecond(PAGES, firstJob.p50)} | ${perSecond(firstVersions[0].chunks, firstJob.p50)} | ${(firstJob.p50 / parseAndChunk.p50).toFixed(1)} |`,
+);
+console.log(
+  `| full job via HTTP, next version (parent_document_id) | ${JOB_RUNS} | ${seconds(nextJob.p50)} | ${seconds(nextJob.p95)} | ${perSecond(PAGES, nextJob.p50)} | ${perSecond(nextVersions[0].chunks, nextJob.p50)} | ${(nextJob.p50 / parseAndChunk.p50).toFixed(1)} |`,
+);
+console.log("\n| version | chunks | embeddings computed | embeddings copied | job time vs first version |");
+console.log("|---|---|---|---|---|");
+console.log(`| first | ${firstVersions[0].chunks} | ${firstVersions[0].computed} | ${firstVersions[0].reused} | 1.00 |`);
+console.log(`| next (1 paragraph inserted, 1 sentence changed on every 10th page) | ${nextVersions[0].chunks} | ${nextVersions[0].computed} | ${nextVersions[0].reused} | ${(nextJob.p50 / firstJob.p50).toFixed(2)} |`);
+const probe_ = stats(probeMs);
+console.log(
+  `\nGET /healthz during the jobs (${probeMs.length} probes): p50 ${probe_.p50.toFixed(1)} ms, p95 ${probe_.p95.toFixed(1)} ms, max ${Math.max(...probeMs).toFixed(0)} ms — inference shares the event loop; jobs yield after every batch of at most 1200 characters.`,
+);
+console.log(`\nPeak RSS ${(peakRss / 1024 / 1024).toFixed(0)} MiB (whole process: server, embedder, both PDFs). ${cpus().length} cores; 1-min load average ${loadavg()[0].toFixed(2)} at the end.`);

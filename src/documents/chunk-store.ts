@@ -1,0 +1,59 @@
+/**
+ * Chunk rows and their vectors (the chunk_embeddings vec0 table, keyed by document_chunks.seq).
+ * vec0 has no foreign keys, so vectors are written and deleted here, beside their chunks, in
+ * the caller's transaction.
+ */
+import { asc, eq } from "drizzle-orm";
+import type { WorkspaceScope } from "../tenancy/scope";
+import { documentChunks } from "./schema";
+
+export type ChunkRow = typeof documentChunks.$inferSelect;
+export type NewChunk = Omit<typeof documentChunks.$inferInsert, "workspaceId" | "seq">;
+
+// 33 columns per row; SQLite allows 32766 bound parameters per statement.
+const INSERT_BATCH = 500;
+
+/** Inserts chunks and one vector per chunk (same order). */
+export function writeChunks(scope: WorkspaceScope, chunks: NewChunk[], vectors: Float32Array[]): void {
+  if (chunks.length !== vectors.length) throw new Error(`writeChunks: ${chunks.length} chunks but ${vectors.length} vectors`);
+  for (let start = 0; start < chunks.length; start += INSERT_BATCH) {
+    const inserted = scope
+      .insert(documentChunks, chunks.slice(start, start + INSERT_BATCH))
+      .returning({ seq: documentChunks.seq })
+      .all();
+    inserted.forEach(({ seq }, i) => {
+      scope.run("insert into chunk_embeddings(chunk_seq, workspace_id, embedding) values ($seq, $workspace_id, $embedding)", {
+        seq,
+        embedding: vectors[start + i],
+      });
+    });
+  }
+}
+
+export function readChunks(scope: WorkspaceScope, variantId: string): ChunkRow[] {
+  return scope.select(documentChunks, eq(documentChunks.variantId, variantId)).orderBy(asc(documentChunks.chunkIndex)).all();
+}
+
+/** Chunk id → stored vector, for every chunk of the variant. */
+export function readVectors(scope: WorkspaceScope, variantId: string): Map<string, Float32Array> {
+  const rows = scope.all<{ id: string; embedding: Uint8Array }>(
+    `select c.id as id, e.embedding as embedding
+       from document_chunks c join chunk_embeddings e on e.chunk_seq = c.seq and e.workspace_id = $workspace_id
+      where c.workspace_id = $workspace_id and c.variant_id = $variant_id`,
+    { variant_id: variantId },
+  );
+  // Copy into an aligned buffer: the blob's byte offset need not be a multiple of 4.
+  return new Map(rows.map((row) => [row.id, new Float32Array(row.embedding.slice().buffer)]));
+}
+
+/** Removes the vectors of these variants' chunks; the chunk rows go with their variant (cascade). */
+export function deleteVectorsOf(scope: WorkspaceScope, variantIds: string[]): void {
+  if (variantIds.length === 0) return;
+  scope.run(
+    `delete from chunk_embeddings
+      where workspace_id = $workspace_id
+        and chunk_seq in (select seq from document_chunks
+                           where workspace_id = $workspace_id and variant_id in (select value from json_each($variant_ids)))`,
+    { variant_ids: JSON.stringify(variantIds) },
+  );
+}

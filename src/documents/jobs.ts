@@ -1,0 +1,133 @@
+/**
+ * The document job queue: one worker per server runs variant jobs one at a time (embedding is
+ * CPU-bound; two at once would only share the cores). The queue itself is not durable and
+ * need not be: the durable state is each variant's status column, and `resume` re-queues every
+ * pending or processing variant when the server starts.
+ */
+import { inArray } from "drizzle-orm";
+import type { AppContext } from "../runtime/context";
+import { WorkspaceScope } from "../tenancy/scope";
+import type { ParsedDocument } from "./parsing";
+import { JobAborted, runVariantJob, type JobEnv } from "./processing";
+import { documentVariants } from "./schema";
+
+type Job = { workspaceId: string; variantId: string };
+
+/** How long `stop` waits for the running job to reach a checkpoint. */
+const STOP_WAIT_MS = 10_000;
+
+export class DocumentJobs {
+  readonly #ctx: AppContext;
+  readonly #queue: Job[] = [];
+  readonly #waiters = new Map<string, Set<() => void>>();
+  readonly #hints = new Map<string, ParsedDocument>();
+  readonly #env: JobEnv;
+  #worker: Promise<void> | undefined;
+  #stopping = false;
+
+  constructor(ctx: AppContext) {
+    this.#ctx = ctx;
+    this.#env = {
+      log: ctx.log,
+      embedder: () => ctx.embedder.loaded,
+      checkpoint: () => {
+        if (this.#stopping) throw new JobAborted("server stopping");
+      },
+      takeParsed: (versionId) => {
+        const parsed = this.#hints.get(versionId);
+        this.#hints.delete(versionId);
+        return parsed;
+      },
+      settled: (variantId) => this.#settled(variantId),
+    };
+  }
+
+  /** Queues a variant; `parsed` (the upload's parse) saves the job from parsing the stored bytes again. */
+  enqueue(workspaceId: string, variantId: string, parsed?: { versionId: string; document: ParsedDocument }): void {
+    if (this.#stopping) return;
+    if (parsed) this.#hints.set(parsed.versionId, parsed.document);
+    this.#queue.push({ workspaceId, variantId });
+    this.#startWorker();
+  }
+
+  /**
+   * On start: queue every variant left pending or processing by the last run, oldest first.
+   * The one query across workspaces; each job then runs in its own workspace's scope.
+   */
+  resume(): number {
+    const unfinished = this.#ctx.database.db
+      .select({ variantId: documentVariants.id, workspaceId: documentVariants.workspaceId })
+      .from(documentVariants)
+      .where(inArray(documentVariants.status, ["pending", "processing"]))
+      .orderBy(documentVariants.createdAt)
+      .all();
+    for (const job of unfinished) this.enqueue(job.workspaceId, job.variantId);
+    if (unfinished.length > 0) this.#ctx.log.info("resuming document jobs", { count: unfinished.length });
+    return unfinished.length;
+  }
+
+  /** Resolves when the variant is completed, failed or deleted, or after `timeoutMs`, whichever comes first. */
+  waitFor(variantId: string, timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const waiters = this.#waiters.get(variantId) ?? new Set();
+      this.#waiters.set(variantId, waiters);
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        if (waiters.size === 0 && this.#waiters.get(variantId) === waiters) this.#waiters.delete(variantId);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      waiters.add(done);
+    });
+  }
+
+  /** Stops taking jobs; the running one stops at its next checkpoint and stays `processing` for the next start. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#queue.length = 0;
+    if (this.#worker) await Promise.race([this.#worker, Bun.sleep(STOP_WAIT_MS)]);
+  }
+
+  #startWorker(): void {
+    if (this.#worker || this.#stopping) return;
+    this.#worker = this.#drain().finally(() => {
+      this.#worker = undefined;
+      // Jobs queued while the last one was finishing.
+      if (this.#queue.length > 0) this.#startWorker();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    try {
+      await this.#ctx.embedder.loaded;
+    } catch {
+      this.#ctx.log.error("document jobs wait: the embedding model failed to load; variants stay pending until a restart");
+      return;
+    }
+    const { db, sqlite } = this.#ctx.database;
+    for (let job = this.#queue.shift(); job && !this.#stopping; job = this.#queue.shift()) {
+      try {
+        await runVariantJob(this.#env, new WorkspaceScope(db, sqlite, job.workspaceId), job.variantId);
+      } catch (error) {
+        if (error instanceof JobAborted) return;
+        this.#ctx.log.error("document job crashed", { variant_id: job.variantId, error });
+      }
+    }
+    // Idle: parses kept for jobs that never ran (their variant was deleted) are not needed any more.
+    if (this.#queue.length === 0) this.#hints.clear();
+  }
+
+  #settled(variantId: string): void {
+    for (const resolve of [...(this.#waiters.get(variantId) ?? [])]) resolve();
+  }
+}
+
+const registry = new WeakMap<AppContext, DocumentJobs>();
+
+/** The job queue of one running app (the controller enqueues, server start resumes, server stop stops). */
+export function documentJobs(ctx: AppContext): DocumentJobs {
+  let jobs = registry.get(ctx);
+  if (!jobs) registry.set(ctx, (jobs = new DocumentJobs(ctx)));
+  return jobs;
+}

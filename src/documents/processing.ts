@@ -1,0 +1,306 @@
+/**
+ * One variant's job: parse → chunk → dedup against the parent version → embed → one
+ * transaction that writes every chunk, every vector and status=completed together. Nothing is
+ * written before that transaction, so a process killed mid-job leaves the variant `processing`
+ * with no chunks, and the restarted server runs the job again from the stored bytes.
+ */
+import { createHash } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { buildParentIndex, dedupChunk, noParentResult, normaliseText, type DedupResult, type ParentChunk } from "../dedup";
+import type { Embedder } from "../embeddings/embedder";
+import type { Logger } from "../logging/logger";
+import type { WorkspaceScope } from "../tenancy/scope";
+import { chunkDocument, type ChunkDraft } from "./chunking";
+import type { ChunkingConfig } from "./chunking-config";
+import { deleteVectorsOf, readChunks, readVectors, writeChunks, type NewChunk } from "./chunk-store";
+import { dedupColumns } from "./dedup-columns";
+import { parseDocument, type ParsedDocument } from "./parsing";
+import {
+  ensureVariant,
+  findDocument,
+  findVariant,
+  findVersion,
+  readBlob,
+  variantConfig,
+  versionOfDocument,
+  type DocumentRow,
+  type VariantRow,
+  type VersionRow,
+} from "./records";
+import { documentChunks, documentVariants, type VariantStatus } from "./schema";
+import { addUsage } from "./usage";
+
+/**
+ * Characters per embedMany call (at least one text). Inference runs on the main thread and its
+ * promise chain never gives timers or sockets a turn, so the job yields to the event loop after
+ * every batch; a small batch bounds how long a proxied request waits behind a document (about
+ * one 256-token text, ~0.3 s here). Bigger batches would not be faster: per-text cost measured
+ * flat from 3-4 short texts per batch, and flat from 1 for 256-token texts.
+ */
+const EMBED_BATCH_CHARS = 1200;
+
+/** A job that keeps dying with the process (it is started again on every restart) is given up after this many starts. */
+export const MAX_ATTEMPTS = 3;
+
+/** Thrown at a checkpoint when the server is stopping: the variant stays `processing` and resumes on restart. */
+export class JobAborted extends Error {}
+
+export type JobEnv = {
+  log: Logger;
+  embedder: () => Promise<Embedder>;
+  /** Throws JobAborted when the server is stopping. */
+  checkpoint: () => void;
+  /** The document parsed at upload (handed out once), so the first job of a version does not parse it twice. */
+  takeParsed: (versionId: string) => ParsedDocument | undefined;
+  /** Called when a variant reaches completed or failed (or turns out to be deleted). */
+  settled: (variantId: string) => void;
+};
+
+/** Everything a completed variant consists of, ready to be written in one transaction. */
+export type VariantResult = {
+  chunks: NewChunk[];
+  vectors: Float32Array[];
+  parentVersionId: string | null;
+  pagesProcessed: number;
+  pagesSaved: number;
+  embeddingsComputed: number;
+  embeddingsReused: number;
+};
+
+/** Runs a pending or interrupted variant to completed or failed; returns its final status, null if it was deleted. */
+export async function runVariantJob(env: JobEnv, scope: WorkspaceScope, variantId: string): Promise<VariantStatus | null> {
+  const variant = findVariant(scope, variantId);
+  if (!variant) {
+    env.settled(variantId);
+    return null;
+  }
+  if (variant.status === "completed" || variant.status === "failed") return variant.status;
+  const byId = eq(documentVariants.id, variantId);
+  if (variant.attempts >= MAX_ATTEMPTS) {
+    const error = `gave up after ${variant.attempts} interrupted attempts`;
+    scope.update(documentVariants, { status: "failed", error, completedAt: new Date() }, byId).run();
+    env.settled(variantId);
+    return "failed";
+  }
+  scope.update(documentVariants, { status: "processing", startedAt: new Date(), attempts: variant.attempts + 1, error: null }, byId).run();
+  let status: VariantStatus | null;
+  try {
+    const result = await buildVariant(env, scope, variant);
+    env.checkpoint();
+    status = scope.transaction((tx) => {
+      const current = findVariant(tx, variantId);
+      // Deleted while the job ran: drop the work.
+      if (current?.status !== "processing") return current?.status ?? null;
+      writeVariantResult(tx, variantId, result);
+      return "completed";
+    });
+    if (status === "completed") {
+      env.log.info("document variant completed", { variant_id: variantId, chunks: result.chunks.length, embeddings_reused: result.embeddingsReused });
+    }
+  } catch (error) {
+    if (error instanceof JobAborted) {
+      // A graceful stop is not a failed attempt.
+      scope.update(documentVariants, { attempts: variant.attempts }, byId).run();
+      throw error;
+    }
+    const message = (error as Error).message || String(error);
+    env.log.warn("document variant failed", { variant_id: variantId, error: message });
+    scope.update(documentVariants, { status: "failed", error: message, completedAt: new Date() }, byId).run();
+    status = "failed";
+  }
+  env.settled(variantId);
+  return status;
+}
+
+/** Writes a finished variant: chunks, vectors, status and counters, in the caller's transaction. */
+export function writeVariantResult(tx: WorkspaceScope, variantId: string, result: VariantResult): void {
+  deleteVectorsOf(tx, [variantId]);
+  tx.delete(documentChunks, eq(documentChunks.variantId, variantId)).run();
+  writeChunks(tx, result.chunks, result.vectors);
+  tx.update(
+    documentVariants,
+    {
+      status: "completed",
+      error: null,
+      chunksCount: result.chunks.length,
+      parentVersionId: result.parentVersionId,
+      pagesProcessed: result.pagesProcessed,
+      pagesSaved: result.pagesSaved,
+      embeddingsComputed: result.embeddingsComputed,
+      embeddingsReused: result.embeddingsReused,
+      completedAt: new Date(),
+    },
+    eq(documentVariants.id, variantId),
+  ).run();
+  addUsage(tx, {
+    variantsProcessed: 1,
+    pagesProcessed: result.pagesProcessed,
+    pagesSaved: result.pagesSaved,
+    chunksCreated: result.chunks.length,
+    embeddingsComputed: result.embeddingsComputed,
+    embeddingsReused: result.embeddingsReused,
+  });
+}
+
+async function buildVariant(env: JobEnv, scope: WorkspaceScope, variant: VariantRow): Promise<VariantResult> {
+  const version = findVersion(scope, variant.versionId)!;
+  const document = findDocument(scope, version.documentId)!;
+  const config = variantConfig(variant);
+  const canonicalVersion = document.canonicalDocumentId ? versionOfDocument(scope, document.canonicalDocumentId) : undefined;
+  if (canonicalVersion) {
+    const source = await completedVariant(env, scope, canonicalVersion.id, config, "the canonical document's");
+    return copyOfVariant(scope, source, variant.id, document.pageCount);
+  }
+  return processDocument(env, scope, variant, version, document, config);
+}
+
+/** The variant of `versionId` with this configuration, created and processed first if need be. */
+async function completedVariant(env: JobEnv, scope: WorkspaceScope, versionId: string, config: ChunkingConfig, whose: string): Promise<VariantRow> {
+  const { variant } = ensureVariant(scope, versionId, config);
+  const status = await runVariantJob(env, scope, variant.id);
+  const settled = findVariant(scope, variant.id);
+  if (status !== "completed" || !settled) throw new Error(`${whose} variant ${variant.id} is ${status ?? "deleted"}${settled?.error ? `: ${settled.error}` : ""}`);
+  return settled;
+}
+
+/**
+ * An exact duplicate: the canonical's chunks and vectors, copied under new ids. No parsing,
+ * chunking or embedding; the duplicate has no parent version, so every chunk is `new`.
+ */
+export function copyOfVariant(scope: WorkspaceScope, source: VariantRow, variantId: string, pages: number): VariantResult {
+  const rows = readChunks(scope, source.id);
+  const vectors = readVectors(scope, source.id);
+  const newIds = new Map(rows.map((row) => [row.id, crypto.randomUUID()]));
+  const chunks = rows.map(({ seq: _seq, workspaceId: _workspace, ...row }): NewChunk => ({
+    ...row,
+    id: newIds.get(row.id)!,
+    variantId,
+    parentChunkId: row.parentChunkId ? (newIds.get(row.parentChunkId) ?? null) : null,
+    ...dedupColumns(noParentResult({ text: row.text })),
+    embeddingCopied: true,
+  }));
+  return {
+    chunks,
+    vectors: rows.map((row) => vectors.get(row.id)!),
+    parentVersionId: null,
+    pagesProcessed: 0,
+    pagesSaved: pages,
+    embeddingsComputed: 0,
+    embeddingsReused: rows.length,
+  };
+}
+
+async function processDocument(
+  env: JobEnv,
+  scope: WorkspaceScope,
+  variant: VariantRow,
+  version: VersionRow,
+  document: DocumentRow,
+  config: ChunkingConfig,
+): Promise<VariantResult> {
+  const parsed = env.takeParsed(version.id) ?? (await parseStored(scope, document));
+  const embedder = await env.embedder();
+  const drafts = await chunkDocument(parsed, {
+    strategy: config.strategy,
+    chunkSize: config.chunkSize,
+    chunkOverlap: config.chunkOverlap,
+    countTokens: (text) => embedder.countTokens(text),
+    embedMany: (texts) => embedInBatches(embedder, texts),
+  });
+  env.checkpoint();
+  const parent = version.parentVersionId ? await parentChunks(env, scope, version.parentVersionId, config) : null;
+
+  // Exact chunks take their parent chunk's vector; every other chunk is embedded.
+  const index = parent ? buildParentIndex(parent.chunks) : null;
+  const results: DedupResult[] = drafts.map((draft) => (index ? dedupChunk({ text: draft.text }, index) : noParentResult({ text: draft.text })));
+  const vectors: (Float32Array | undefined)[] = results.map((result) =>
+    result.is_reused && result.dedup_source_chunk_id ? parent!.vectors.get(result.dedup_source_chunk_id) : undefined,
+  );
+  const toEmbed = vectors.flatMap((vector, i) => (vector ? [] : [i]));
+  const computed = await embedInBatches(
+    embedder,
+    toEmbed.map((i) => embeddingInput(drafts[i])),
+    (embedded) => {
+      env.log.debug("document variant progress", { variant_id: variant.id, embedded, to_embed: toEmbed.length, chunks: drafts.length });
+      env.checkpoint();
+    },
+  );
+  toEmbed.forEach((i, k) => (vectors[i] = computed[k]));
+  // With its own vector known, a chunk no sentence rule matched can still be a near-duplicate by cosine.
+  if (index) for (const i of toEmbed) results[i] = dedupChunk({ text: drafts[i].text }, index, { childEmbedding: vectors[i] });
+
+  const ids = drafts.map(() => crypto.randomUUID());
+  const embedded = new Set(toEmbed);
+  const chunks = drafts.map((draft, i): NewChunk => ({
+    ...draftColumns(draft, ids),
+    id: ids[i],
+    variantId: variant.id,
+    ...dedupColumns(results[i]),
+    embeddingCopied: !embedded.has(i),
+  }));
+  return {
+    chunks,
+    vectors: vectors as Float32Array[],
+    parentVersionId: parent?.versionId ?? null,
+    pagesProcessed: document.pageCount,
+    pagesSaved: 0,
+    embeddingsComputed: toEmbed.length,
+    embeddingsReused: drafts.length - toEmbed.length,
+  };
+}
+
+async function embedInBatches(embedder: Embedder, texts: string[], afterBatch?: (embedded: number) => void): Promise<Float32Array[]> {
+  const vectors: Float32Array[] = [];
+  for (let start = 0; start < texts.length; ) {
+    let end = start + 1;
+    for (let chars = texts[start].length; end < texts.length && chars + texts[end].length <= EMBED_BATCH_CHARS; end++) chars += texts[end].length;
+    vectors.push(...(await embedder.embedMany(texts.slice(start, end))));
+    await new Promise((resolve) => setImmediate(resolve));
+    afterBatch?.(vectors.length);
+    start = end;
+  }
+  return vectors;
+}
+
+async function parseStored(scope: WorkspaceScope, document: DocumentRow): Promise<ParsedDocument> {
+  const bytes = readBlob(scope, document.contentHash);
+  if (!bytes) throw new Error(`the stored bytes of ${document.filename} are missing`);
+  return parseDocument(document.filename, bytes, document.mimeType);
+}
+
+type ParentChunks = { versionId: string; chunks: ParentChunk[]; vectors: Map<string, Float32Array> };
+
+/** The parent version's chunks (same configuration) with their vectors, processing them first if needed. */
+async function parentChunks(env: JobEnv, scope: WorkspaceScope, parentVersionId: string, config: ChunkingConfig): Promise<ParentChunks> {
+  const source = await completedVariant(env, scope, parentVersionId, config, "the parent version's");
+  const vectors = readVectors(scope, source.id);
+  const chunks = readChunks(scope, source.id).map((row) => ({ id: row.id, text: row.text, embedding: vectors.get(row.id) ?? null }));
+  return { versionId: parentVersionId, chunks, vectors };
+}
+
+/** What is embedded: an orphan table's synthetic context travels with it, so the table can be found by what it is about. */
+function embeddingInput(draft: ChunkDraft): string {
+  return draft.synthetic_context ? `${draft.synthetic_context}\n\n${draft.text}` : draft.text;
+}
+
+function draftColumns(draft: ChunkDraft, ids: string[]): Omit<NewChunk, "id" | "variantId" | keyof ReturnType<typeof dedupColumns> | "embeddingCopied"> {
+  return {
+    chunkIndex: draft.chunk_index,
+    text: draft.text,
+    textHash: createHash("sha256").update(normaliseText(draft.text)).digest("hex"),
+    pageNumber: draft.page_number,
+    pageRange: draft.page_range,
+    sectionHierarchy: draft.section_hierarchy,
+    tokens: draft.tokens,
+    metadata: draft.metadata,
+    chunkType: draft.chunk_type,
+    containsTable: draft.contains_table,
+    tableMetadata: draft.table_metadata,
+    chunkingStrategy: draft.chunking_strategy,
+    sectionNumber: draft.section_number,
+    qualityScore: draft.quality_score,
+    syntheticContext: draft.synthetic_context,
+    parentChunkId: draft.parent_index === null ? null : ids[draft.parent_index],
+    boundingBox: draft.bounding_box,
+  };
+}

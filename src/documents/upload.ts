@@ -1,0 +1,75 @@
+/**
+ * Reads an upload request, multipart or JSON, into the file's bytes and the upload options,
+ * enforcing the size limit. Every rejection names the field at fault.
+ */
+import type { z } from "zod";
+import { badRequest, httpError } from "../http/errors";
+import { describeZodIssues } from "../http/validation";
+import type { Logger } from "../logging/logger";
+import { jsonUploadBody, multipartUploadFields, type UploadOptions } from "./model";
+import { CorruptFileError, EmptyFileError, parseDocument, UnsupportedFormatError, type ParsedDocument } from "./parsing";
+
+export type Upload = { filename: string; bytes: Uint8Array; declaredMime: string | undefined; options: UploadOptions };
+
+const tooLarge = (limit: number) => httpError(413, "file_too_large", `file: larger than the upload limit of ${limit} bytes (--max-upload-bytes)`);
+
+export async function readUpload(request: Request, maxBytes: number): Promise<Upload> {
+  const type = request.headers.get("content-type")?.split(";")[0].trim().toLowerCase() ?? "";
+  // Base64 inflates by 4/3; reject what cannot fit before reading it.
+  const declaredLength = Number(request.headers.get("content-length") ?? 0);
+  if (declaredLength > Math.ceil(maxBytes * (4 / 3)) + 64 * 1024) throw tooLarge(maxBytes);
+  if (type === "multipart/form-data") return readMultipart(request, maxBytes);
+  if (type === "application/json") return readJson(request, maxBytes);
+  throw httpError(415, "unsupported_media_type", "send multipart/form-data (field file) or application/json (filename with content_base64 or text)");
+}
+
+async function readMultipart(request: Request, maxBytes: number): Promise<Upload> {
+  const form = await request.formData().catch(() => {
+    throw badRequest("body: not a readable multipart/form-data body");
+  });
+  const file = form.get("file");
+  if (file === null) throw badRequest("file: required (a multipart file field named file)");
+  if (typeof file === "string") throw badRequest("file: must be a file part, not a text field");
+  if (form.getAll("file").length > 1) throw badRequest("file: send one file per upload");
+  if (file.size > maxBytes) throw tooLarge(maxBytes);
+  const fields: Record<string, string> = {};
+  for (const [key, value] of form.entries()) {
+    if (key === "file") continue;
+    if (typeof value !== "string") throw badRequest(`${key}: must be a text field`);
+    fields[key] = value;
+  }
+  // The part's own name is checked like a filename field (it may carry a client-side path).
+  const { filename, ...options } = parse(multipartUploadFields, { filename: file.name, ...fields });
+  return { filename, bytes: new Uint8Array(await file.arrayBuffer()), declaredMime: options.mime_type ?? (file.type || undefined), options };
+}
+
+async function readJson(request: Request, maxBytes: number): Promise<Upload> {
+  const raw = await request.json().catch(() => {
+    throw httpError(400, "invalid_json", "body: not valid JSON");
+  });
+  const { filename, content_base64, text, ...options } = parse(jsonUploadBody, raw);
+  const bytes = text !== undefined ? new TextEncoder().encode(text) : new Uint8Array(Buffer.from(content_base64!, "base64"));
+  if (bytes.length > maxBytes) throw tooLarge(maxBytes);
+  return { filename, bytes, declaredMime: options.mime_type, options };
+}
+
+function parse<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw badRequest(describeZodIssues("body", result.error.issues));
+  return result.data;
+}
+
+/** Parses the file, turning the parser's rejections into 415 (unsupported), 422 (corrupt) or 400 (empty). */
+export async function parseUploadedFile(upload: Upload, log: Logger): Promise<ParsedDocument> {
+  try {
+    return await parseDocument(upload.filename, upload.bytes, upload.declaredMime);
+  } catch (error) {
+    const message = `file: ${(error as Error).message}`;
+    if (error instanceof UnsupportedFormatError) throw httpError(415, "unsupported_format", message);
+    if (error instanceof EmptyFileError) throw httpError(400, "empty_file", message);
+    if (error instanceof CorruptFileError) throw httpError(422, "corrupt_file", message);
+    // A parser library choking on malformed input: the file is at fault as far as the client can act on it.
+    log.warn("document parser failed", { filename: upload.filename, error });
+    throw httpError(422, "unreadable_file", `file: cannot be read as ${upload.filename.split(".").pop()} (${(error as Error).message})`);
+  }
+}

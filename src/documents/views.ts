@@ -1,0 +1,100 @@
+/** Database rows → API JSON (snake_case, ISO times). Field lists are the documented response shapes. */
+import type { ChunkRow } from "./chunk-store";
+import type { DocumentRow, VariantRow, VersionRow } from "./records";
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+export function variantView(variant: VariantRow, documentId: string) {
+  return {
+    id: variant.id,
+    document_id: documentId,
+    version_id: variant.versionId,
+    chunking_strategy: variant.chunkingStrategy,
+    chunk_size: variant.chunkSize,
+    chunk_overlap: variant.chunkOverlap,
+    status: variant.status,
+    error: variant.error,
+    chunks_count: variant.chunksCount,
+    /** Set once completed: the version the chunks were deduplicated against. */
+    has_parent: variant.parentVersionId !== null,
+    parent_version_id: variant.parentVersionId,
+    pages_processed: variant.pagesProcessed,
+    pages_saved: variant.pagesSaved,
+    embeddings_computed: variant.embeddingsComputed,
+    embeddings_reused: variant.embeddingsReused,
+    attempts: variant.attempts,
+    created_at: iso(variant.createdAt),
+    started_at: iso(variant.startedAt),
+    completed_at: iso(variant.completedAt),
+  };
+}
+
+export type DocumentParts = { document: DocumentRow; version: VersionRow; latestVersionId: string; variants: VariantRow[] };
+
+export function documentView({ document, version, latestVersionId, variants }: DocumentParts) {
+  return {
+    id: document.id,
+    filename: document.filename,
+    content_hash: document.contentHash,
+    file_size_bytes: document.fileSizeBytes,
+    mime_type: document.mimeType,
+    format: document.format,
+    page_count: document.pageCount,
+    /** The status of the variant the upload created. */
+    status: variants[0]?.status ?? "pending",
+    created_at: iso(document.createdAt),
+    is_canonical: document.isCanonical,
+    canonical_document_id: document.canonicalDocumentId,
+    parent_document_id: document.parentDocumentId,
+    version_id: version.id,
+    version_number: version.versionNumber,
+    parent_version_id: version.parentVersionId,
+    latest_version_id: latestVersionId,
+    variants: variants.map((variant) => variantView(variant, document.id)),
+  };
+}
+
+/** Spec §2.4. */
+export function duplicateInfoView(document: DocumentRow, latestVersionId: string) {
+  return {
+    id: document.id,
+    filename: document.filename,
+    is_canonical: document.isCanonical,
+    created_at: iso(document.createdAt),
+    latest_version_id: latestVersionId,
+  };
+}
+
+/** Spec §2.1; dedup_metadata only on request (include_full_metadata). */
+export function chunkView(row: ChunkRow, fullMetadata: boolean) {
+  return {
+    id: row.id,
+    text: row.text,
+    page_number: row.pageNumber,
+    page_range: row.pageRange,
+    section_hierarchy: row.sectionHierarchy,
+    tokens: row.tokens,
+    chunk_index: row.chunkIndex,
+    metadata: { ...row.metadata, embedding_source: row.embeddingCopied ? "copied" : "computed" },
+    chunk_type: row.chunkType,
+    contains_table: row.containsTable,
+    table_metadata: row.tableMetadata,
+    chunking_strategy: row.chunkingStrategy,
+    section_number: row.sectionNumber,
+    quality_score: row.qualityScore,
+    synthetic_context: row.syntheticContext,
+    parent_chunk_id: row.parentChunkId,
+    bounding_box: row.boundingBox,
+    dedup_strategy: row.dedupStrategy,
+    dedup_confidence: row.dedupConfidence,
+    is_reused: row.isReused,
+    dedup_source_chunk_id: row.dedupSourceChunkId,
+    total_sentences: row.totalSentences,
+    reused_sentences_count: row.reusedSentencesCount,
+    new_sentences_count: row.newSentencesCount,
+    content_reuse_ratio: row.contentReuseRatio,
+    embedding_recommendation: row.embeddingRecommendation,
+    recommendation_confidence: row.recommendationConfidence,
+    dedup_metadata: fullMetadata ? row.dedupMetadata : null,
+  };
+}

@@ -1,0 +1,196 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { makeDocx } from "../fixtures-gen/make-docx";
+import { samplePdf } from "../fixtures-gen/sample-documents";
+import { startSieve, type Tenant, type TestSieve } from "../support/sieve";
+import { DocumentsClient } from "./api-client";
+
+const LIMIT = 64 * 1024;
+let sieve: TestSieve;
+let victim: Tenant;
+let api: DocumentsClient;
+let other: DocumentsClient;
+let otherUpload: any;
+
+beforeAll(async () => {
+  sieve = await startSieve({ maxUploadBytes: LIMIT });
+  victim = sieve.tenant("bad-input");
+  api = new DocumentsClient(sieve.url, victim);
+  other = new DocumentsClient(sieve.url, sieve.tenant("other"));
+  otherUpload = await other.uploadCompleted("theirs.md", "# Theirs\n\nA document that belongs to another workspace.");
+});
+
+afterAll(async () => {
+  await sieve.close();
+});
+
+const DOCUMENT_NOT_FOUND = { detail: "Document not found", status_code: 404 };
+const VARIANT_NOT_FOUND = { detail: "Variant not found", status_code: 404 };
+
+async function expectError(response: Response, status: number, detailPattern: RegExp) {
+  const body: any = await response.json();
+  expect({ status: response.status, body }).toMatchObject({ status });
+  expect(body.detail).toMatch(detailPattern);
+}
+
+/** Rows the workspace has in every document table: all must stay 0 after rejected uploads. */
+function storedRows(workspaceId: string): Record<string, number> {
+  const { sqlite } = sieve.ctx.database;
+  const count = (table: string) => (sqlite.query(`select count(*) as n from ${table} where workspace_id = ?1`).get(workspaceId) as { n: number }).n;
+  return Object.fromEntries(
+    ["documents", "document_versions", "document_variants", "document_chunks", "document_blobs", "chunk_embeddings", "document_usage"].map((table) => [table, count(table)]),
+  );
+}
+
+describe("rejected uploads store nothing", () => {
+  test("unsupported, corrupt, empty, oversized files; bad options; unknown or foreign parent", async () => {
+    const pdf = (await samplePdf()).bytes;
+    const docx = await makeDocx([{ paragraph: "Only a paragraph." }]);
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
+    const cases: [string, () => Promise<Response>, number, RegExp][] = [
+      ["png image", () => api.uploadFile("photo.png", png), 415, /PNG/],
+      ["zip that is not a docx", () => api.uploadFile("archive.zip", docx.slice(0, 4)), 415, /zip/],
+      ["truncated PDF", () => api.uploadFile("broken.pdf", pdf.slice(0, 400)), 422, /^file: /],
+      ["PDF name, no PDF inside", () => api.uploadFile("fake.pdf", "just words"), 422, /PDF/],
+      ["docx that is not a zip", () => api.uploadFile("fake.docx", "plain words"), 422, /docx/],
+      ["truncated docx", () => api.uploadFile("cut.docx", docx.slice(0, docx.length / 2)), 422, /^file: /],
+      ["empty file", () => api.uploadFile("empty.txt", new Uint8Array()), 400, /empty/],
+      ["whitespace only", () => api.uploadFile("blank.md", "   \n\n  "), 400, /no text/],
+      ["empty JSON text", () => api.uploadJson({ filename: "e.txt", text: "" }), 400, /empty/],
+      ["over the size limit", () => api.uploadFile("big.txt", "word ".repeat(LIMIT / 5 + 10)), 413, /upload limit/],
+      ["over the size limit as base64", () => api.uploadJson({ filename: "big.txt", content_base64: Buffer.alloc(LIMIT + 1, 65).toString("base64") }), 413, /upload limit/],
+      ["unknown parent", () => api.uploadFile("v2.md", "# New\n\nText.", { parent_document_id: "no-such-document" }), 404, /Document not found/],
+      ["another workspace's parent", () => api.uploadFile("v2.md", "# New\n\nText.", { parent_document_id: otherUpload.document_id }), 404, /Document not found/],
+      ["chunk_size not a number", () => api.uploadFile("a.md", "# A\n\nText.", { chunk_size: "big" }), 400, /chunk_size/],
+      ["chunk_size too small", () => api.uploadFile("a.md", "# A\n\nText.", { chunk_size: 2 }), 400, /chunk_size/],
+      ["chunk_size fractional (JSON)", () => api.uploadJson({ filename: "a.md", text: "x y", chunk_size: 100.5 }), 400, /chunk_size/],
+      ["overlap not below size", () => api.uploadFile("a.md", "# A\n\nText.", { chunk_size: 100, chunk_overlap: 100 }), 400, /chunk_overlap/],
+      ["negative overlap", () => api.uploadJson({ filename: "a.md", text: "x y", chunk_overlap: -1 }), 400, /chunk_overlap/],
+      ["unknown strategy", () => api.uploadFile("a.md", "# A\n\nText.", { chunking_strategy: "fancy" }), 400, /chunking_strategy/],
+      ["unknown field", () => api.uploadFile("a.md", "# A\n\nText.", { chunksize: 100 }), 400, /chunksize/],
+      ["multipart file named with a path", () => api.uploadFile("dir/notes.md", "# Notes\n\nText."), 400, /filename/],
+      ["JSON without filename", () => api.uploadJson({ text: "hello" }), 400, /filename/],
+      ["JSON with a path as filename", () => api.uploadJson({ filename: "../etc/passwd", text: "hello" }), 400, /filename/],
+      ["JSON with both contents", () => api.uploadJson({ filename: "a.txt", text: "a", content_base64: "YQ==" }), 400, /exactly one/],
+      ["JSON with neither content", () => api.uploadJson({ filename: "a.txt" }), 400, /exactly one/],
+      ["JSON with bad base64", () => api.uploadJson({ filename: "a.txt", content_base64: "not base64!" }), 400, /content_base64/],
+      ["JSON with wrong types", () => api.uploadJson({ filename: 7, text: ["a"] }), 400, /filename|text/],
+      ["JSON array body", () => api.uploadJson([1, 2]), 400, /body/],
+      ["broken JSON", () => fetch(`${sieve.url}/api/documents`, { method: "POST", headers: { ...victim.bearer, "content-type": "application/json" }, body: "{" }), 400, /JSON/],
+      ["text/plain body", () => fetch(`${sieve.url}/api/documents`, { method: "POST", headers: { ...victim.bearer, "content-type": "text/plain" }, body: "hi" }), 415, /multipart/],
+      ["multipart without file", () => fetch(`${sieve.url}/api/documents`, { method: "POST", headers: victim.bearer, body: formWith({ filename: "a.txt" }) }), 400, /file/],
+      ["file sent as a text field", () => fetch(`${sieve.url}/api/documents`, { method: "POST", headers: victim.bearer, body: formWith({ file: "hello" }) }), 400, /file/],
+    ];
+    for (const [name, send, status, detail] of cases) {
+      const response = await send();
+      const body: any = await response.json();
+      expect({ name, status: response.status }).toEqual({ name, status });
+      expect({ name, detail: body.detail }).toEqual({ name, detail: expect.stringMatching(detail) });
+    }
+    expect(storedRows(victim.workspaceId)).toEqual({
+      documents: 0, document_versions: 0, document_variants: 0, document_chunks: 0, document_blobs: 0, chunk_embeddings: 0, document_usage: 0,
+    });
+    expect((await api.getJson("/api/documents")).total).toBe(0);
+    expect((await api.getJson("/api/usage")).documents.documents_uploaded).toBe(0);
+  });
+
+  test("unknown or foreign parent gives the spec's exact 404 body", async () => {
+    const response = await api.uploadFile("v2.md", "# New\n\nText.", { parent_document_id: otherUpload.document_id });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual(DOCUMENT_NOT_FOUND);
+  });
+
+  test("a body far over the limit is refused before it is read", async () => {
+    const huge = "x".repeat(4 * LIMIT);
+    const response = await fetch(`${sieve.url}/api/documents`, {
+      method: "POST",
+      headers: { ...victim.bearer, "content-type": "application/json" },
+      body: JSON.stringify({ filename: "huge.txt", text: huge }),
+    });
+    expect(response.status).toBe(413);
+  });
+});
+
+function formWith(fields: Record<string, string>): FormData {
+  const form = new FormData();
+  for (const [key, value] of Object.entries(fields)) form.append(key, value);
+  return form;
+}
+
+describe("every endpoint refuses bad input", () => {
+  test("no key, a malformed key, an unknown key: 401", async () => {
+    for (const headers of [{}, { authorization: "Bearer nope" }, { authorization: `Bearer ${victim.apiKey.slice(0, -2)}xx` }]) {
+      for (const path of ["/api/documents", "/api/documents/duplicates", "/api/usage", `/api/documents/variants/${otherUpload.variant_id}/chunks`]) {
+        const response = await fetch(`${sieve.url}${path}`, { headers });
+        expect({ path, status: response.status }).toEqual({ path, status: 401 });
+      }
+      const upload = await fetch(`${sieve.url}/api/documents`, { method: "POST", headers, body: formWith({}) });
+      expect(upload.status).toBe(401);
+    }
+  });
+
+  test("chunk paging parameters are validated and named", async () => {
+    const own = await api.uploadCompleted("paging.md", "# Paging\n\nOne sentence here. Another one there.");
+    const cases: [string, RegExp][] = [
+      ["limit=0", /query\.limit/],
+      ["limit=1001", /query\.limit/],
+      ["limit=-5", /query\.limit/],
+      ["limit=abc", /query\.limit/],
+      ["limit=1.5", /query\.limit/],
+      ["limit=", /query\.limit/],
+      ["offset=-1", /query\.offset/],
+      ["offset=x", /query\.offset/],
+      ["include_full_metadata=maybe", /query\.include_full_metadata/],
+    ];
+    for (const [query, detail] of cases) {
+      const response = await api.get(`/api/documents/variants/${own.variant_id}/chunks?${query}`);
+      expect({ query, status: response.status }).toEqual({ query, status: 400 });
+      expect(((await response.json()) as any).detail).toMatch(detail);
+    }
+    for (const query of ["limit=1", "limit=1000", "offset=0", "include_full_metadata=1", "include_full_metadata=false"]) {
+      expect((await api.get(`/api/documents/variants/${own.variant_id}/chunks?${query}`)).status).toBe(200);
+    }
+    for (const query of ["limit=0", "limit=5000", "offset=-2"]) {
+      expect((await api.get(`/api/documents?${query}`)).status).toBe(400);
+    }
+  });
+
+  test("unknown and foreign ids: 404 with the spec's exact bodies, nothing changed", async () => {
+    const variantPaths = ["", "/chunks", "/dedup-summary"];
+    for (const id of ["no-such-variant", otherUpload.variant_id]) {
+      for (const suffix of variantPaths) {
+        const response = await api.get(`/api/documents/variants/${id}${suffix}`);
+        expect(response.status).toBe(404);
+        expect(await response.json()).toEqual(VARIANT_NOT_FOUND);
+      }
+    }
+    for (const id of ["no-such-document", otherUpload.document_id]) {
+      for (const response of [
+        await api.get(`/api/documents/${id}`),
+        await api.get(`/api/documents/${id}/duplicates`),
+        await api.delete(`/api/documents/${id}`),
+        await api.post(`/api/documents/${id}/variants`, { chunk_size: 100 }),
+      ]) {
+        expect(response.status).toBe(404);
+        expect(await response.json()).toEqual(DOCUMENT_NOT_FOUND);
+      }
+    }
+    // The other workspace's document is intact.
+    expect((await other.getJson(`/api/documents/${otherUpload.document_id}`)).variants).toHaveLength(1);
+    expect((await other.allChunks(otherUpload.variant_id)).length).toBeGreaterThan(0);
+  });
+
+  test("new variant: bad configuration is named", async () => {
+    const own = await api.uploadCompleted("variants.md", "# Variants\n\nSome text to chunk again.");
+    for (const [body, detail] of [
+      [{ chunk_size: "x" }, /chunk_size/],
+      [{ chunk_size: 10_000_000 }, /chunk_size/],
+      [{ chunking_strategy: "other" }, /chunking_strategy/],
+      [{ chunk_size: 40, chunk_overlap: 40 }, /chunk_overlap/],
+      [{ colour: "red" }, /colour/],
+      [[], /body/],
+    ] as [unknown, RegExp][]) {
+      await expectError(await api.post(`/api/documents/${own.document_id}/variants`, body), 400, detail);
+    }
+    expect((await api.getJson(`/api/documents/${own.document_id}`)).variants).toHaveLength(1);
+  });
+});

@@ -1,0 +1,138 @@
+/**
+ * Durable jobs: `sieve serve` as a real process, SIGKILLed in the middle of processing a large
+ * document, then restarted on the same data dir.
+ */
+import { Database } from "bun:sqlite";
+import { afterAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { assetPaths } from "../../src/runtime/assets";
+import { runCli, spawnServe, waitUntilReady, type ServeProcess } from "../support/process";
+import { startSieve, tempDir, type Tenant } from "../support/sieve";
+import { DocumentsClient } from "./api-client";
+import { longMarkdown } from "./documents-gen";
+
+const dataDir = tempDir("sieve-durability-");
+const running: ServeProcess[] = [];
+
+afterAll(async () => {
+  for (const serve of running) if (serve.child.exitCode === null) serve.child.kill("SIGKILL");
+  await Promise.all(running.map((serve) => serve.child.exited));
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function serve(): Promise<ServeProcess> {
+  const started = await spawnServe(["--data-dir", dataDir, "--log-level", "debug"]);
+  running.push(started);
+  await waitUntilReady(started.url);
+  return started;
+}
+
+async function tenantFromCli(workspaceId?: string): Promise<Tenant> {
+  const args = ["keys", "create", "--data-dir", dataDir, "--json", ...(workspaceId ? ["--workspace", workspaceId] : [])];
+  const { stdout, code, stderr } = await runCli(args);
+  if (code !== 0) throw new Error(stderr);
+  const created = JSON.parse(stdout) as { workspace_id: string; api_key: string; key_id: string };
+  return {
+    workspaceId: created.workspace_id,
+    apiKey: created.api_key,
+    keyId: created.key_id,
+    serviceHeaders: {},
+    bearer: { Authorization: `Bearer ${created.api_key}` },
+  };
+}
+
+/** Reads the data dir directly, as the files are after the kill. */
+function inspect<T>(read: (db: Database) => T): T {
+  const db = new Database(join(dataDir, "sieve.db"));
+  try {
+    db.loadExtension(assetPaths().vecExtension, "sqlite3_vec_init");
+    return read(db);
+  } finally {
+    db.close();
+  }
+}
+
+const count = (db: Database, sql: string, ...params: string[]) => (db.query(sql).get(...params) as { n: number }).n;
+
+describe("a job killed mid-way", () => {
+  test("SIGKILL during processing leaves no chunk visible; the restarted server finishes the job exactly once", async () => {
+    const tenant = await tenantFromCli();
+    const document = longMarkdown(21, 30);
+    let server = await serve();
+    let api = new DocumentsClient(server.url, tenant);
+
+    const response = await api.uploadFile("large.md", document, { chunk_size: 32, chunk_overlap: 4 });
+    expect(response.status).toBe(202);
+    const upload: any = await response.json();
+    expect(["pending", "processing"]).toContain(upload.status);
+
+    // Kill once some embedding batches are done but before the variant is written.
+    for (let i = 0; i < 2000 && !server.output().includes('"msg":"document variant progress"'); i++) await Bun.sleep(10);
+    expect(server.output()).toContain('"msg":"document variant progress"');
+    const early = await api.get(`/api/documents/variants/${upload.variant_id}/chunks`);
+    expect(early.status).toBe(409);
+    expect(await early.json()).toMatchObject({ error: "variant_not_ready", status: "processing" });
+    server.child.kill("SIGKILL");
+    await server.child.exited;
+    expect(server.output()).not.toContain('"msg":"document variant completed"');
+
+    const afterKill = inspect((db) => ({
+      status: (db.query("select status from document_variants where id = ?1").get(upload.variant_id) as { status: string }).status,
+      chunks: count(db, "select count(*) as n from document_chunks where variant_id = ?1", upload.variant_id),
+      vectors: count(db, "select count(*) as n from chunk_embeddings where workspace_id = ?1", tenant.workspaceId),
+    }));
+    expect(afterKill).toEqual({ status: "processing", chunks: 0, vectors: 0 });
+
+    server = await serve();
+    api = new DocumentsClient(server.url, tenant);
+    expect(server.output()).toContain('"msg":"resuming document jobs"');
+    const variant = await api.waitForVariant(upload.variant_id);
+    expect(variant.attempts).toBe(2);
+    const chunks = await api.allChunks(upload.variant_id, 1000);
+    expect(chunks.length).toBe(variant.chunks_count);
+    expect(chunks.map((chunk) => chunk.chunk_index)).toEqual(chunks.map((_, i) => i));
+    expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(chunks.length);
+    expect(
+      inspect((db) => [
+        count(db, "select count(*) as n from document_chunks where variant_id = ?1", upload.variant_id),
+        count(db, "select count(*) as n from chunk_embeddings where workspace_id = ?1", tenant.workspaceId),
+      ]),
+    ).toEqual([chunks.length, chunks.length]);
+
+    // The same bytes processed in one go (another workspace, so not a duplicate) give the same chunks.
+    const witness = new DocumentsClient(server.url, await tenantFromCli((await runCliJson(["workspaces", "create", "--data-dir", dataDir, "--json"])).workspace_id));
+    const fresh = await witness.uploadCompleted("large.md", document, { chunk_size: 32, chunk_overlap: 4 });
+    expect((await witness.allChunks(fresh.variant_id, 1000)).map((chunk) => chunk.text)).toEqual(chunks.map((chunk) => chunk.text));
+    expect((await api.getJson("/api/usage")).documents).toMatchObject({ variants_processed: 1, chunks_created: chunks.length });
+
+    server.child.kill("SIGTERM");
+    expect(await server.child.exited).toBe(0);
+  });
+});
+
+describe("a graceful stop mid-job", () => {
+  test("the job stops at a checkpoint without counting an attempt, and the next start completes it", async () => {
+    const dir = tempDir("sieve-graceful-");
+    const first = await startSieve({ dataDir: dir });
+    const tenant = first.tenant("graceful");
+    const upload: any = await (await new DocumentsClient(first.url, tenant).uploadFile("large.md", longMarkdown(22, 20), { chunk_size: 32 })).json();
+    for (let i = 0; i < 2000 && !first.logs.some((line) => line.includes('"msg":"document variant progress"')); i++) await Bun.sleep(10);
+    await first.stop();
+    const second = await startSieve({ dataDir: dir });
+    try {
+      const variant = await new DocumentsClient(second.url, tenant).waitForVariant(upload.variant_id);
+      expect(variant.attempts).toBe(1);
+      expect(first.logs.some((line) => line.includes('"msg":"document variant completed"'))).toBe(false);
+      expect(second.logs.some((line) => line.includes('"msg":"resuming document jobs"'))).toBe(true);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+async function runCliJson(args: string[]): Promise<any> {
+  const { stdout, code, stderr } = await runCli(args);
+  if (code !== 0) throw new Error(stderr);
+  return JSON.parse(stdout);
+}
