@@ -1,0 +1,135 @@
+// Cache: the workspace's cache statistics, the hit rate over time (from the evidence log), purge.
+
+import { api, get } from "../api.mjs";
+import { ratioOverTime } from "../charts.mjs";
+import { busy, confirmAction, errorNotice, failure, field, keyValues, pageHeading, toast } from "../components.mjs";
+import { append, h } from "../dom.mjs";
+import { hitRateOverTime, latestEvidence } from "../evidence.mjs";
+import { bytes, label, ms, percent, plain } from "../format.mjs";
+
+const STATS_PATH = "/v1/cache/stats";
+const SETTINGS_PATH = "/v1/cache/settings";
+
+function statValue(name, value) {
+  if (typeof value !== "number") return plain(value);
+  if (/(rate|ratio)$/.test(name)) return percent(value);
+  if (/bytes$/.test(name)) return bytes(value);
+  if (/_ms(_|$)/.test(name)) return ms(value);
+  return plain(value);
+}
+
+/** Every field the stats API returns; nested objects as "outer › inner" rows. */
+function statRows(stats, prefix = "") {
+  return Object.entries(stats).flatMap(([name, value]) => {
+    // A unit in the name ("upstream_ms_saved") is shown with the value instead.
+    const words = label(name.replace(/_(ms|bytes)(?=_|$)/, ""));
+    const term = prefix ? `${prefix} › ${words}` : words;
+    if (value && typeof value === "object" && !Array.isArray(value)) return statRows(value, term);
+    return [[term, statValue(name, value)]];
+  });
+}
+
+/** The workspace's cache settings, editable (threshold left empty = the built-in default). */
+function settingsForm(settings, onSaved) {
+  const enabled = h("input", { type: "checkbox", name: "enabled", checked: settings.enabled });
+  const semantic = h("input", { type: "checkbox", name: "semantic", checked: settings.semantic });
+  const threshold = h("input", { type: "number", name: "threshold", min: "0.5", max: "1", step: "0.01", value: settings.threshold ?? "", placeholder: String(settings.effective_threshold) });
+  const ttl = h("input", { type: "number", name: "ttl_seconds", min: "1", step: "1", required: true, value: String(settings.ttl_seconds) });
+  const maxEntries = h("input", { type: "number", name: "max_entries", min: "1", step: "1", required: true, value: String(settings.max_entries) });
+  const submit = h("button", { type: "submit", class: "button primary" }, "Save settings");
+  const status = h("div", { class: "form-status" });
+  const form = h(
+    "form",
+    { class: "inline-form" },
+    h("label", { class: "check" }, enabled, " Cache enabled"),
+    h("label", { class: "check" }, semantic, " Semantic matches"),
+    field("Similarity threshold", threshold, `Empty = default (${settings.effective_threshold}).`),
+    field("Time to live (seconds)", ttl),
+    field("Maximum entries", maxEntries),
+    h("div", { class: "filter-actions" }, submit),
+    status,
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const saved = await busy(submit, status, () =>
+      api("PATCH", SETTINGS_PATH, {
+        enabled: enabled.checked,
+        semantic: semantic.checked,
+        threshold: threshold.value === "" ? null : Number(threshold.value),
+        ttl_seconds: Number(ttl.value),
+        max_entries: Number(maxEntries.value),
+      }),
+    );
+    if (!saved) return;
+    toast("Cache settings saved");
+    onSaved(saved);
+  });
+  return form;
+}
+
+export async function cachePage({ view }) {
+  const statsSlot = h("div", { "aria-live": "polite" }, h("p", { class: "loading" }, "Loading…"));
+  const chartSlot = h("div", {}, h("p", { class: "loading" }, "Loading…"));
+  const purge = h("button", { type: "button", class: "button danger" }, "Purge cache");
+  const purgeStatus = h("div", { class: "form-status" });
+
+  const settingsSlot = h("div");
+
+  const showSettings = (settings) => settingsSlot.replaceChildren(settingsForm(settings, showSettings));
+
+  async function loadSettings() {
+    try {
+      showSettings(await get(SETTINGS_PATH));
+    } catch (error) {
+      settingsSlot.replaceChildren(failure(error, "Cache settings", SETTINGS_PATH));
+    }
+  }
+
+  async function loadStats() {
+    try {
+      const stats = await get(STATS_PATH);
+      statsSlot.replaceChildren(keyValues(statRows(stats)));
+      purge.disabled = false;
+    } catch (error) {
+      statsSlot.replaceChildren(failure(error, "The response cache", STATS_PATH));
+      purge.disabled = true;
+    }
+  }
+
+  purge.addEventListener("click", async () => {
+    const confirmed = await confirmAction({
+      title: "Purge the cache?",
+      message: "Every cached response of this workspace is deleted. Later requests go to the provider until the cache fills again.",
+      confirmLabel: "Purge",
+    });
+    if (!confirmed) return;
+    const result = await busy(purge, purgeStatus, () => api("DELETE", "/v1/cache"));
+    if (result === undefined) return;
+    toast(`Cache purged: ${result.deleted} ${result.deleted === 1 ? "entry" : "entries"} removed`);
+    await loadStats();
+  });
+
+  append(view,
+    pageHeading("Cache"),
+    h("p", { class: "muted" }, "Repeated (and, when enabled, semantically similar) requests are answered from the cache without calling the provider."),
+    h("section", { class: "card", "aria-labelledby": "cache-stats-title" }, h("h2", { id: "cache-stats-title" }, "Statistics"), statsSlot, h("div", { class: "actions" }, purge), purgeStatus),
+    h("section", { "aria-labelledby": "hit-rate-title" }, h("h2", { id: "hit-rate-title" }, "Hit rate over time"), chartSlot),
+    h("section", { class: "card", "aria-labelledby": "cache-settings-title" }, h("h2", { id: "cache-settings-title" }, "Settings"), settingsSlot),
+  );
+
+  await Promise.all([
+    loadStats(),
+    loadSettings(),
+    latestEvidence().then(
+      ({ records }) => {
+        const points = hitRateOverTime(records);
+        chartSlot.replaceChildren(
+          points.length
+            ? ratioOverTime(points, { what: "Cache hit rate", caption: `Share of cache hits among the latest ${records.length} proxied requests (from the evidence log; requests that skipped the cache are left out).` })
+            : h("p", { class: "empty" }, "No cache hits or misses recorded yet."),
+        );
+      },
+      (error) => chartSlot.replaceChildren(errorNotice(error)),
+    ),
+  ]);
+}
