@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { workspaces } from "../../src/tenancy/schema";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
-import { runCli, spawnServe } from "../support/process";
+import { runCli, spawnServe, waitUntilReady } from "../support/process";
 import { startSieve, tempDir, type Tenant, type TestSieve } from "../support/sieve";
 
 let upstream: FakeUpstream;
@@ -101,6 +101,7 @@ describe("graceful shutdown", () => {
     expect(created.code).toBe(0);
     const { workspace_id, api_key } = JSON.parse(created.stdout);
     const serve = await spawnServe(["--data-dir", dataDir, "--upstream-url", upstream.url, "--evidence-flush-ms", "60000"]);
+    await waitUntilReady(serve.url); // the firewall stage needs the model
     const headers = { "content-type": "application/json", "x-service-api-key": api_key, "x-service-workspace-id": workspace_id };
     const send = (i: number) =>
       fetch(`${serve.url}/v1/chat/completions`, {
