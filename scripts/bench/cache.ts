@@ -1,0 +1,258 @@
+/**
+ * `npm run bench:cache`: how fast the response cache answers.
+ *
+ * 1. Lookups in-process through ResponseCache.lookup (keys, SQL, vec0 search, re-scoring, guard,
+ *    counters: everything the proxy runs for the cache stage) with 1k, 10k and 100k entries in one
+ *    workspace and scope, and 100k spread over 100 workspaces. Entries are stored through
+ *    ResponseCache.store with synthetic unit vectors (the embedding itself is the firewall's,
+ *    shared through the vector memo, and measured by bench:embed). Semantic hits query a
+ *    perturbed copy of a stored vector (cosine ≈ 0.95); semantic misses a random vector.
+ *    Baseline in the same run: a vec0 float[384] cosine KNN over the same vectors, the scan the
+ *    binary search replaces.
+ * 2. End to end over HTTP against the fake provider: a miss (new prompt) vs an exact hit vs a
+ *    semantic hit, firewall stage off and on.
+ *
+ *   bun scripts/bench/cache.ts [--lookups 300]
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { ResponseCache, type CacheRequest } from "../../src/cache/stage";
+import { configWith, type Config } from "../../src/config";
+import { openDatabase, type DatabaseHandle } from "../../src/db/connection";
+import { Logger } from "../../src/logging/logger";
+import { assetPaths } from "../../src/runtime/assets";
+import { EmbedderSlot } from "../../src/runtime/embedder-slot";
+import { loadEmbedder, startServer } from "../../src/server";
+import { WorkspaceScope } from "../../src/tenancy/scope";
+import { createApiKey, createWorkspace, type Workspace } from "../../src/tenancy/service";
+import { startFakeUpstream } from "../../test/support/fake-upstream";
+import { markdownTable, ms, summarize, type Summary } from "./stats";
+
+const { values } = parseArgs({ options: { lookups: { type: "string", default: "300" } } });
+const LOOKUPS = Number(values.lookups);
+const WARMUP = 30;
+const DIMENSIONS = 384;
+
+const config = configWith({ logLevel: "silent" });
+const embedder = await loadEmbedder(config);
+const slot = EmbedderSlot.of(embedder);
+await slot.loaded;
+
+console.log("# Response cache benchmark\n");
+await lookupBenchmark();
+await endToEndBenchmark();
+process.exit(0);
+
+// ---- 1. lookups ------------------------------------------------------------------------------
+
+/** Text → vector, standing in for the firewall's vector memo with synthetic vectors. */
+class SyntheticVectors {
+  readonly byText = new Map<string, Float32Array>();
+  async embed(text: string) {
+    return this.byText.get(text)!;
+  }
+  peek(text: string) {
+    return this.byText.get(text);
+  }
+}
+
+type Tenant = { scope: WorkspaceScope; workspace: Workspace; prompts: string[] };
+
+async function lookupBenchmark() {
+  const dataDir = mkdtempSync(join(tmpdir(), "sieve-bench-cache-"));
+  const assets = assetPaths();
+  const database = openDatabase({ dataDir, vecExtension: assets.vecExtension, migrationsDir: assets.migrationsDir });
+  const vectors = new SyntheticVectors();
+  const cache = new ResponseCache({ config, vectors, embedder: slot, log: new Logger("silent") });
+  const random = seededRandom(42);
+  const newTenant = (name: string): Tenant => {
+    const workspace = { ...createWorkspace(database.db, name), cacheMaxEntries: 1_000_000 };
+    return { scope: new WorkspaceScope(database.db, database.sqlite, workspace.id), workspace, prompts: [] };
+  };
+  const fill = (tenant: Tenant, upTo: number) => {
+    while (tenant.prompts.length < upTo) {
+      const prompt = `Synthetic question number ${tenant.prompts.length} about topic ${tenant.prompts.length % 97} in ${tenant.workspace.name}`;
+      vectors.byText.set(prompt, randomUnitVector(random));
+      cache.store(request(tenant, prompt), { object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: `answer to ${prompt}` } }] }, 250);
+      tenant.prompts.push(prompt);
+    }
+  };
+
+  const rows: (string | number)[][] = [];
+  const one = newTenant("bench-one");
+  for (const size of [1_000, 10_000, 100_000]) {
+    const started = performance.now();
+    fill(one, size);
+    process.stderr.write(`filled ${size} entries in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+    rows.push(await measureLookups(`${size / 1000}k, one workspace`, [one], cache, vectors, random, database));
+  }
+  const spread = Array.from({ length: 100 }, (_, i) => newTenant(`bench-${i}`));
+  const started = performance.now();
+  for (const tenant of spread) fill(tenant, 1_000);
+  process.stderr.write(`filled 100 x 1000 entries in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  rows.push(await measureLookups("100k over 100 workspaces", spread, cache, vectors, random, database));
+
+  console.log("## Lookup latency (ms, in-process, one lookup at a time)\n");
+  console.log(
+    markdownTable(
+      ["entries", "exact hit p50", "exact hit p95", "semantic hit p50", "semantic hit p95", "semantic miss p50", "semantic miss p95", "baseline: float KNN p50", "float KNN p95", "semantic hit / float KNN (p50)"],
+      rows,
+    ),
+  );
+  database.sqlite.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+async function measureLookups(label: string, tenants: Tenant[], cache: ResponseCache, vectors: SyntheticVectors, random: () => number, database: DatabaseHandle) {
+  const pick = () => {
+    const tenant = tenants[Math.floor(random() * tenants.length)]!;
+    return { tenant, prompt: tenant.prompts[Math.floor(random() * tenant.prompts.length)]! };
+  };
+  const exact = await time(async () => {
+    const { tenant, prompt } = pick();
+    if (!(await cache.lookup(request(tenant, prompt)))) throw new Error("expected an exact hit");
+  });
+  let queries = 0;
+  const semanticHit = await time(async () => {
+    const { tenant, prompt } = pick();
+    const query = `${prompt}, please`;
+    vectors.byText.set(query, perturbed(vectors.byText.get(prompt)!, 0.95, random));
+    const hit = await cache.lookup(request(tenant, query));
+    if (!hit || hit.similarity === 1) throw new Error("expected a semantic hit");
+  });
+  const semanticMiss = await time(async () => {
+    const { tenant } = pick();
+    const query = `An unrelated question ${queries++}`;
+    vectors.byText.set(query, randomUnitVector(random));
+    if (await cache.lookup(request(tenant, query))) throw new Error("expected a miss");
+  });
+  const floatScan = floatKnnBaseline(tenants, vectors, random, database);
+  const row = (s: Summary) => [ms(s.p50, 3), ms(s.p95, 3)];
+  return [label, ...row(exact), ...row(semanticHit), ...row(semanticMiss), ...row(floatScan), `${(semanticHit.p50 / floatScan.p50).toFixed(2)}x`];
+}
+
+/** The same KNN as a vec0 float[384] cosine scan of the same vectors, partitioned the same way. */
+function floatKnnBaseline(tenants: Tenant[], vectors: SyntheticVectors, random: () => number, database: DatabaseHandle): Summary {
+  const { sqlite } = database;
+  sqlite.exec("DROP TABLE IF EXISTS bench_float_vectors");
+  sqlite.exec("CREATE VIRTUAL TABLE bench_float_vectors USING vec0(id integer primary key, tenant text partition key, embedding float[384] distance_metric=cosine)");
+  const insert = sqlite.query("INSERT INTO bench_float_vectors (id, tenant, embedding) VALUES ($id, $tenant, $embedding)");
+  let id = 0;
+  sqlite.transaction(() => {
+    for (const tenant of tenants) for (const prompt of tenant.prompts) insert.run({ id: ++id, tenant: tenant.workspace.id, embedding: vectors.byText.get(prompt)! });
+  })();
+  const knn = sqlite.query("SELECT id, distance FROM bench_float_vectors WHERE embedding MATCH $query AND k = 24 AND tenant = $tenant");
+  const samples: number[] = [];
+  for (let i = 0; i < WARMUP + LOOKUPS; i++) {
+    const tenant = tenants[Math.floor(random() * tenants.length)]!;
+    const query = randomUnitVector(random);
+    const started = performance.now();
+    knn.all({ query, tenant: tenant.workspace.id });
+    if (i >= WARMUP) samples.push(performance.now() - started);
+  }
+  sqlite.exec("DROP TABLE bench_float_vectors");
+  return summarize(samples);
+}
+
+function request(tenant: Tenant, prompt: string): CacheRequest {
+  return {
+    scope: tenant.scope,
+    workspace: tenant.workspace,
+    upstreamUrl: "http://provider.invalid/v1",
+    body: { model: "bench-model", messages: [{ role: "system", content: "You are helpful." }, { role: "user", content: prompt }] },
+    stream: false,
+    cacheControl: { lookup: true, store: true, ttlSeconds: undefined },
+    clientSignal: new AbortController().signal,
+  };
+}
+
+async function time(run: () => Promise<void>): Promise<Summary> {
+  const samples: number[] = [];
+  for (let i = 0; i < WARMUP + LOOKUPS; i++) {
+    const started = performance.now();
+    await run();
+    if (i >= WARMUP) samples.push(performance.now() - started);
+  }
+  return summarize(samples);
+}
+
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function randomUnitVector(random: () => number): Float32Array {
+  const vector = new Float32Array(DIMENSIONS);
+  for (let i = 0; i < DIMENSIONS; i++) vector[i] = Math.sqrt(-2 * Math.log(random() || 1e-12)) * Math.cos(2 * Math.PI * random());
+  return normalised(vector);
+}
+
+/** A unit vector at cosine ≈ `similarity` to `vector` (random noise is nearly orthogonal in 384 dimensions). */
+function perturbed(vector: Float32Array, similarity: number, random: () => number): Float32Array {
+  const noise = randomUnitVector(random);
+  const scale = Math.sqrt(1 / (similarity * similarity) - 1);
+  return normalised(vector.map((value, i) => value + scale * noise[i]!));
+}
+
+function normalised(vector: Float32Array): Float32Array {
+  const norm = Math.hypot(...vector);
+  return vector.map((value) => value / norm);
+}
+
+// ---- 2. end to end ---------------------------------------------------------------------------
+
+async function endToEndBenchmark() {
+  const upstream = startFakeUpstream();
+  const rows: (string | number)[][] = [];
+  for (const firewall of [false, true]) rows.push(...(await endToEnd(upstream.url, { firewall })));
+  await upstream.stop();
+  console.log("\n## Through the proxy (ms, HTTP on 127.0.0.1, fake provider, one request at a time)\n");
+  console.log(markdownTable(["firewall", "request", "p50", "p95", "p99", "vs miss (p50)"], rows));
+}
+
+async function endToEnd(upstreamUrl: string, stages: Partial<Config>) {
+  const dataDir = mkdtempSync(join(tmpdir(), "sieve-bench-cache-e2e-"));
+  const server = await startServer({ ...config, port: 0, dataDir, upstreamUrl, ...stages }, { embedder });
+  const { db, sqlite } = server.ctx.database;
+  const workspace = createWorkspace(db, "bench");
+  const { key } = createApiKey(new WorkspaceScope(db, sqlite, workspace.id), "bench");
+  const headers = { "content-type": "application/json", authorization: "Bearer sk-bench", "x-service-api-key": key, "x-service-workspace-id": workspace.id };
+  const send = async (content: string) => {
+    const started = performance.now();
+    const response = await fetch(`${server.url}/v1/chat/completions`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ model: "gpt-bench", messages: [{ role: "user", content }] }),
+    });
+    await response.arrayBuffer();
+    return { ms: performance.now() - started, cache: response.headers.get("x-service-cache") };
+  };
+  const topics = ["rivers", "volcanoes", "tides", "glaciers", "deserts", "forests", "comets", "planets"];
+  const question = (i: number) => `What should I know about ${topics[i % topics.length]} for lesson ${i}?`;
+  const runs = Math.min(LOOKUPS, 200);
+  const measure = async (content: (i: number) => string, expected: string) => {
+    const samples: number[] = [];
+    for (let i = 0; i < WARMUP + runs; i++) {
+      const result = await send(content(i));
+      if (result.cache !== expected) throw new Error(`expected a ${expected}, got ${result.cache}`);
+      if (i >= WARMUP) samples.push(result.ms);
+    }
+    return summarize(samples);
+  };
+  const miss = await measure(question, "miss"); // stores WARMUP + runs entries
+  const exactHit = await measure(question, "hit");
+  const semanticHit = await measure((i) => `${question(i).replace("What should I know about", "What do I need to know about")}`, "hit");
+  await server.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+  const label = stages.firewall ? "on" : "off";
+  const row = (name: string, s: Summary) => [label, name, ms(s.p50), ms(s.p95), ms(s.p99), `${(s.p50 / miss.p50).toFixed(2)}x`];
+  return [row("miss (new prompt, provider called, stored)", miss), row("exact hit", exactHit), row("semantic hit (paraphrase, embedded first)", semanticHit)];
+}

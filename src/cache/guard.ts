@@ -1,0 +1,272 @@
+import {
+  AXES,
+  BOUND_ONLY_UNITS,
+  NEGATIONS,
+  NOT_NAMES,
+  NUMBER_SCALES,
+  NUMBER_WORDS,
+  ONE,
+  ORDINAL_WORDS,
+  QUANTITY_WORDS,
+  QUESTION_WORDS,
+  TEMPORAL_WORDS,
+  TIME_UNITS,
+  UNITS,
+} from "./guard-lexicon";
+
+/**
+ * The precision guard. Embedding similarity says two prompts are about the same thing; it is
+ * nearly blind to the few tokens that decide the answer ("capital of France" / "of Germany",
+ * "over 96" / "over 94", "is" / "is not", "5 km in miles" / "5 miles in km"). A semantic hit is
+ * served only when these answer-determining facts of the two prompts agree:
+ *
+ * - numbers (digits, number words, ordinals, 30k = 30,000) as a multiset, and the unit bound to
+ *   each number; units and currencies as a set;
+ * - names: capitalised words not at a sentence start, acronyms, mixed-case words, each found in
+ *   the other prompt (case-insensitive, India ~ Indian);
+ * - code identifiers (snake_case, dotted.names, calls(), paths) and quoted strings, each found
+ *   verbatim in the other prompt;
+ * - negation (present in both or in neither);
+ * - dates and times of day (months, weekdays, today/tomorrow, morning/night, seasons) as a set;
+ * - opposites: when both prompts use an axis (best/worst, more/less, before/after, first/third,
+ *   a sentence opening with who/when/where/why/how many, …) they must use the same pole.
+ */
+export type PromptFacts = {
+  /** Lower-case word forms (letters and digits), for "found in the other prompt". */
+  words: Set<string>;
+  /** Lower-case text with collapsed whitespace, for verbatim containment. */
+  flat: string;
+  numbers: string[];
+  /** Number → units written next to it. */
+  boundUnits: Map<string, Set<string>>;
+  units: Set<string>;
+  names: string[];
+  identifiers: string[];
+  quoted: string[];
+  negated: boolean;
+  temporal: Set<string>;
+  /** Axis (AXES, "ordinal", "asks") → the poles used. */
+  poles: Map<string, Set<number>>;
+};
+
+export type GuardVerdict = { pass: true } | { pass: false; reason: string };
+
+type Token = { raw: string; lower: string; sentenceStart: boolean };
+
+const CURRENCY_UNITS = new Set(["usd", "eur", "gbp", "inr", "jpy", "cny", "btc"]);
+const OPENERS = /^["'“”‘’([{<*]+/;
+const NUMBER = /^(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?([a-z%°$€£¥₹/]*)$/;
+
+export function promptFacts(text: string): PromptFacts {
+  const normalised = text.normalize("NFKC").replace(/[’‘]/g, "'").replace(/[“”]/g, '"');
+  const flat = normalised.toLowerCase().replace(/\s+/g, " ").trim();
+  const tokens = tokenize(normalised);
+  const shouting = normalised === normalised.toUpperCase();
+
+  const words = new Set<string>();
+  const numbers: string[] = [];
+  const boundUnits = new Map<string, Set<string>>();
+  const units = new Set<string>();
+  const names: string[] = [];
+  const identifiers: string[] = [];
+  let pendingCurrency: string | undefined;
+
+  const poles = new Map<string, Set<number>>();
+  const bind = (value: string, unit: string) => {
+    const set = boundUnits.get(value) ?? new Set<string>();
+    set.add(unit);
+    boundUnits.set(value, set);
+  };
+
+  tokens.forEach((token, i) => {
+    if (token.sentenceStart) {
+      const asked = QUESTION_WORDS.findIndex((pole) => pole.includes(token.lower) || pole.includes(`${token.lower} ${tokens[i + 1]?.lower}`));
+      if (asked >= 0) addPole(poles, "asks", asked);
+    }
+    for (const word of token.lower.replace(/'s$/, "").match(/[\p{L}\p{N}]+/gu) ?? []) words.add(word);
+    const next = tokens[i + 1]?.lower;
+    const nextUnit = next !== undefined ? UNITS[next] : undefined;
+
+    const parsed = parseNumber(token.lower);
+    if (parsed) {
+      for (const value of parsed.values) {
+        numbers.push(value);
+        const unit = parsed.unit ?? nextUnit ?? pendingCurrency;
+        if (unit) {
+          bind(value, unit);
+          units.add(unit);
+        }
+      }
+      pendingCurrency = undefined;
+      return;
+    }
+    const ordinal = ORDINAL_WORDS[token.lower];
+    if (ordinal !== undefined) {
+      addPole(poles, "ordinal", ordinal);
+      return;
+    }
+    const wordValue = NUMBER_WORDS[token.lower] ?? (token.lower === ONE && nextUnit ? 1 : undefined);
+    if (wordValue !== undefined) {
+      const value = String(wordValue);
+      numbers.push(value);
+      if (nextUnit) bind(value, nextUnit);
+      return;
+    }
+    const unit = UNITS[token.lower];
+    if (unit) {
+      const quantified = !TIME_UNITS.has(unit) || QUANTITY_WORDS.has(tokens[i - 1]?.lower ?? "");
+      if (quantified && !BOUND_ONLY_UNITS.has(token.lower)) units.add(unit);
+      pendingCurrency = CURRENCY_UNITS.has(unit) ? unit : undefined;
+      return;
+    }
+    pendingCurrency = undefined;
+    if (isIdentifier(token.raw)) identifiers.push(token.lower);
+    else if (!shouting && isName(token)) names.push(token.lower.replace(/'s?$/, ""));
+  });
+
+  const wordList = flat.replace(/n't\b/g, " not").match(/[\p{L}\p{N}]+/gu) ?? [];
+  const spaced = ` ${wordList.join(" ")} `;
+  for (const [axis, axisPoles] of Object.entries(AXES)) {
+    axisPoles.forEach((pole, index) => {
+      if (pole.some((term) => spaced.includes(` ${term} `))) addPole(poles, axis, index);
+    });
+  }
+
+  return {
+    words,
+    flat,
+    numbers: numbers.sort(),
+    boundUnits,
+    units,
+    names,
+    identifiers,
+    quoted: quotedStrings(normalised),
+    negated: wordList.some((word) => NEGATIONS.has(word)),
+    temporal: new Set(wordList.filter((word) => TEMPORAL_WORDS.has(word))),
+    poles,
+  };
+}
+
+/** Does serving `stored`'s answer to `query` risk answering a different question? */
+export function guardMatch(query: PromptFacts, stored: PromptFacts): GuardVerdict {
+  const fail = (reason: string): GuardVerdict => ({ pass: false, reason });
+  if (query.negated !== stored.negated) return fail("negation");
+  if (query.numbers.join(" ") !== stored.numbers.join(" ")) return fail(`numbers ${query.numbers.join(",")} vs ${stored.numbers.join(",")}`);
+  for (const [value, queryUnits] of query.boundUnits) {
+    const storedUnits = stored.boundUnits.get(value);
+    if (storedUnits && !sameSet(queryUnits, storedUnits)) return fail(`unit of ${value}`);
+  }
+  if (!sameSet(query.units, stored.units)) return fail(`units ${[...query.units]} vs ${[...stored.units]}`);
+  if (!sameSet(query.temporal, stored.temporal)) return fail("date or time");
+  for (const [a, b] of [[query, stored], [stored, query]] as const) {
+    const name = a.names.find((n) => !containsWord(b.words, n));
+    if (name) return fail(`name "${name}"`);
+    const identifier = a.identifiers.find((id) => !b.flat.includes(id));
+    if (identifier) return fail(`identifier "${identifier}"`);
+    const quote = a.quoted.find((q) => !b.flat.includes(q));
+    if (quote) return fail(`quoted "${quote}"`);
+  }
+  for (const [axis, queryPoles] of query.poles) {
+    const storedPoles = stored.poles.get(axis);
+    if (storedPoles && !sameSet(queryPoles, storedPoles)) return fail(`opposite ${axis}`);
+  }
+  return { pass: true };
+}
+
+function addPole(poles: Map<string, Set<number>>, axis: string, pole: number) {
+  const used = poles.get(axis) ?? new Set<number>();
+  used.add(pole);
+  poles.set(axis, used);
+}
+
+function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
+  for (const line of text.split("\n")) {
+    let sentenceStart = true;
+    for (const chunk of line.split(/\s+/)) {
+      if (!chunk) continue;
+      const raw = trimPunctuation(chunk);
+      if (raw) tokens.push({ raw, lower: raw.toLowerCase(), sentenceStart });
+      sentenceStart = /[.!?:]["')\]]*$/.test(chunk) || (!raw && sentenceStart);
+    }
+  }
+  return tokens;
+}
+
+/** Strips quotes, brackets and sentence punctuation around a token, keeping a call's "()". */
+function trimPunctuation(chunk: string): string {
+  const stripped = chunk.replace(OPENERS, "");
+  const call = /\w\(\)[^\w]*$/.test(stripped);
+  const trimmed = stripped.replace(/[^\p{L}\p{N}%°$€£¥₹]+$/u, "");
+  return trimmed && call ? `${trimmed}()` : trimmed;
+}
+
+/** Values of a numeric token: "30,000" and "30k" → 30000; "500,1000" → 500 and 1000; "5km" carries its unit. */
+function parseNumber(token: string): { values: string[]; unit: string | undefined } | undefined {
+  let body = token;
+  let unit: string | undefined;
+  const currency = UNITS[body[0]!];
+  if (currency && /^[$€£¥₹]/.test(body)) {
+    unit = currency;
+    body = body.slice(1);
+  }
+  if (!/^\d/.test(body) || /\d\.\d+\./.test(body)) return undefined;
+  if (/^\d+(,\d+)+$/.test(body) && !/^\d{1,3}(,\d{3})+$/.test(body)) return { values: body.split(",").map(canonicalNumber), unit };
+  const match = NUMBER.exec(body);
+  if (!match) return undefined;
+  const [, whole, fraction = "", suffix] = match;
+  let value = Number(whole!.replaceAll(",", "") + fraction);
+  if (suffix === "am" || suffix === "pm") return { values: [`${canonicalNumber(String(value))}${suffix}`], unit };
+  if (suffix && NUMBER_SCALES[suffix]) value *= NUMBER_SCALES[suffix]!;
+  else if (suffix && UNITS[suffix]) unit = UNITS[suffix];
+  else if (suffix && !/^(st|nd|rd|th|s)$/.test(suffix)) return undefined; // "4g", "mp3": a name, not a quantity
+  return { values: [canonicalNumber(String(value))], unit };
+}
+
+function canonicalNumber(text: string): string {
+  return String(Number(text));
+}
+
+/**
+ * snake_case, dotted.names, calls(), --flags, paths (not prose "and/or": a path has a leading
+ * slash or two of them), and anything mixing digits with punctuation (versions, dates, times).
+ */
+function isIdentifier(raw: string): boolean {
+  return /\w_\w|^_\w|\w\.\w|\w\(\)$|^--?\w|^[.~]?\/\w|\w\/\w+\/|\w::\w|->/u.test(raw) || (/\d/.test(raw) && /[^\p{L}\p{N}]/u.test(raw));
+}
+
+function isName(token: Token): boolean {
+  const letters = token.raw.replace(/[^\p{L}\p{N}]/gu, "");
+  if (!/\p{Lu}/u.test(letters)) return false;
+  if (NOT_NAMES.has(token.lower)) return false;
+  if (/\p{Lu}/u.test(letters.slice(1)) || /\p{N}/u.test(letters)) return true; // acronyms, PyTorch, iPhone, GPT4
+  return !token.sentenceStart;
+}
+
+function quotedStrings(text: string): string[] {
+  const found: string[] = [];
+  for (const pattern of [/"+([^"\n]{1,200}?)"+/g, /`+([^`\n]{1,200}?)`+/g, /(?:^|[\s(])'([^'\n]{1,200}?)'(?=[\s.,;:!?)]|$)/g]) {
+    for (const match of text.matchAll(pattern)) {
+      const inner = match[1]!.toLowerCase().replace(/\s+/g, " ").trim();
+      if (inner) found.push(inner);
+    }
+  }
+  return found;
+}
+
+/** A name is found when a word of the other prompt equals it, or one extends the other by a suffix (India ~ Indian). */
+function containsWord(words: Set<string>, name: string): boolean {
+  const parts = name.match(/[\p{L}\p{N}]+/gu) ?? [];
+  return parts.every((part) => {
+    if (words.has(part)) return true;
+    if (part.length < 4) return false;
+    for (const word of words) {
+      if (word.length >= 4 && Math.abs(word.length - part.length) <= 3 && (word.startsWith(part) || part.startsWith(word))) return true;
+    }
+    return false;
+  });
+}
+
+function sameSet<T>(a: Set<T>, b: Set<T>): boolean {
+  return a.size === b.size && [...a].every((item) => b.has(item));
+}

@@ -1,0 +1,41 @@
+import { Elysia } from "elysia";
+import { httpError } from "../http/errors";
+import type { AppContext } from "../runtime/context";
+import { serviceKeyAuth } from "../tenancy/auth";
+import { cacheOff, type CacheStage } from "../proxy/stages";
+import { findWorkspace } from "../tenancy/service";
+import { cacheKeyParams, cacheSettingsPatch } from "./model";
+import { cacheSettingsView, cacheStats, deleteEntry, purgeEntries, updateCacheSettings } from "./service";
+
+import { ResponseCache } from "./stage";
+
+/** The proxy's cache stage: the response cache, or nothing with --cache false. */
+export const cacheStage = (ctx: AppContext): CacheStage => (ctx.config.cache ? new ResponseCache(ctx) : cacheOff);
+
+/** The response cache of the caller's workspace: statistics, purge, settings (proxy credentials, spec §5). */
+export const cacheController = (ctx: AppContext) =>
+  new Elysia({ prefix: "/v1/cache", detail: { tags: ["cache"] } })
+    .use(serviceKeyAuth(ctx))
+    .get("/stats", ({ scope }) => cacheStats(scope, Date.now()), {
+      detail: { summary: "Entries, bytes, hits (exact and semantic), misses, hit rate and provider time saved" },
+    })
+    .delete(
+      "/",
+      ({ scope }) => ({ deleted: purgeEntries(scope) }),
+      { detail: { summary: "Purge every entry of the workspace (the counters stay)" } },
+    )
+    .get("/settings", ({ scope }) => cacheSettingsView(findWorkspace(ctx.database.db, scope.workspaceId)!), {
+      detail: { summary: "The workspace's cache settings; threshold null means the built-in default (effective_threshold)" },
+    })
+    .patch("/settings", ({ scope, body }) => cacheSettingsView(updateCacheSettings(ctx.database.db, scope, body)), {
+      body: cacheSettingsPatch,
+      detail: { summary: "Change enabled, semantic, threshold (0.5–1 or null), ttl_seconds (default TTL) or max_entries (LRU bound)" },
+    })
+    .delete(
+      "/:key",
+      ({ scope, params }) => {
+        if (!deleteEntry(scope, params.key)) throw httpError(404, "not_found", "no cache entry with this key in this workspace");
+        return { deleted: 1, key: params.key };
+      },
+      { params: cacheKeyParams, detail: { summary: "Delete one entry by the key a hit reported in X-Service-Cache-Key" } },
+    );

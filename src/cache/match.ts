@@ -1,0 +1,23 @@
+import { guardMatch, promptFacts, type PromptFacts } from "./guard";
+
+/** A stored entry the semantic search found near the query, with its exact cosine similarity. */
+export type Candidate<E> = { entry: E; similarity: number; prompt: string };
+
+export type MatchDecision<E> = { hit: Candidate<E> | undefined; rejected: { candidate: Candidate<E>; reason: string }[] };
+
+/**
+ * The semantic hit rule, used by the server and by `npm run eval:cache` alike: the most similar
+ * candidate at or above the threshold whose answer-determining facts agree with the query's
+ * (guard.ts). A candidate the guard rejects is skipped, not fatal: a less similar one that
+ * agrees may still answer.
+ */
+export function chooseMatch<E>(query: PromptFacts, candidates: Candidate<E>[], threshold: number): MatchDecision<E> {
+  const rejected: MatchDecision<E>["rejected"] = [];
+  const ranked = candidates.filter((c) => c.similarity >= threshold).sort((a, b) => b.similarity - a.similarity);
+  for (const candidate of ranked) {
+    const verdict = guardMatch(query, promptFacts(candidate.prompt));
+    if (verdict.pass) return { hit: candidate, rejected };
+    rejected.push({ candidate, reason: verdict.reason });
+  }
+  return { hit: undefined, rejected };
+}

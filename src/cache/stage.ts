@@ -1,0 +1,173 @@
+import { basename } from "node:path";
+import type { Config } from "../config";
+import type { VectorMemo } from "../embeddings/vector-memo";
+import type { Logger } from "../logging/logger";
+import type { ProxiedRequest } from "../proxy/request";
+import type { CacheStage, CachedCompletion } from "../proxy/stages";
+import { DEFAULT_MODEL_NAME } from "../runtime/assets";
+import type { EmbedderSlot } from "../runtime/embedder-slot";
+import { promptFacts } from "./guard";
+import { chooseMatch } from "./match";
+import { cacheKeys, type CacheKeys } from "./request-key";
+import {
+  attachVector,
+  DEFAULT_SEMANTIC_THRESHOLD,
+  findExact,
+  loadEntry,
+  recordHit,
+  recordMiss,
+  semanticCandidates,
+  storeEntry,
+  type StoredEntry,
+} from "./service";
+import { SingleFlight } from "./single-flight";
+
+/** What the cache reads of a proxied request (eval and bench build these without HTTP). */
+export type CacheRequest = Pick<ProxiedRequest, "scope" | "workspace" | "upstreamUrl" | "body" | "stream" | "cacheControl" | "clientSignal">;
+
+/** The vec0 column is bit[384]: the dimension of all-MiniLM-L6-v2. Another model: exact hits only. */
+const VECTOR_DIMENSIONS = 384;
+
+/**
+ * The embedding model reads 254 content tokens and ignores the rest: two long prompts that differ
+ * after that would look identical, so longer prompts match exactly or not at all. A token spans at
+ * least one character, so shorter texts are not even tokenised to check.
+ */
+const MAX_SEMANTIC_TOKENS = 254;
+
+export type ResponseCacheDeps = { config: Config; vectors: Pick<VectorMemo, "embed" | "peek">; embedder: EmbedderSlot; log: Logger };
+
+/**
+ * Stage 2 of the proxy: exact lookup by request key, then semantic lookup among the entries of
+ * the same scope (workspace, upstream, model, parameters, conversation prefix) guarded by the
+ * answer-determining facts of the prompt; single-flight for identical requests in flight.
+ * A cache failure is logged and treated as a miss: it never fails the request.
+ */
+export class ResponseCache implements CacheStage {
+  readonly #deps: ResponseCacheDeps;
+  readonly #vectorSpace: string;
+  readonly #flights = new SingleFlight();
+  readonly #keys = new WeakMap<CacheRequest, CacheKeys>();
+
+  constructor(deps: ResponseCacheDeps) {
+    this.#deps = deps;
+    // Vectors of another model or precision are not comparable: they live in other scopes.
+    this.#vectorSpace = `${deps.config.modelDir ? basename(deps.config.modelDir) : DEFAULT_MODEL_NAME}/${deps.config.embedPrecision}`;
+  }
+
+  async claim(request: CacheRequest): Promise<(() => void) | undefined> {
+    if (!request.workspace.cacheEnabled) return undefined;
+    return this.#flights.claim(this.keysOf(request).exactKey, request.clientSignal);
+  }
+
+  async lookup(request: CacheRequest): Promise<CachedCompletion | undefined> {
+    if (!request.workspace.cacheEnabled) return undefined;
+    try {
+      return await this.#lookup(request);
+    } catch (error) {
+      this.#deps.log.error("cache lookup failed; treated as a miss", { error: (error as Error).message });
+      return undefined;
+    }
+  }
+
+  store(request: CacheRequest, completion: Record<string, unknown>, upstreamMs: number): void {
+    if (!request.workspace.cacheEnabled) return;
+    // A streamed transcript does not carry logprobs: replaying it would drop what was asked for.
+    if (request.stream && request.body.logprobs) return;
+    try {
+      this.#store(request, completion, upstreamMs);
+    } catch (error) {
+      this.#deps.log.error("cache store failed", { error: (error as Error).message });
+    }
+  }
+
+  /** The request's keys as the cache computes them (once per request). */
+  keysOf(request: CacheRequest): CacheKeys {
+    let keys = this.#keys.get(request);
+    if (!keys) {
+      keys = cacheKeys({ workspaceId: request.scope.workspaceId, upstreamUrl: request.upstreamUrl, body: request.body, vectorSpace: this.#vectorSpace });
+      this.#keys.set(request, keys);
+    }
+    return keys;
+  }
+
+  async #lookup(request: CacheRequest): Promise<CachedCompletion | undefined> {
+    const { scope, workspace } = request;
+    const keys = this.keysOf(request);
+    const exact = findExact(scope, keys.exactKey, Date.now());
+    if (exact) return this.#hit(request, exact, "exact", 1);
+
+    const prompt = workspace.cacheSemantic ? this.#semanticPrompt(keys.prompt) : undefined;
+    const vector = prompt === undefined ? undefined : await this.#embed(prompt);
+    if (prompt !== undefined && vector) {
+      const candidates = semanticCandidates(scope, keys.scopeKey, vector, Date.now());
+      const { hit, rejected } = chooseMatch(promptFacts(prompt), candidates, workspace.cacheThreshold ?? DEFAULT_SEMANTIC_THRESHOLD);
+      for (const { candidate, reason } of rejected) {
+        this.#deps.log.debug("cache: semantic candidate rejected by the precision guard", { key: candidate.entry.key, similarity: candidate.similarity, reason });
+      }
+      const entry = hit && loadEntry(scope, hit.entry.id);
+      if (hit && entry) return this.#hit(request, entry, "semantic", hit.similarity);
+    }
+    recordMiss(scope);
+    return undefined;
+  }
+
+  #hit(request: CacheRequest, entry: StoredEntry, kind: "exact" | "semantic", similarity: number): CachedCompletion {
+    recordHit(request.scope, entry, kind, Date.now());
+    return { completion: JSON.parse(entry.completion), key: entry.key, similarity, savedUpstreamMs: entry.upstreamMs };
+  }
+
+  #store(request: CacheRequest, completion: Record<string, unknown>, upstreamMs: number): void {
+    const { scope, workspace } = request;
+    const keys = this.keysOf(request);
+    const now = Date.now();
+    const id = storeEntry(
+      scope,
+      {
+        key: keys.exactKey,
+        scopeKey: keys.scopeKey,
+        model: request.body.model,
+        prompt: keys.prompt,
+        completion: JSON.stringify(completion),
+        upstreamMs,
+        ttlSeconds: request.cacheControl.ttlSeconds ?? workspace.cacheTtlSeconds,
+      },
+      workspace.cacheMaxEntries,
+      now,
+    );
+    const prompt = workspace.cacheSemantic ? this.#semanticPrompt(keys.prompt) : undefined;
+    if (prompt === undefined) return;
+    // Usually the lookup (or the firewall) embedded this very text a moment ago; if not (no-cache), later.
+    const vector = this.#deps.vectors.peek(prompt);
+    if (vector) attachVector(scope, id, keys.scopeKey, vector);
+    else void this.#attachLater(request, id, keys.scopeKey, prompt);
+  }
+
+  async #attachLater(request: CacheRequest, id: number, scopeKey: string, prompt: string): Promise<void> {
+    const vector = await this.#embed(prompt);
+    try {
+      if (vector) attachVector(request.scope, id, scopeKey, vector);
+    } catch (error) {
+      this.#deps.log.error("cache: storing a vector failed; the entry will only hit exactly", { error: (error as Error).message });
+    }
+  }
+
+  /** The prompt's vector, or undefined (logged) when it cannot be embedded: the request then only matches exactly. */
+  async #embed(prompt: string): Promise<Float32Array | undefined> {
+    try {
+      return await this.#deps.vectors.embed(prompt);
+    } catch (error) {
+      this.#deps.log.warn("cache: cannot embed the prompt; exact matching only", { error: (error as Error).message });
+      return undefined;
+    }
+  }
+
+  /** The prompt when a semantic lookup can judge it: embedder ready, its vectors fit the table, text within the model's window. */
+  #semanticPrompt(prompt: string | undefined): string | undefined {
+    if (prompt === undefined || !this.#deps.embedder.ready) return undefined;
+    const embedder = this.#deps.embedder.require();
+    if (embedder.dimensions !== VECTOR_DIMENSIONS) return undefined;
+    if (prompt.length > MAX_SEMANTIC_TOKENS && embedder.countTokens(prompt) > MAX_SEMANTIC_TOKENS) return undefined;
+    return prompt;
+  }
+}

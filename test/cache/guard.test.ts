@@ -1,0 +1,83 @@
+import { describe, expect, test } from "bun:test";
+import { guardMatch, promptFacts } from "../../src/cache/guard";
+import { chooseMatch } from "../../src/cache/match";
+
+const verdict = (query: string, stored: string) => guardMatch(promptFacts(query), promptFacts(stored));
+
+describe("the precision guard lets paraphrases through", () => {
+  test.each([
+    ["What is the capital of France?", "What's the capital city of france?"],
+    ["How do I improve my handwriting?", "What are ways to improve my handwriting?"],
+    ["Which Beatles album is the best?", "Which is the best album by the Beatles?"],
+    ["How much is 30k rupees in dollars?", "How much is Rs 30,000 in dollars?"],
+    ["Why don't cats like water?", "Why do cats not like water?"],
+    ["How do I use `git rebase` safely?", "What is a safe way to use `git rebase`?"],
+    ["Is it worth learning Rust these days?", "Is learning Rust worth it these days?"],
+    ["How do I deal with stress at work?", "How should I handle stress at work? Why?"],
+    ["What should I do when I feel lonely?", "What should I do if I feel lonely?"],
+    ["What are the pros and cons of remote work?", "What are the pros and cons of working remotely?"],
+  ])("%s ~ %s", (query, stored) => {
+    expect(verdict(query, stored)).toEqual({ pass: true });
+  });
+});
+
+describe("the precision guard stops answers to a different question", () => {
+  test.each([
+    ["number", "How many people in Norway are over 96 years old?", "How many people in Norway are over 94 years old?"],
+    ["number word", "Why is my train one hour late?", "Why is my train four hours late?"],
+    ["scaled number", "Best phone under 20k?", "Best phone under 30,000?"],
+    ["year", "Who won the World Cup in 2014?", "Who won the World Cup in 2018?"],
+    ["version", "What is new in Python 3.12.1?", "What is new in Python 3.11.4?"],
+    ["negation", "Is coffee good for you?", "Is coffee not good for you?"],
+    ["contracted negation", "Why does my code compile?", "Why doesn't my code compile?"],
+    ["unit", "How many calories are in 100 grams of rice?", "How many calories are in 100 kg of rice?"],
+    ["unit bound to the number", "How far is 5 km in miles?", "How far is 5 miles in km?"],
+    ["currency", "Convert 100 dollars to euros", "Convert 100 pounds to euros"],
+    ["name", "How do I install Docker on Ubuntu?", "How do I install Docker on Fedora?"],
+    ["name at another position", "What did Einstein say about God?", "What did Newton say about God?"],
+    ["acronym", "How do I prepare for the GRE?", "How do I prepare for the GMAT?"],
+    ["identifier", "What does os.path.join() return?", "What does os.path.split() return?"],
+    ["quoted string", 'What does "carpe diem" mean?', 'What does "memento mori" mean?'],
+    ["month", "What is the weather like in Rome in July?", "What is the weather like in Rome in January?"],
+    ["time of day", "Is it better to exercise in the morning?", "Is it better to exercise at night?"],
+    ["opposite", "What is the fastest sorting algorithm?", "What is the slowest sorting algorithm?"],
+    ["comparison", "Which is bigger, a wolf or a husky?", "Which is smaller, a wolf or a husky?"],
+    ["direction in time", "What should I eat before a run?", "What should I eat after a run?"],
+    ["question word", "When was Marie Curie born?", "Where was Marie Curie born?"],
+    ["ordinal", "Who was the first president of Kenya?", "Who was the third president of Kenya?"],
+    ["pros and cons", "What are the advantages of nuclear power?", "What are the disadvantages of nuclear power?"],
+  ])("%s: %s ≠ %s", (_kind, query, stored) => {
+    const result = verdict(query, stored);
+    expect(result.pass).toBe(false);
+    // symmetric: whichever of the two was stored
+    expect(verdict(stored, query).pass).toBe(false);
+  });
+
+  test("the reason names what differs", () => {
+    expect(verdict("How do I install Docker on Ubuntu?", "How do I install Docker on Fedora?")).toEqual({ pass: false, reason: 'name "ubuntu"' });
+    expect(verdict("Is coffee good for you?", "Is coffee not good for you?")).toEqual({ pass: false, reason: "negation" });
+  });
+});
+
+describe("chooseMatch", () => {
+  const candidate = (prompt: string, similarity: number) => ({ entry: prompt, prompt, similarity });
+
+  test("takes the most similar candidate at or above the threshold", () => {
+    const decision = chooseMatch(promptFacts("What is the capital of France?"), [candidate("capital of France?", 0.91), candidate("What's the capital of France?", 0.97)], 0.9);
+    expect(decision.hit?.prompt).toBe("What's the capital of France?");
+  });
+
+  test("skips a candidate the guard rejects and takes the next that agrees", () => {
+    const decision = chooseMatch(
+      promptFacts("What is the capital of France?"),
+      [candidate("What is the capital of Germany?", 0.96), candidate("What's the capital city of France?", 0.93)],
+      0.9,
+    );
+    expect(decision.hit?.prompt).toBe("What's the capital city of France?");
+    expect(decision.rejected.map((r) => r.reason)).toEqual(['name "france"']);
+  });
+
+  test("nothing below the threshold", () => {
+    expect(chooseMatch(promptFacts("a question"), [candidate("a question", 0.89)], 0.9).hit).toBeUndefined();
+  });
+});
