@@ -1,11 +1,14 @@
 import { Elysia } from "elysia";
+import { cacheController, cacheStage } from "./cache";
+import { dashboardController } from "./dashboard";
 import { docsController } from "./docs";
+import { documentsController } from "./documents";
 import { evidenceController } from "./evidence";
+import { firewallController, firewallStage } from "./firewall";
 import { embeddingsController } from "./embeddings/controller";
 import { healthController } from "./health";
 import { httpBasics } from "./http/basics";
 import { proxyController } from "./proxy";
-import { cacheOff, firewallOff } from "./proxy/stages";
 import type { AppContext } from "./runtime/context";
 import { authController, keysController } from "./tenancy";
 
@@ -14,12 +17,16 @@ export function createApp(ctx: AppContext, docsUiScript: string) {
   return new Elysia()
     .use(httpBasics(ctx.log))
     .use(docsController(docsUiScript))
+    .use(dashboardController())
     .use(healthController(ctx))
     .use(authController(ctx))
     .use(keysController(ctx))
     .use(embeddingsController(ctx))
-    .use(proxyController(ctx, { firewall: firewallOff, cache: cacheOff }))
-    .use(evidenceController(ctx));
+    .use(proxyController(ctx, { firewall: firewallStage(ctx), cache: cacheStage(ctx) }))
+    .use(cacheController(ctx))
+    .use(firewallController(ctx))
+    .use(evidenceController(ctx))
+    .use(documentsController(ctx));
 }
 
 export type App = ReturnType<typeof createApp>;

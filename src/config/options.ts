@@ -138,6 +138,13 @@ export const serveOptions = {
     default: true,
     parse: bool,
   },
+  firewallWindowBudget: {
+    flag: "--firewall-window-budget",
+    env: "SIEVE_FIREWALL_WINDOW_BUDGET",
+    help: "Tokens of new text windows the firewall embeds per request; longer texts are sampled, cue words first (0: no limit)",
+    default: 128,
+    parse: integer(0, 1_000_000),
+  },
   cache: {
     flag: "--cache",
     env: "SIEVE_CACHE",

@@ -7,6 +7,9 @@ import { chatCompletionBody, type ChatCompletionBody } from "./model";
 /** Request headers passed on to the provider; everything else (above all X-Service-*) stays here. */
 const FORWARDED_HEADERS = ["authorization", "accept", "openai-organization", "openai-project", "openai-beta", "user-agent"];
 
+/** Longest time a response may stay cached, by request header or workspace setting: one year. */
+export const MAX_CACHE_TTL_SECONDS = 365 * 24 * 3600;
+
 export type CacheControl = { lookup: boolean; store: boolean; ttlSeconds: number | undefined };
 
 /** One chat-completions request as every pipeline stage sees it. */
@@ -76,7 +79,9 @@ function readCacheControl(headers: Headers): CacheControl {
   const ttlRaw = headers.get("x-service-cache-ttl");
   let ttlSeconds: number | undefined;
   if (ttlRaw !== null) {
-    if (!/^\d+$/.test(ttlRaw.trim()) || Number(ttlRaw) <= 0) throw badRequest("X-Service-Cache-Ttl: expected a positive whole number of seconds");
+    if (!/^\d+$/.test(ttlRaw.trim()) || Number(ttlRaw) <= 0 || Number(ttlRaw) > MAX_CACHE_TTL_SECONDS) {
+      throw badRequest(`X-Service-Cache-Ttl: expected a whole number of seconds from 1 to ${MAX_CACHE_TTL_SECONDS}`);
+    }
     ttlSeconds = Number(ttlRaw);
   }
   return { lookup: !noCache, store: !noStore, ttlSeconds };

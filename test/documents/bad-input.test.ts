@@ -118,7 +118,7 @@ function formWith(fields: Record<string, string>): FormData {
 
 describe("every endpoint refuses bad input", () => {
   test("no key, a malformed key, an unknown key: 401", async () => {
-    for (const headers of [{}, { authorization: "Bearer nope" }, { authorization: `Bearer ${victim.apiKey.slice(0, -2)}xx` }]) {
+    for (const headers of [{}, { authorization: "Bearer nope" }, { authorization: `Bearer ${victim.apiKey.slice(0, -2)}xx` }] as Record<string, string>[]) {
       for (const path of ["/api/documents", "/api/documents/duplicates", "/api/usage", `/api/documents/variants/${otherUpload.variant_id}/chunks`]) {
         const response = await fetch(`${sieve.url}${path}`, { headers });
         expect({ path, status: response.status }).toEqual({ path, status: 401 });

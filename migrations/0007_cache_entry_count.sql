@@ -1,0 +1,1 @@
+ALTER TABLE `cache_counters` ADD `entries` integer DEFAULT 0 NOT NULL;

@@ -1,0 +1,86 @@
+/**
+ * What the firewall's fit and eval scripts share: reading a labelled JSONL, naming sources, and
+ * an embedder wrapper with an on-disk cache (in the OS temp dir, keyed by model and text hash)
+ * so re-running a script does not re-embed thousands of texts. Vectors are identical either way.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { configWith, type Config } from "../../src/config";
+import type { Embedder } from "../../src/embeddings/embedder";
+import { loadEmbedder } from "../../src/server";
+import { embedderKey } from "../../src/firewall/builtins";
+import type { Embedding } from "../../src/firewall/scan";
+
+export const DATASETS = resolve(import.meta.dir, "../../../shared/datasets");
+
+export type LabelledRow = { id: string; text: string; attack: boolean; family: string | null; source: string; group: string };
+
+export function readLabelled(file: string): LabelledRow[] {
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line.trim())
+    .map((line, i) => {
+      const row = JSON.parse(line);
+      if (typeof row.text !== "string" || (row.label !== "attack" && row.label !== "benign")) throw new Error(`${file}:${i + 1}: expected {text, label: attack|benign}`);
+      const source = typeof row.source === "string" ? row.source : "unknown";
+      return { id: String(row.id ?? i), text: row.text, attack: row.label === "attack", family: row.family ?? null, source, group: sourceGroup(source) };
+    });
+}
+
+/** "JailbreakBench harmful: Bribery (Economic harm)" → "JailbreakBench": per-row labels folded into their collection. */
+export function sourceGroup(source: string): string {
+  return source.split(":")[0]!.replace(/ (harmful|benign)$/, "").trim();
+}
+
+/**
+ * Embedding as the server sees a text for the first time: `peek` never reports a vector, so
+ * window planning (the budget) behaves as on first sight; vectors come from the disk cache or
+ * one batched inference.
+ */
+export class FirstSightEmbedding implements Embedding {
+  readonly #file: string;
+  readonly #cache: Map<string, string>;
+  #dirty = 0;
+
+  constructor(
+    readonly embedder: Embedder,
+    model: string,
+  ) {
+    const dir = join(tmpdir(), "sieve-firewall-vectors");
+    mkdirSync(dir, { recursive: true });
+    this.#file = join(dir, `${model.replace(/[^\w.-]/g, "_")}.json`);
+    this.#cache = new Map(existsSync(this.#file) ? Object.entries(JSON.parse(readFileSync(this.#file, "utf8"))) : []);
+  }
+
+  static async load(config: Config = configWith({})): Promise<FirstSightEmbedding> {
+    return new FirstSightEmbedding(await loadEmbedder(config), embedderKey(config));
+  }
+
+  peek(): Float32Array | undefined {
+    return undefined;
+  }
+
+  async embedMany(texts: string[]): Promise<Float32Array[]> {
+    const key = (text: string) => createHash("sha256").update(text).digest("base64url");
+    const missing = [...new Set(texts.filter((t) => !this.#cache.has(key(t))))];
+    for (let i = 0; i < missing.length; i += 128) {
+      const part = missing.slice(i, i + 128);
+      const vectors = await this.embedder.embedMany(part);
+      part.forEach((text, k) => this.#cache.set(key(text), Buffer.from(vectors[k]!.buffer).toString("base64")));
+      this.#dirty += part.length;
+      if (this.#dirty >= 1024) this.save();
+    }
+    return texts.map((text) => {
+      const bytes = Buffer.from(this.#cache.get(key(text))!, "base64");
+      return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+    });
+  }
+
+  save(): void {
+    if (this.#dirty === 0) return;
+    writeFileSync(this.#file, JSON.stringify(Object.fromEntries(this.#cache)));
+    this.#dirty = 0;
+  }
+}

@@ -1,0 +1,85 @@
+import { type Calibration, familyIndex } from "./calibration";
+import { SYSTEM_PROMPT_PATTERN_ID, type PatternAction, type PatternSide } from "./model";
+import { VectorMatrix } from "./vector-matrix";
+
+/** What scoring needs to know about a pattern (the text stays in the database). */
+export type PatternMeta = {
+  id: string;
+  family: string;
+  side: PatternSide;
+  action: PatternAction;
+  threshold: number;
+  builtIn: boolean;
+};
+
+export type IndexedPattern = { meta: PatternMeta; vector: Float32Array };
+
+/**
+ * Everything shared by all workspaces, in memory: the built-in patterns, the contrast texts and
+ * the learned head, stacked into one matrix per side so one product scores a batch of windows
+ * against all of them. Rebuilt when the built-in rows change (start-up, library upgrade).
+ */
+export class BuiltinIndex {
+  readonly input: PatternMeta[];
+  readonly output: PatternMeta[];
+  /** Rows: input patterns, then contrast texts, then the head's weight vector (if any). */
+  readonly inputMatrix: VectorMatrix;
+  readonly outputMatrix: VectorMatrix;
+  /** Calibration family index of each input pattern row. */
+  readonly familyOfRow: Int32Array;
+  readonly contrastRows: number;
+  readonly hasHead: boolean;
+  readonly systemPrompt: PatternMeta | undefined;
+
+  constructor(
+    patterns: IndexedPattern[],
+    contrast: Float32Array[],
+    readonly calibration: Calibration,
+    readonly dims: number,
+  ) {
+    const families = familyIndex(calibration);
+    const input = patterns.filter((p) => p.meta.side === "input");
+    const output = patterns.filter((p) => p.meta.side === "output" && p.meta.id !== SYSTEM_PROMPT_PATTERN_ID);
+    this.systemPrompt = patterns.find((p) => p.meta.id === SYSTEM_PROMPT_PATTERN_ID)?.meta;
+    this.input = input.map((p) => p.meta);
+    this.output = output.map((p) => p.meta);
+    this.familyOfRow = Int32Array.from(input, (p) => families.get(p.meta.family) ?? -1);
+    this.contrastRows = contrast.length;
+    this.hasHead = calibration.head.weights.length === dims && calibration.window.headWeight !== 0;
+    const head = this.hasHead ? [Float32Array.from(calibration.head.weights)] : [];
+    this.inputMatrix = new VectorMatrix([...input.map((p) => p.vector), ...contrast, ...head], dims);
+    this.outputMatrix = new VectorMatrix(output.map((p) => p.vector), dims);
+  }
+}
+
+/** A workspace's view: which built-ins are on, and its own patterns (one small matrix per side). */
+export class WorkspacePatterns {
+  readonly inputEnabled: Uint8Array;
+  readonly outputEnabled: Uint8Array;
+  readonly systemPromptEnabled: boolean;
+  readonly customInput: PatternMeta[];
+  readonly customOutput: PatternMeta[];
+  readonly customInputMatrix: VectorMatrix;
+  readonly customOutputMatrix: VectorMatrix;
+
+  constructor(
+    readonly builtins: BuiltinIndex,
+    isBuiltinOn: (meta: PatternMeta) => boolean,
+    custom: IndexedPattern[],
+  ) {
+    this.inputEnabled = Uint8Array.from(builtins.input, (meta) => (isBuiltinOn(meta) ? 1 : 0));
+    this.outputEnabled = Uint8Array.from(builtins.output, (meta) => (isBuiltinOn(meta) ? 1 : 0));
+    this.systemPromptEnabled = builtins.systemPrompt !== undefined && isBuiltinOn(builtins.systemPrompt);
+    const input = custom.filter((p) => p.meta.side === "input");
+    const output = custom.filter((p) => p.meta.side === "output");
+    this.customInput = input.map((p) => p.meta);
+    this.customOutput = output.map((p) => p.meta);
+    this.customInputMatrix = new VectorMatrix(input.map((p) => p.vector), builtins.dims);
+    this.customOutputMatrix = new VectorMatrix(output.map((p) => p.vector), builtins.dims);
+  }
+
+  /** Every built-in on, no custom patterns: what the evaluation and a fresh workspace use. */
+  static defaults(builtins: BuiltinIndex): WorkspacePatterns {
+    return new WorkspacePatterns(builtins, () => true, []);
+  }
+}

@@ -1,0 +1,91 @@
+import { builtinScore, singleScore, windowLogit, type WindowSignals } from "./calibration";
+import type { PatternMeta, WorkspacePatterns } from "./pattern-index";
+import type { VectorMatrix } from "./vector-matrix";
+
+/** One pattern's similarity to one window, raw and calibrated. */
+export type PatternHit = { pattern: PatternMeta; similarity: number; score: number };
+
+export type WindowScore = {
+  /** The enabled pattern with the highest score, fired or not. */
+  best: PatternHit | undefined;
+  /** Enabled patterns whose score is strictly above their threshold. */
+  fired: PatternHit[];
+  /** Input side only: the raw signals the calibration combined (used by the fit script). */
+  signals?: WindowSignals;
+};
+
+/** Scores input windows (user/tool text) against the built-ins (calibrated) and the workspace's own patterns. */
+export function scoreInputWindows(patterns: WorkspacePatterns, vectors: Float32Array[]): WindowScore[] {
+  const builtins = patterns.builtins;
+  const { calibration } = builtins;
+  const rows = builtins.inputMatrix.rows;
+  const patternRows = builtins.input.length;
+  const sims = builtins.inputMatrix.product(vectors); // one product: patterns, contrast texts and head
+  const custom = customScores(patterns.customInput, patterns.customInputMatrix, vectors, (s) => singleScore(calibration, s));
+
+  return vectors.map((_, w) => {
+    const base = w * rows;
+    const familyMax = new Array<number>(calibration.families.length).fill(-1);
+    let top = -1;
+    for (let r = 0; r < patternRows; r++) {
+      const s = sims[base + r]!;
+      const family = builtins.familyOfRow[r]!;
+      if (family >= 0 && s > familyMax[family]!) familyMax[family] = s;
+      if (s > top) top = s;
+    }
+    let contrastMax = 0;
+    for (let r = patternRows; r < patternRows + builtins.contrastRows; r++) contrastMax = Math.max(contrastMax, sims[base + r]!);
+    const head = builtins.hasHead ? sims[base + rows - 1]! + calibration.head.bias : 0;
+    const signals: WindowSignals = { familyMax, contrastMax, head, top };
+    const logit = windowLogit(calibration, signals);
+
+    const window = collect(
+      builtins.input,
+      patterns.inputEnabled,
+      (r) => sims[base + r]!,
+      (s) => builtinScore(calibration, logit, top, s),
+    );
+    merge(window, custom[w]);
+    window.signals = signals;
+    return window;
+  });
+}
+
+/** Output windows (assistant text) against the output-side patterns; raw similarity alone is calibrated. */
+export function scoreOutputWindows(patterns: WorkspacePatterns, vectors: Float32Array[]): WindowScore[] {
+  const builtins = patterns.builtins;
+  const score = (s: number) => singleScore(builtins.calibration, s);
+  const rows = builtins.outputMatrix.rows;
+  const sims = rows > 0 ? builtins.outputMatrix.product(vectors) : new Float32Array(0);
+  const custom = customScores(patterns.customOutput, patterns.customOutputMatrix, vectors, score);
+  return vectors.map((_, w) => {
+    const window = collect(builtins.output, patterns.outputEnabled, (r) => sims[w * rows + r]!, score);
+    merge(window, custom[w]);
+    return window;
+  });
+}
+
+function customScores(metas: PatternMeta[], matrix: VectorMatrix, vectors: Float32Array[], score: (s: number) => number): WindowScore[] {
+  if (metas.length === 0) return vectors.map(() => ({ best: undefined, fired: [] }));
+  const sims = matrix.product(vectors);
+  const enabled = new Uint8Array(metas.length).fill(1); // disabled custom patterns are not loaded at all
+  return vectors.map((_, w) => collect(metas, enabled, (r) => sims[w * metas.length + r]!, score));
+}
+
+function collect(metas: PatternMeta[], enabled: Uint8Array, similarity: (row: number) => number, score: (s: number) => number): WindowScore {
+  const window: WindowScore = { best: undefined, fired: [] };
+  for (let r = 0; r < metas.length; r++) {
+    if (!enabled[r]) continue;
+    const s = similarity(r);
+    const hit = { pattern: metas[r]!, similarity: s, score: score(s) };
+    if (!window.best || hit.score > window.best.score) window.best = hit;
+    if (hit.score > hit.pattern.threshold) window.fired.push(hit);
+  }
+  return window;
+}
+
+function merge(into: WindowScore, other: WindowScore | undefined) {
+  if (!other) return;
+  into.fired.push(...other.fired);
+  if (other.best && (!into.best || other.best.score > into.best.score)) into.best = other.best;
+}

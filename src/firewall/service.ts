@@ -1,0 +1,243 @@
+/**
+ * The firewall without HTTP: the proxy stage (input check, output monitor), pattern management
+ * and the in-memory indexes. Built-ins are loaded into one shared matrix at start-up (from the
+ * shipped vectors when they match the embedder, otherwise embedded once the model is ready);
+ * each workspace's view (switches + custom patterns) is built on first use and dropped when
+ * the workspace changes its patterns.
+ */
+import { randomUUID } from "node:crypto";
+import { httpError } from "../http/errors";
+import type { ProxiedRequest } from "../proxy/request";
+import { ALLOW, firewallOff, type FirewallStage, type FirewallVerdict, type OutputMonitor } from "../proxy/stages";
+import type { AppContext } from "../runtime/context";
+import type { WorkspaceScope } from "../tenancy/scope";
+import { contrastVectors, embedderKey } from "./builtins";
+import { CALIBRATION } from "./calibration";
+import { round } from "./decision";
+import { BUILTIN_PATTERNS, FAMILY_DEFAULTS } from "./library";
+import { scannedTexts, systemPromptText } from "./messages";
+import type { z } from "zod";
+import { BUILTIN_FAMILIES, type BuiltinFamily, type CreatePatternBody, type patternView, type UpdatePatternBody } from "./model";
+import { FirewallOutputMonitor } from "./output-monitor";
+import { BuiltinIndex, WorkspacePatterns } from "./pattern-index";
+import { scanTexts, type ScanOptions } from "./scan";
+import { shippedPatternVector } from "./shipped-vectors";
+import { PatternStore, type BuiltinRow, type CustomRow } from "./store";
+
+/** Workspaces whose pattern view stays in memory (least recently used dropped first). */
+const WORKSPACE_CACHE = 1_000;
+const CUSTOM_FAMILY = "custom";
+
+export type PatternRecord = z.infer<typeof patternView>;
+
+export class FirewallService {
+  readonly store: PatternStore;
+  readonly model: string;
+  readonly options: ScanOptions;
+  #builtins: BuiltinIndex | undefined;
+  readonly #building: Promise<BuiltinIndex>;
+  readonly #workspaces = new Map<string, Promise<WorkspacePatterns>>();
+
+  constructor(private readonly ctx: AppContext) {
+    this.store = new PatternStore(ctx.database);
+    this.model = embedderKey(ctx.config);
+    this.options = { budgetTokens: ctx.config.firewallWindowBudget, windowTokens: CALIBRATION.windowTokens };
+    if (CALIBRATION.model !== this.model) {
+      ctx.log.warn("firewall calibration was fitted with another embedder; scores are approximate", { fitted: CALIBRATION.model, running: this.model });
+    }
+    this.#building = this.#loadBuiltins();
+    this.#building.then(
+      (index) => (this.#builtins = index),
+      (error: Error) => ctx.log.error("firewall patterns could not be embedded", { error: error.message }),
+    );
+  }
+
+  /** Seeds/upgrades the built-in rows, stores the vectors they lack, and builds the shared index. */
+  async #loadBuiltins(): Promise<BuiltinIndex> {
+    const missing = this.store.syncBuiltins(this.model);
+    const shipped = missing.flatMap((row) => {
+      const vector = shippedPatternVector(this.model, row.id, row.text);
+      return vector ? [{ id: row.id, vector }] : [];
+    });
+    if (shipped.length > 0) this.store.saveBuiltinVectors(this.model, shipped);
+    const toEmbed = missing.filter((row) => !shipped.some((s) => s.id === row.id));
+    const embed = async (texts: string[]) => (await this.ctx.embedder.loaded, this.ctx.vectors.embedMany(texts));
+    if (toEmbed.length > 0) {
+      this.ctx.log.info("embedding firewall patterns", { patterns: toEmbed.length });
+      const vectors = await embed(toEmbed.map((row) => row.text));
+      this.store.saveBuiltinVectors(this.model, toEmbed.map((row, i) => ({ id: row.id, vector: vectors[i]! })));
+    }
+    const contrast = await contrastVectors(this.model, embed);
+    return new BuiltinIndex(this.store.loadBuiltins(), contrast, CALIBRATION, contrast[0]?.length ?? 384);
+  }
+
+  /** The shared index; 503 while the model that must embed it is still loading. */
+  async builtins(): Promise<BuiltinIndex> {
+    if (this.#builtins) return this.#builtins;
+    this.ctx.embedder.require();
+    return this.#building;
+  }
+
+  /** This workspace's switches and custom patterns over the shared built-ins. */
+  patternsFor(scope: WorkspaceScope): Promise<WorkspacePatterns> {
+    const cached = this.#workspaces.get(scope.workspaceId);
+    if (cached) {
+      this.#workspaces.delete(scope.workspaceId);
+      this.#workspaces.set(scope.workspaceId, cached);
+      return cached;
+    }
+    const loading = this.#buildWorkspace(scope);
+    this.#workspaces.set(scope.workspaceId, loading);
+    loading.catch(() => this.#workspaces.delete(scope.workspaceId));
+    if (this.#workspaces.size > WORKSPACE_CACHE) this.#workspaces.delete(this.#workspaces.keys().next().value!);
+    return loading;
+  }
+
+  async #buildWorkspace(scope: WorkspaceScope): Promise<WorkspacePatterns> {
+    const builtins = await this.builtins();
+    const disabled = this.store.disabledBuiltins(scope);
+    const families = this.store.disabledFamilies(scope);
+    let { patterns, stale } = this.store.loadCustom(scope, this.model);
+    if (stale.length > 0) {
+      // Stored by another embedder (or before a crash): embed again, once.
+      const vectors = await this.ctx.vectors.embedMany(stale.map((row) => row.text));
+      this.store.saveCustomVectors(scope, this.model, stale.map((row, i) => ({ id: row.id, vector: vectors[i]! })));
+      ({ patterns } = this.store.loadCustom(scope, this.model));
+    }
+    return new WorkspacePatterns(builtins, (meta) => !disabled.has(meta.id) && !families.has(meta.family), patterns);
+  }
+
+  #changed(scope: WorkspaceScope): void {
+    this.#workspaces.delete(scope.workspaceId);
+  }
+
+  // — the proxy stage —
+
+  async checkInput(request: ProxiedRequest): Promise<FirewallVerdict> {
+    const texts = scannedTexts(request.body.messages, request.workspace.firewallScanSystem);
+    if (texts.length === 0) return ALLOW;
+    const patterns = await this.patternsFor(request.scope);
+    return (await scanTexts(texts, patterns, this.ctx.vectors, this.options)).verdict;
+  }
+
+  outputMonitor(request: ProxiedRequest): OutputMonitor | undefined {
+    const systemPrompt = systemPromptText(request.body.messages);
+    const pending = this.patternsFor(request.scope).then((patterns) =>
+      FirewallOutputMonitor.needed(patterns, systemPrompt) ? new FirewallOutputMonitor(patterns, this.ctx.vectors, this.options, systemPrompt) : undefined,
+    );
+    pending.catch(() => {}); // surfaces on the first inspect
+    return {
+      inspect: async (added, textSoFar) => (await pending)?.inspect(added, textSoFar) ?? ALLOW,
+      finish: async (fullText) => (await pending)?.finish(fullText) ?? ALLOW,
+    };
+  }
+
+  // — POST /v1/firewall/test —
+
+  async test(scope: WorkspaceScope, text: string) {
+    const started = performance.now();
+    const patterns = await this.patternsFor(scope);
+    const result = await scanTexts([text], patterns, this.ctx.vectors, this.options);
+    return {
+      verdict: result.verdict.action,
+      reason: result.verdict.reason,
+      matches: result.verdict.matches,
+      top: result.best
+        ? { pattern_id: result.best.pattern.id, family: result.best.pattern.family, similarity: round(result.best.similarity), score: round(result.best.score) }
+        : null,
+      windows: result.windows,
+      skipped_windows: result.skipped,
+      latency_ms: round(performance.now() - started),
+    };
+  }
+
+  // — pattern management —
+
+  listPatterns(scope: WorkspaceScope): PatternRecord[] {
+    const disabled = this.store.disabledBuiltins(scope);
+    const families = this.store.disabledFamilies(scope);
+    return [
+      ...this.store.builtinRows().map((row) => builtinRecord(row, !disabled.has(row.id) && !families.has(row.family))),
+      ...this.store.customRows(scope).map(customRecord),
+    ];
+  }
+
+  async createPattern(scope: WorkspaceScope, body: CreatePatternBody): Promise<PatternRecord> {
+    const text = body.text.trim();
+    const vector = await this.ctx.vectors.embed(text);
+    const row = this.store.insertCustom(scope, randomUUID(), { text, action: body.action, threshold: body.threshold, family: body.family ?? CUSTOM_FAMILY, side: body.side ?? "input" }, this.model, vector);
+    this.#changed(scope);
+    return customRecord(row);
+  }
+
+  /** Custom patterns: any field. Built-ins: `enabled` only (their text and defaults belong to the library). */
+  async updatePattern(scope: WorkspaceScope, id: string, body: UpdatePatternBody): Promise<PatternRecord> {
+    const builtin = this.store.findBuiltin(id);
+    if (builtin) {
+      const edited = Object.keys(body).filter((key) => key !== "enabled");
+      if (edited.length > 0) throw httpError(400, "invalid_request", `body.${edited[0]}: built-in patterns can only be enabled or disabled`);
+      this.store.setBuiltinEnabled(scope, id, body.enabled!);
+      this.#changed(scope);
+      return builtinRecord(builtin, body.enabled! && !this.store.disabledFamilies(scope).has(builtin.family));
+    }
+    const existing = this.store.findCustom(scope, id);
+    if (!existing) throw patternNotFound();
+    const { text: rawText, ...rest } = body;
+    const text = rawText?.trim();
+    // A new text is embedded before anything is written: the row never holds a text without its vector.
+    const vector = text !== undefined && text !== existing.text ? { model: this.model, vector: await this.ctx.vectors.embed(text) } : undefined;
+    const row = this.store.updateCustom(scope, id, { ...rest, ...(text !== undefined ? { text } : {}) }, vector);
+    if (!row) throw patternNotFound();
+    this.#changed(scope);
+    return customRecord(row);
+  }
+
+  deletePattern(scope: WorkspaceScope, id: string): void {
+    if (this.store.findBuiltin(id)) throw httpError(400, "invalid_request", "built-in patterns cannot be deleted; PATCH them with {\"enabled\": false}");
+    if (!this.store.deleteCustom(scope, id)) throw patternNotFound();
+    this.#changed(scope);
+  }
+
+  listFamilies(scope: WorkspaceScope) {
+    const disabled = this.store.disabledFamilies(scope);
+    return BUILTIN_FAMILIES.map((family) => familyRecord(family, !disabled.has(family)));
+  }
+
+  setFamilyEnabled(scope: WorkspaceScope, family: string, enabled: boolean) {
+    if (!(BUILTIN_FAMILIES as readonly string[]).includes(family)) throw httpError(404, "not_found", `no built-in family ${family}; families: ${BUILTIN_FAMILIES.join(", ")}`);
+    this.store.setFamilyEnabled(scope, family, enabled);
+    this.#changed(scope);
+    return familyRecord(family as BuiltinFamily, enabled);
+  }
+}
+
+const patternNotFound = () => httpError(404, "not_found", "firewall pattern not found");
+
+function builtinRecord(row: BuiltinRow, enabled: boolean): PatternRecord {
+  return { id: row.id, family: row.family, side: row.side, text: row.text, action: row.action, threshold: row.threshold, enabled, built_in: true, created_at: row.createdAt.toISOString() };
+}
+
+function customRecord(row: CustomRow): PatternRecord {
+  return { id: row.id, family: row.family, side: row.side, text: row.text, action: row.action, threshold: row.threshold, enabled: row.enabled, built_in: false, created_at: row.createdAt.toISOString() };
+}
+
+function familyRecord(family: BuiltinFamily, enabled: boolean) {
+  const defaults = FAMILY_DEFAULTS[family];
+  return { family, enabled, patterns: BUILTIN_PATTERNS.filter((p) => p.family === family).length, default_action: defaults.action, default_threshold: defaults.threshold };
+}
+
+const services = new WeakMap<AppContext, FirewallService>();
+
+/** One service per running app: the stage and the controller share its indexes. */
+export function firewallService(ctx: AppContext): FirewallService {
+  let service = services.get(ctx);
+  if (!service) services.set(ctx, (service = new FirewallService(ctx)));
+  return service;
+}
+
+/** The proxy's firewall stage (off with --firewall false). */
+export function firewallStage(ctx: AppContext): FirewallStage {
+  if (!ctx.config.firewall) return firewallOff;
+  const service = firewallService(ctx);
+  return { checkInput: (request) => service.checkInput(request), outputMonitor: (request) => service.outputMonitor(request) };
+}
