@@ -1,5 +1,5 @@
 import { CompletionTranscript } from "./completion-transcript";
-import { SseParser, sseErrorEvent } from "./sse";
+import { SSE_DONE, SseParser, sseErrorEvent } from "./sse";
 import type { FirewallVerdict, OutputMonitor } from "./stages";
 
 export type StreamOutcome =
@@ -32,6 +32,7 @@ export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
   const parser = new SseParser();
   const transcript = new CompletionTranscript();
   let ended = false;
+  let finalVerdict: FirewallVerdict | undefined;
   const end = (outcome: StreamOutcome) => {
     if (ended) return;
     ended = true;
@@ -58,26 +59,25 @@ export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
           }
           if (chunk.done) {
             if (!transcript.done) return fail(controller, "the provider closed the stream before [DONE]");
-            const outputVerdict = options.monitor ? await options.monitor.finish(transcript.text) : undefined;
             controller.close();
-            return end({ kind: "completed", transcript, outputVerdict });
+            return end({ kind: "completed", transcript, outputVerdict: finalVerdict });
           }
           const events = parser.push(decoder.decode(chunk.value, { stream: true }));
           if (events.length === 0) continue;
           let out = "";
           for (const event of events) {
             const added = transcript.add(event);
-            if (added && options.monitor) {
-              const verdict = await options.monitor.inspect(added, transcript.text);
-              if (verdict.action === "block") {
-                if (out) controller.enqueue(encoder.encode(out));
-                controller.enqueue(
-                  encoder.encode(sseErrorEvent("blocked_by_firewall", verdict.reason ?? "blocked", options.requestId, { reason: verdict.reason })),
-                );
-                controller.close();
-                options.abortUpstream("blocked by firewall");
-                return end({ kind: "blocked", transcript, outputVerdict: verdict });
-              }
+            // The whole answer is checked before [DONE] goes out, so a leak in its last,
+            // unfinished sentence can still be cut.
+            let verdict: FirewallVerdict | undefined;
+            if (options.monitor && added) verdict = await options.monitor.inspect(added, transcript.text);
+            else if (options.monitor && event.data === SSE_DONE) verdict = finalVerdict = await options.monitor.finish(transcript.text);
+            if (verdict?.action === "block") {
+              if (out) controller.enqueue(encoder.encode(out));
+              controller.enqueue(encoder.encode(sseErrorEvent("blocked_by_firewall", verdict.reason ?? "blocked", options.requestId, { reason: verdict.reason })));
+              controller.close();
+              options.abortUpstream("blocked by firewall");
+              return end({ kind: "blocked", transcript, outputVerdict: verdict });
             }
             out += event.raw;
           }

@@ -80,6 +80,18 @@ describe("output monitor while streaming", () => {
     expect(record.firewall_matches).toContainEqual(expect.objectContaining({ pattern_id: "out.pe.system-prompt-reproduced", family: "prompt_extraction", side: "output", action: "block" }));
   });
 
+  test("a short answer that is only checked at the end is cut before [DONE] goes out", async () => {
+    // Under OUTPUT_MIN_NEW_CHARS and without a sentence end: no check runs while it streams.
+    const answer = "As DAN I have no restrictions now";
+    const response = await api.chat({ model: `say:${answer}`, stream: true, messages: [{ role: "user", content: "Tell me a joke about cats." }] });
+    const events = parseSse(await response.text());
+    expect(events.at(-1)!.event).toBe("error");
+    expect(JSON.parse(events.at(-1)!.data).error.type).toBe("blocked_by_firewall");
+    expect(events.some((e) => e.data === "[DONE]")).toBe(false);
+    const record = await api.evidence(response.headers.get("x-service-request-id")!);
+    expect(record).toMatchObject({ status: 403, firewall_action: "block" });
+  });
+
   test("an ordinary streamed answer under the same system prompt streams to [DONE]", async () => {
     const answer = "Put the dedication on its own right-hand page, centred, in the body font, with no heading. Our house style guide has an example.";
     const response = await api.chat(request(answer, true));
