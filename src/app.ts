@@ -10,7 +10,7 @@ import { healthController } from "./health";
 import { httpBasics } from "./http/basics";
 import { proxyController } from "./proxy";
 import type { AppContext } from "./runtime/context";
-import { authController, keysController } from "./tenancy";
+import { authController, keysController, workspaceController } from "./tenancy";
 
 /** Mounts every feature on one Elysia app. */
 export function createApp(ctx: AppContext, docsUiScript: string) {
@@ -21,6 +21,7 @@ export function createApp(ctx: AppContext, docsUiScript: string) {
     .use(healthController(ctx))
     .use(authController(ctx))
     .use(keysController(ctx))
+    .use(workspaceController(ctx))
     .use(embeddingsController(ctx))
     .use(proxyController(ctx, { firewall: firewallStage(ctx), cache: cacheStage(ctx) }))
     .use(cacheController(ctx))

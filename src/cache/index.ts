@@ -27,7 +27,7 @@ export const cacheController = (ctx: AppContext) =>
     .get("/settings", ({ scope }) => cacheSettingsView(findWorkspace(ctx.database.db, scope.workspaceId)!), {
       detail: { summary: "The workspace's cache settings; threshold null means the built-in default (effective_threshold)" },
     })
-    .patch("/settings", ({ scope, body }) => cacheSettingsView(updateCacheSettings(ctx.database.db, scope, body)), {
+    .patch("/settings", ({ scope, body }) => cacheSettingsView(updateCacheSettings(scope, body)), {
       body: cacheSettingsPatch,
       detail: { summary: "Change enabled, semantic, threshold (0.5–1 or null), ttl_seconds (default TTL) or max_entries (LRU bound)" },
     })

@@ -1,6 +1,3 @@
-import { eq } from "drizzle-orm";
-import type { Db } from "../db/connection";
-import { workspaces } from "../tenancy/schema";
 import type { WorkspaceScope } from "../tenancy/scope";
 import type { Workspace } from "../tenancy/service";
 import type { Candidate } from "./match";
@@ -187,23 +184,16 @@ export function cacheSettingsView(workspace: Workspace) {
 }
 
 /**
- * Applies a settings change to the scope's own workspace row (`workspaces` is keyed by id, so
- * the scope's workspace id is the filter); a lower maximum evicts at once.
+ * Applies a settings change to the scope's own workspace row; a lower maximum evicts at once.
  */
-export function updateCacheSettings(db: Db, scope: WorkspaceScope, patch: CacheSettingsPatch): Workspace {
-  const changes = Object.fromEntries(
-    Object.entries({
-      cacheEnabled: patch.enabled,
-      cacheSemantic: patch.semantic,
-      cacheThreshold: patch.threshold,
-      cacheTtlSeconds: patch.ttl_seconds,
-      cacheMaxEntries: patch.max_entries,
-    }).filter(([, value]) => value !== undefined),
-  );
-  const mine = eq(workspaces.id, scope.workspaceId);
-  const workspace = Object.keys(changes).length
-    ? db.update(workspaces).set(changes).where(mine).returning().get()!
-    : db.select().from(workspaces).where(mine).get()!;
+export function updateCacheSettings(scope: WorkspaceScope, patch: CacheSettingsPatch): Workspace {
+  const workspace = scope.updateWorkspace({
+    cacheEnabled: patch.enabled,
+    cacheSemantic: patch.semantic,
+    cacheThreshold: patch.threshold,
+    cacheTtlSeconds: patch.ttl_seconds,
+    cacheMaxEntries: patch.max_entries,
+  });
   if (patch.max_entries !== undefined) evictOverflow(scope, patch.max_entries);
   return workspace;
 }

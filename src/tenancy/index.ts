@@ -3,10 +3,10 @@ import { eq } from "drizzle-orm";
 import type { AppContext } from "../runtime/context";
 import { httpError } from "../http/errors";
 import { SESSION_COOKIE, sessionFromCookie, bearerKeyAuth } from "./auth";
-import { createKeyBody, credentialsBody, keyIdParams, signUpBody } from "./model";
+import { createKeyBody, credentialsBody, keyIdParams, signUpBody, workspaceSettingsPatch } from "./model";
 import { workspaces } from "./schema";
 import { AccountError, createApiKey, findWorkspace, listApiKeys, logIn, logOut, revokeApiKey, signUp, type SessionInfo } from "./service";
-import { apiKeyView, workspaceView } from "./views";
+import { apiKeyView, workspaceSettingsView, workspaceView } from "./views";
 
 function sessionCookie(session: SessionInfo): string {
   const maxAge = Math.max(0, Math.floor((session.expiresAt.getTime() - Date.now()) / 1000));
@@ -91,4 +91,21 @@ export const keysController = (ctx: AppContext) =>
         return apiKeyView(revoked);
       },
       { params: keyIdParams, detail: { summary: "Revoke a key; it stops working on the next request" } },
+    );
+
+/** The caller's workspace and its general settings (Bearer key or dashboard session). */
+export const workspaceController = (ctx: AppContext) =>
+  new Elysia({ prefix: "/api/workspace", detail: { tags: ["workspace"] } })
+    .use(bearerKeyAuth(ctx))
+    .get("/", ({ scope }) => workspaceSettingsView(scope.workspace(), ctx.config.upstreamUrl), {
+      detail: { summary: "The workspace: id, name, body logging, system-prompt scanning, provider URL" },
+    })
+    .patch(
+      "/",
+      ({ scope, body }) =>
+        workspaceSettingsView(
+          scope.updateWorkspace({ name: body.name, logBodies: body.log_bodies, firewallScanSystem: body.firewall_scan_system, upstreamUrl: body.upstream_url }),
+          ctx.config.upstreamUrl,
+        ),
+      { body: workspaceSettingsPatch, detail: { summary: "Change settings; unknown fields are refused (400) and nothing changes" } },
     );

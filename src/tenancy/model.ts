@@ -13,6 +13,17 @@ export const createKeyBody = z.object({
   name: z.string().trim().min(1).max(100).default("default"),
 });
 
+const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
+
+/** Workspace settings that are not a feature's own (cache settings live under /v1/cache/settings). */
+export const workspaceSettingsPatch = z.strictObject({
+  name: z.string().trim().min(1).max(100).optional(),
+  log_bodies: z.boolean().optional(),
+  firewall_scan_system: z.boolean().optional(),
+  /** null: use the server's --upstream-url. */
+  upstream_url: httpUrl.nullable().optional(),
+});
+
 export const keyIdParams = z.object({ id: z.string().min(1).max(64) });
 
 export const apiKeyView = z.object({

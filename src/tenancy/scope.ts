@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import { and, count, eq, type InferInsertModel, type InferSelectModel, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/connection";
+import { workspaces } from "./schema";
 
 /** A table of tenant data: it has a workspace_id column. */
 export type TenantTable = SQLiteTable & { workspaceId: SQLiteColumn };
@@ -62,6 +63,18 @@ export class WorkspaceScope {
 
   delete<T extends TenantTable>(table: T, ...conditions: (SQL | undefined)[]) {
     return this.#db.delete(table).where(this.where(table, ...conditions));
+  }
+
+  /** The workspace's own row (its settings). */
+  workspace(): typeof workspaces.$inferSelect {
+    return this.#db.select().from(workspaces).where(eq(workspaces.id, this.workspaceId)).get()!;
+  }
+
+  /** Changes the workspace's own settings; an empty change just reads the row. */
+  updateWorkspace(set: Partial<Omit<typeof workspaces.$inferInsert, "id" | "createdAt">>): typeof workspaces.$inferSelect {
+    const changes = Object.fromEntries(Object.entries(set).filter(([, value]) => value !== undefined));
+    if (Object.keys(changes).length === 0) return this.workspace();
+    return this.#db.update(workspaces).set(changes).where(eq(workspaces.id, this.workspaceId)).returning().get()!;
   }
 
   /** Runs `work` in one SQLite transaction; the scope handed in writes through it. */

@@ -16,3 +16,11 @@ export const workspaceView = (workspace: Workspace) => ({
   name: workspace.name,
   created_at: workspace.createdAt.toISOString(),
 });
+
+export const workspaceSettingsView = (workspace: Workspace, defaultUpstreamUrl: string) => ({
+  ...workspaceView(workspace),
+  log_bodies: workspace.logBodies,
+  firewall_scan_system: workspace.firewallScanSystem,
+  upstream_url: workspace.upstreamUrl,
+  effective_upstream_url: workspace.upstreamUrl ?? defaultUpstreamUrl,
+});

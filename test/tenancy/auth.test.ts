@@ -169,3 +169,56 @@ describe("dashboard accounts", () => {
     }
   });
 });
+
+describe("workspace settings", () => {
+  const patch = (t: Tenant, body: unknown) =>
+    fetch(`${sieve.url}/api/workspace`, { method: "PATCH", headers: { ...t.bearer, "content-type": "application/json" }, body: JSON.stringify(body) });
+
+  test("GET shows the caller's own workspace; PATCH changes it and the proxy follows the workspace's provider URL", async () => {
+    const erin = sieve.tenant("erin");
+    const mine = (await (await fetch(`${sieve.url}/api/workspace`, { headers: erin.bearer })).json()) as any;
+    expect(mine).toMatchObject({ id: erin.workspaceId, name: "erin", log_bodies: true, firewall_scan_system: false, upstream_url: null });
+    // Point the server default somewhere dead: only the workspace setting can reach the provider.
+    const dead = await startSieve({ upstreamUrl: "http://127.0.0.1:9/v1" });
+    try {
+      const t = dead.tenant("routed");
+      const before = await fetch(`${dead.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...t.serviceHeaders },
+        body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "route me" }] }),
+      });
+      expect(before.status).toBe(502);
+      const changed = await fetch(`${dead.url}/api/workspace`, {
+        method: "PATCH",
+        headers: { ...t.bearer, "content-type": "application/json" },
+        body: JSON.stringify({ upstream_url: upstream.url, log_bodies: false }),
+      });
+      expect(((await changed.json()) as any).effective_upstream_url).toBe(upstream.url);
+      const after = await fetch(`${dead.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...t.serviceHeaders },
+        body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "route me" }] }),
+      });
+      expect(after.status).toBe(200);
+      expect(((await after.json()) as any).choices[0].message.content).toBe("echo: route me");
+    } finally {
+      await dead.close();
+    }
+  });
+
+  test("bad settings → 400 naming the field, nothing changed", async () => {
+    const frank = sieve.tenant("frank");
+    for (const [body, field] of [
+      [{ log_bodies: "no" }, "log_bodies"],
+      [{ upstream_url: "ftp://x" }, "upstream_url"],
+      [{ colour: "red" }, "colour"],
+      [{ name: "" }, "name"],
+    ] as const) {
+      const response = await patch(frank, body);
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as any).detail).toContain(field);
+    }
+    const unchanged = (await (await fetch(`${sieve.url}/api/workspace`, { headers: frank.bearer })).json()) as any;
+    expect(unchanged).toMatchObject({ name: "frank", log_bodies: true, upstream_url: null });
+  });
+});
