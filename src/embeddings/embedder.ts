@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import type { PreTrainedModel, PreTrainedTokenizer } from "@huggingface/transformers";
-import { BatchQueue } from "./batch-queue.ts";
+import { InferenceQueue } from "./inference-queue.ts";
 import { EmbedderInputError, EmbedderLoadError } from "./errors.ts";
 import { checkModelFolder, onnxFile } from "./model-files.ts";
 import { loadRuntime, type WasmFiles } from "./runtime.ts";
@@ -25,17 +25,6 @@ export type EmbedderOptions = {
   threads?: number;
 };
 
-// Large enough to amortise per-run overhead, small enough that attention scratch memory stays modest.
-const MAX_BATCH = 32;
-
-/**
- * Every sequence is padded to a multiple of this, alone or batched, and only sequences of equal
- * padded length share a batch. Padding itself is masked out, but its length changes float
- * summation order by an ulp, and int8 re-quantisation between layers can turn that ulp into a
- * different rounding (~1e-3 in the output): same padded length means bit-identical vectors.
- */
-const PAD_MULTIPLE = 16;
-
 // Generous: English averages ~5 characters per token; whitespace-heavy text falls back to a full pass.
 const CHARS_PER_TOKEN_BOUND = 32;
 
@@ -45,7 +34,7 @@ let loading: Promise<unknown> = Promise.resolve();
 export class Embedder {
   readonly dimensions: number;
   readonly modelName: string;
-  private readonly queue: BatchQueue<number[], Float32Array>;
+  private readonly queue: InferenceQueue<number[], Float32Array>;
   private readonly prefix: number[];
   private readonly suffix: number[];
   private readonly maxTokens: number;
@@ -64,7 +53,7 @@ export class Embedder {
     this.prefix = [first];
     this.suffix = rest;
     this.maxTokens = Math.min(tokenizer.model_max_length, config.max_position_embeddings);
-    this.queue = new BatchQueue((batch) => this.runBatch(batch), (sequence) => this.paddedLength(sequence), MAX_BATCH);
+    this.queue = new InferenceQueue((sequence) => this.runOne(sequence));
   }
 
   static async load(opts: EmbedderOptions): Promise<Embedder> {
@@ -109,14 +98,16 @@ export class Embedder {
     return vector;
   }
 
+  /**
+   * Each text runs as its own unpadded inference. Batching buys no throughput on single-threaded
+   * WASM (CPU time per text is the same), while padding costs real time on short texts (a
+   * 17-token prompt padded to 32 took 27 ms instead of 18) and changes float summation order,
+   * which int8 re-quantisation between layers can turn into a different rounding. Alone and
+   * unpadded, a text's vector is the same whatever else is being embedded.
+   */
   async embedMany(texts: string[]): Promise<Float32Array[]> {
     const sequences = texts.map((text) => this.toSequence(text));
-    // Longest first, so texts of one padded length sit together and fill batches.
-    const order = sequences.map((_, i) => i).sort((a, b) => sequences[b].length - sequences[a].length);
-    const vectors = await this.queue.submit(order.map((i) => sequences[i]));
-    const result = new Array<Float32Array>(texts.length);
-    order.forEach((original, sortedIndex) => (result[original] = vectors[sortedIndex]));
-    return result;
+    return Promise.all(sequences.map((sequence) => this.queue.submit(sequence)));
   }
 
   /** [CLS] + up to 254 content tokens + [SEP]: truncation keeps the closing [SEP], as sentence-transformers does. */
@@ -142,30 +133,16 @@ export class Embedder {
     return this.tokenizer.encode(text, { add_special_tokens: false });
   }
 
-  private paddedLength(sequence: number[]): number {
-    return Math.min(this.maxTokens, Math.ceil(sequence.length / PAD_MULTIPLE) * PAD_MULTIPLE);
+  private async runOne(sequence: number[]): Promise<Float32Array> {
+    const dims = [1, sequence.length];
+    const { last_hidden_state } = await this.model({
+      input_ids: new this.Tensor("int64", BigInt64Array.from(sequence, BigInt), dims),
+      attention_mask: new this.Tensor("int64", new BigInt64Array(sequence.length).fill(1n), dims),
+      token_type_ids: new this.Tensor("int64", new BigInt64Array(sequence.length), dims),
+    });
+    return meanPoolNormalized(last_hidden_state.data as Float32Array, sequence.length, this.dimensions, 0, sequence.length);
   }
 
-  private async runBatch(sequences: number[][]): Promise<Float32Array[]> {
-    const batch = sequences.length;
-    const width = this.paddedLength(sequences[0]); // the queue batches equal padded lengths only
-    const ids = new BigInt64Array(batch * width);
-    const mask = new BigInt64Array(batch * width);
-    sequences.forEach((sequence, row) => {
-      sequence.forEach((id, t) => {
-        ids[row * width + t] = BigInt(id);
-        mask[row * width + t] = 1n;
-      });
-    });
-    const dims = [batch, width];
-    const { last_hidden_state } = await this.model({
-      input_ids: new this.Tensor("int64", ids, dims),
-      attention_mask: new this.Tensor("int64", mask, dims),
-      token_type_ids: new this.Tensor("int64", new BigInt64Array(batch * width), dims),
-    });
-    const hidden = last_hidden_state.data as Float32Array;
-    return sequences.map((sequence, row) => meanPoolNormalized(hidden, width, this.dimensions, row, sequence.length));
-  }
 }
 
 export { cosine } from "./vectors.ts";

@@ -23,6 +23,7 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
         defaultUpstreamUrl: ctx.config.upstreamUrl,
         maxBodyBytes: ctx.config.maxBodyBytes,
         receivedAt,
+        cacheOn: ctx.config.cache,
       });
       return runPipeline(proxied, deps);
     },

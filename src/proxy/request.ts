@@ -33,7 +33,7 @@ export type ProxiedRequest = {
 
 export async function readProxiedRequest(
   request: Request,
-  ctx: { requestId: string; scope: WorkspaceScope; workspace: Workspace; defaultUpstreamUrl: string; maxBodyBytes: number; receivedAt: number },
+  ctx: { requestId: string; scope: WorkspaceScope; workspace: Workspace; defaultUpstreamUrl: string; maxBodyBytes: number; receivedAt: number; cacheOn: boolean },
 ): Promise<ProxiedRequest> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   const tooLarge = () => httpError(413, "payload_too_large", `request body exceeds the ${ctx.maxBodyBytes}-byte limit`);
@@ -65,14 +65,17 @@ export async function readProxiedRequest(
     stream: parsed.data.stream === true,
     forwardHeaders,
     upstreamUrl: ctx.workspace.upstreamUrl ?? ctx.defaultUpstreamUrl,
-    cacheControl: readCacheControl(request.headers),
+    cacheControl: readCacheControl(request.headers, ctx.cacheOn && ctx.workspace.cacheEnabled),
     receivedAt: ctx.receivedAt,
     clientSignal: request.signal,
   };
 }
 
-/** X-Service-Cache-Control: no-cache (skip lookup, still store) | no-store (neither); X-Service-Cache-Ttl: seconds. */
-function readCacheControl(headers: Headers): CacheControl {
+/**
+ * X-Service-Cache-Control: no-cache (skip lookup, still store) | no-store (neither); X-Service-Cache-Ttl:
+ * seconds. With the cache off (server or workspace) there is neither lookup nor store.
+ */
+function readCacheControl(headers: Headers, cacheOn: boolean): CacheControl {
   const directives = (headers.get("x-service-cache-control") ?? "").toLowerCase();
   const noStore = directives.includes("no-store");
   const noCache = noStore || directives.includes("no-cache");
@@ -84,5 +87,5 @@ function readCacheControl(headers: Headers): CacheControl {
     }
     ttlSeconds = Number(ttlRaw);
   }
-  return { lookup: !noCache, store: !noStore, ttlSeconds };
+  return { lookup: cacheOn && !noCache, store: cacheOn && !noStore, ttlSeconds };
 }

@@ -23,7 +23,7 @@ for (const precision of ["fp32", "int8"] as const) {
       expect(maxAbsDiff(long, await e.embed(LONG))).toBeLessThanOrEqual(1e-5);
     });
 
-    test("concurrent embed() calls (coalesced into one batch) match separate calls", async () => {
+    test("concurrent embed() calls match separate calls", async () => {
       const e = await embedder(precision === "int8");
       const texts = [SHORT, LONG, "A third, medium-sized text about caching.", "x"];
       const together = await Promise.all(texts.map((t) => e.embed(t)));

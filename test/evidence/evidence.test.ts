@@ -74,6 +74,20 @@ describe("evidence log", () => {
     expect(record.response_body).toBeNull();
   });
 
+  test("with the workspace's cache switched off, requests are recorded as cache skip", async () => {
+    const nocache = sieve.tenant("nocache");
+    const off = await fetch(`${sieve.url}/v1/cache/settings`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json", ...nocache.serviceHeaders },
+      body: JSON.stringify({ enabled: false }),
+    });
+    expect(off.status).toBe(200);
+    const response = await chat(nocache, { model: "m1", messages: [{ role: "user", content: "no cache here" }] });
+    expect(response.headers.get("x-service-cache")).toBe("miss");
+    const record = await evidenceFor(nocache, response.headers.get("x-service-request-id")!);
+    expect(record.cache_status).toBe("skip");
+  });
+
   test("list filters by status and cache, pages, and never shows another workspace", async () => {
     await chat(tenant, { model: "error-500", messages: [{ role: "user", content: "x" }] });
     await Bun.sleep(80);
