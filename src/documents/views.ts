@@ -1,6 +1,7 @@
 /** Database rows → API JSON (snake_case, ISO times). Field lists are the documented response shapes. */
 import type { ChunkRow } from "./chunk-store";
 import type { DocumentRow, VariantRow, VersionRow } from "./records";
+import { dedupResultOf } from "./dedup-columns";
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -85,16 +86,7 @@ export function chunkView(row: ChunkRow, fullMetadata: boolean) {
     synthetic_context: row.syntheticContext,
     parent_chunk_id: row.parentChunkId,
     bounding_box: row.boundingBox,
-    dedup_strategy: row.dedupStrategy,
-    dedup_confidence: row.dedupConfidence,
-    is_reused: row.isReused,
-    dedup_source_chunk_id: row.dedupSourceChunkId,
-    total_sentences: row.totalSentences,
-    reused_sentences_count: row.reusedSentencesCount,
-    new_sentences_count: row.newSentencesCount,
-    content_reuse_ratio: row.contentReuseRatio,
-    embedding_recommendation: row.embeddingRecommendation,
-    recommendation_confidence: row.recommendationConfidence,
+    ...dedupResultOf(row),
     dedup_metadata: fullMetadata ? row.dedupMetadata : null,
   };
 }
