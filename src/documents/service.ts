@@ -29,7 +29,7 @@ import {
 import { documentBlobs, documentChunks, documents, documentVariants, documentVersions } from "./schema";
 import { parseUploadedFile, type Upload } from "./upload";
 import { addUsage } from "./usage";
-import { chunkView, documentView, duplicateInfoView, variantView, type DocumentParts } from "./views";
+import { chunkView, documentView, duplicateInfoView, fileFields, variantView, type DocumentParts } from "./views";
 
 /** How long an upload waits for its job before answering with status pending/processing. */
 export const SYNC_WAIT_MS = 2_000;
@@ -157,12 +157,7 @@ function uploadView({ document, version }: Created, variant: VariantRow) {
     deduplication_available: version.parentVersionId !== null,
     parent_document_id: document.parentDocumentId,
     parent_version_id: version.parentVersionId,
-    filename: document.filename,
-    content_hash: document.contentHash,
-    file_size_bytes: document.fileSizeBytes,
-    mime_type: document.mimeType,
-    format: document.format,
-    page_count: document.pageCount,
+    ...fileFields(document),
     chunking_strategy: variant.chunkingStrategy,
     chunk_size: variant.chunkSize,
     chunk_overlap: variant.chunkOverlap,

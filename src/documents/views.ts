@@ -32,15 +32,22 @@ export function variantView(variant: VariantRow, documentId: string) {
 
 export type DocumentParts = { document: DocumentRow; version: VersionRow; latestVersionId: string; variants: VariantRow[] };
 
-export function documentView({ document, version, latestVersionId, variants }: DocumentParts) {
+/** The file facts every document-shaped response carries. */
+export function fileFields(document: DocumentRow) {
   return {
-    id: document.id,
     filename: document.filename,
     content_hash: document.contentHash,
     file_size_bytes: document.fileSizeBytes,
     mime_type: document.mimeType,
     format: document.format,
     page_count: document.pageCount,
+  };
+}
+
+export function documentView({ document, version, latestVersionId, variants }: DocumentParts) {
+  return {
+    id: document.id,
+    ...fileFields(document),
     /** The status of the variant the upload created. */
     status: variants[0]?.status ?? "pending",
     created_at: iso(document.createdAt),
