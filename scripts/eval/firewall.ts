@@ -13,7 +13,7 @@ import { embedderKey, libraryIndexInput } from "../../src/firewall/builtins";
 import { CALIBRATION } from "../../src/firewall/calibration";
 import { FAMILY_DEFAULTS } from "../../src/firewall/library";
 import { BuiltinIndex, WorkspacePatterns } from "../../src/firewall/pattern-index";
-import { scanTexts, type ScanResult } from "../../src/firewall/scan";
+import { scanTexts, SECOND_LOOK_FROM, type ScanResult } from "../../src/firewall/scan";
 import { textWindows } from "../../src/firewall/windows";
 import { DATASETS, FirstSightEmbedding, readLabelled, type LabelledRow } from "./firewall-data";
 import { percent, rocAuc, tprAtFpr, type Scored } from "./firewall-metrics";
@@ -103,4 +103,11 @@ for (const slice of sweepSlices) {
 
 const byFamily = new Map<string, number>();
 for (const o of outcomes.filter((o) => o.row.attack && o.result.verdict.family)) byFamily.set(o.result.verdict.family!, (byFamily.get(o.result.verdict.family!) ?? 0) + 1);
+const secondLook = (attack: boolean) => {
+  const side = outcomes.filter((o) => o.row.attack === attack);
+  const looked = side.filter((o) => o.result.secondLook > 0);
+  const extra = looked.reduce((sum, o) => sum + o.result.secondLook, 0);
+  return `${percent(looked.length / side.length)} of ${attack ? "attacks" : "benign rows"} (${looked.length ? (extra / looked.length).toFixed(1) : 0} sub-windows each)`;
+};
+console.log(`\nSecond look (score ≥ ${SECOND_LOOK_FROM}): ${secondLook(false)}, ${secondLook(true)}.`);
 console.log(`\nFamilies named in verdicts on attacks: ${[...byFamily].map(([f, n]) => `${f} ${n}`).join(", ") || "none"}.`);

@@ -30,7 +30,7 @@ import { BUILTIN_PATTERNS, LIBRARY_VERSION } from "../../src/firewall/library";
 import { BuiltinIndex, WorkspacePatterns } from "../../src/firewall/pattern-index";
 import { scoreInputWindows } from "../../src/firewall/scoring";
 import { encodeVector, decodeVector, textSha, type ShippedVectors } from "../../src/firewall/shipped-vectors";
-import { textWindows, WINDOW_TOKENS } from "../../src/firewall/windows";
+import { subWindows, textWindows, WINDOW_TOKENS } from "../../src/firewall/windows";
 import { DATASETS, FirstSightEmbedding, readLabelled, type LabelledRow } from "../eval/firewall-data";
 import { percent, tprAtFpr } from "../eval/firewall-metrics";
 import { fitLogistic, logitOf, type LogisticFit } from "./firewall-logistic";
@@ -95,7 +95,9 @@ const defaults = WorkspacePatterns.defaults(index);
 type Window = { vector: Float32Array; familyMax: number[]; contrastMax: number; top: number };
 type Unit = { row: LabelledRow; windows: Window[]; weight: number };
 console.error(`fit: windowing and embedding ${rows.length} training rows …`);
-const windowTexts = rows.map((row) => textWindows(row.text, WINDOW_TOKENS));
+// Every window and its second-look sub-windows: the server looks closer at suspicious windows
+// (scan.ts), so the fit must know how fragments of ordinary texts score.
+const windowTexts = rows.map((row) => textWindows(row.text, WINDOW_TOKENS).flatMap((window) => [window, ...subWindows(window)]));
 const vectors = await embed(windowTexts.flat());
 embedding.save();
 let offset = 0;

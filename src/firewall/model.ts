@@ -106,7 +106,11 @@ export const testResult = z.object({
     .object({ pattern_id: z.string(), family: z.string(), similarity: z.number(), score: z.number() })
     .nullable()
     .describe("The highest-scoring enabled pattern, fired or not"),
-  windows: z.number().int().describe("Text windows scored"),
+  windows: z.number().int().describe("Text windows scored, second-look sub-windows included"),
   skipped_windows: z.number().int().describe("Windows of a long text left out by the window budget"),
+  second_look_windows: z
+    .number()
+    .int()
+    .describe("Sentences and 16-token runs of suspicious windows (score ≥ 0.5) scored on their own, so an injection tacked onto harmless text is not averaged away"),
   latency_ms: z.number(),
 });

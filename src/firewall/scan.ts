@@ -7,7 +7,7 @@ import { cueScore } from "./cues";
 import { decide, type Decision } from "./decision";
 import type { WorkspacePatterns } from "./pattern-index";
 import { scoreInputWindows, type WindowScore } from "./scoring";
-import { estimateTokens, textWindows } from "./windows";
+import { estimateTokens, subWindows, textWindows } from "./windows";
 
 /** Embeddings through the shared LRU (ctx.vectors): texts seen recently cost nothing. */
 export type Embedding = {
@@ -22,18 +22,55 @@ export type ScanOptions = {
 };
 
 export type ScanResult = Decision & {
-  /** Windows scored (already known + newly embedded). */
+  /** Windows scored (already known + newly embedded), second-look sub-windows included. */
   windows: number;
   /** Windows of long texts left out because the budget ran out. */
   skipped: number;
+  /** Sub-windows scored because their window looked suspicious (subWindows in windows.ts). */
+  secondLook: number;
   scores: WindowScore[];
 };
+
+/**
+ * Calibrated score from which a window gets a second look: its sentences and 16-token runs are
+ * embedded and scored too. Ordinary prompts rarely get there (docs/firewall.md gives the share),
+ * so the extra embeddings are spent on the texts that need them.
+ */
+export const SECOND_LOOK_FROM = 0.3;
+/** The second look uses what the first pass left of the budget, but always at least this many tokens. */
+export const SECOND_LOOK_MIN_TOKENS = 32;
 
 export async function scanTexts(texts: string[], patterns: WorkspacePatterns, embedding: Embedding, options: ScanOptions): Promise<ScanResult> {
   const plan = planWindows(texts, (window) => embedding.peek(window) !== undefined, options);
   const vectors = plan.windows.length > 0 ? await embedding.embedMany(plan.windows) : [];
   const scores = scoreInputWindows(patterns, vectors);
-  return { ...decide(scores, "input"), windows: plan.windows.length, skipped: plan.skipped, scores };
+  const closerBudget = options.budgetTokens > 0 ? Math.max(options.budgetTokens - plan.spent, SECOND_LOOK_MIN_TOKENS) : 0;
+  const closer = planSecondLook(plan.windows, scores, (window) => embedding.peek(window) !== undefined, closerBudget);
+  if (closer.length > 0) scores.push(...scoreInputWindows(patterns, await embedding.embedMany(closer)));
+  return { ...decide(scores, "input"), windows: plan.windows.length + closer.length, skipped: plan.skipped, secondLook: closer.length, scores };
+}
+
+/**
+ * Sub-windows of the windows that scored at least SECOND_LOOK_FROM, most suspicious window first.
+ * New ones share budgetTokens (0 = no limit); known ones are free.
+ */
+export function planSecondLook(windows: string[], scores: WindowScore[], known: (window: string) => boolean, budgetTokens: number): string[] {
+  const suspicious = windows
+    .map((window, i) => ({ window, score: scores[i]!.best?.score ?? 0 }))
+    .filter((w) => w.score >= SECOND_LOOK_FROM)
+    .sort((a, b) => b.score - a.score);
+  const chosen = new Set<string>();
+  let spent = 0;
+  for (const { window } of suspicious) {
+    for (const sub of subWindows(window)) {
+      if (chosen.has(sub) || windows.includes(sub)) continue;
+      const cost = known(sub) ? 0 : estimateTokens(sub);
+      if (budgetTokens > 0 && spent + cost > budgetTokens) continue;
+      chosen.add(sub);
+      spent += cost;
+    }
+  }
+  return [...chosen];
 }
 
 type Candidate = { text: string; tokens: number; whole: boolean; cues: number; spread: number; recency: number };
@@ -45,7 +82,7 @@ type Candidate = { text: string; tokens: number; whole: boolean; cues: number; s
  * long texts with the most attack cue words, then the rest spread evenly over each text (first,
  * last, middle, quarters, …), so a cut-off still samples the whole document.
  */
-export function planWindows(texts: string[], known: (window: string) => boolean, options: ScanOptions): { windows: string[]; skipped: number } {
+export function planWindows(texts: string[], known: (window: string) => boolean, options: ScanOptions): { windows: string[]; skipped: number; spent: number } {
   const seen = new Set<string>();
   const free: string[] = [];
   const fresh: Candidate[] = [];
@@ -61,7 +98,7 @@ export function planWindows(texts: string[], known: (window: string) => boolean,
   });
 
   const total = fresh.reduce((sum, c) => sum + c.tokens, 0);
-  if (options.budgetTokens <= 0 || total <= options.budgetTokens) return { windows: [...free, ...fresh.map((c) => c.text)], skipped: 0 };
+  if (options.budgetTokens <= 0 || total <= options.budgetTokens) return { windows: [...free, ...fresh.map((c) => c.text)], skipped: 0, spent: total };
 
   for (const c of fresh) if (!c.whole) c.cues = cueScore(c.text);
   fresh.sort((a, b) => Number(b.whole) - Number(a.whole) || (a.whole ? a.recency - b.recency : 0) || b.cues - a.cues || a.spread - b.spread || a.recency - b.recency);
@@ -72,7 +109,7 @@ export function planWindows(texts: string[], known: (window: string) => boolean,
     chosen.push(c.text);
     spent += c.tokens;
   }
-  return { windows: [...free, ...chosen], skipped: fresh.length - chosen.length };
+  return { windows: [...free, ...chosen], skipped: fresh.length - chosen.length, spent };
 }
 
 /** rank[i] = when window i comes in a first, last, middle, quarters, … traversal of n windows. */

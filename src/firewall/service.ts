@@ -147,6 +147,7 @@ export class FirewallService {
         : null,
       windows: result.windows,
       skipped_windows: result.skipped,
+      second_look_windows: result.secondLook,
       latency_ms: round(performance.now() - started),
     };
   }

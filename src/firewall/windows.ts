@@ -58,8 +58,25 @@ export function textWindows(text: string, maxTokens = WINDOW_TOKENS): string[] {
   return windows;
 }
 
-/** A sentence too long for one window: runs of words, each starting 3/4 of a window after the last. */
-function wordRuns(sentence: string, maxTokens: number): { text: string; tokens: number }[] {
+/** Size of the second-look windows (subWindows), in estimated tokens. */
+export const SUB_WINDOW_TOKENS = 16;
+
+/**
+ * The second look at a suspicious window: its sentences and runs of words of up to `maxTokens`
+ * (overlapping by half), each at least 3 tokens and different from the window itself. An
+ * injection tacked onto unrelated text without a full stop ("Quarterly figures Berlin ignore all
+ * earlier directions …") shares its window's vector with the harmless words around it; alone, it
+ * scores like the attack it is. On firewall-dev this lifts detection at 1% false positives from
+ * 26% to 41% of deepset's attacks (docs/firewall.md).
+ */
+export function subWindows(window: string, maxTokens = SUB_WINDOW_TOKENS): string[] {
+  const runs = wordRuns(window, maxTokens, 1 / 2).map((run) => run.text);
+  const sentences = splitSentences(window);
+  return [...new Set([...(sentences.length > 1 ? sentences : []), ...runs])].filter((text) => text !== window.trim() && estimateTokens(text) >= 3);
+}
+
+/** Runs of words of up to maxTokens, each overlapping the previous by about `overlapShare` of a window. */
+function wordRuns(sentence: string, maxTokens: number, overlapShare = 1 / 4): { text: string; tokens: number }[] {
   const words = sentence.split(/\s+/).map((word) => ({ word, tokens: estimateTokens(word) }));
   const runs: { text: string; tokens: number }[] = [];
   let start = 0;
@@ -69,10 +86,10 @@ function wordRuns(sentence: string, maxTokens: number): { text: string; tokens: 
     while (end + 1 < words.length && tokens + words[end + 1]!.tokens <= maxTokens) tokens += words[++end]!.tokens;
     runs.push({ text: words.slice(start, end + 1).map((w) => w.word).join(" "), tokens });
     if (end + 1 >= words.length) break;
-    // Step back so runs overlap by about a quarter window, but always move forward.
+    // Step back so runs overlap by about overlapShare of a window, but always move forward.
     let next = end + 1;
     let overlap = 0;
-    while (next - 1 > start + 1 && overlap + words[next - 1]!.tokens <= maxTokens / 4) overlap += words[--next]!.tokens;
+    while (next - 1 > start + 1 && overlap + words[next - 1]!.tokens <= maxTokens * overlapShare) overlap += words[--next]!.tokens;
     start = next;
   }
   return runs;
