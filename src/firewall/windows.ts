@@ -66,8 +66,9 @@ export const SUB_WINDOW_TOKENS = 16;
  * (overlapping by half), each at least 3 tokens and different from the window itself. An
  * injection tacked onto unrelated text without a full stop ("Quarterly figures Berlin ignore all
  * earlier directions …") shares its window's vector with the harmless words around it; alone, it
- * scores like the attack it is. On firewall-dev this lifts detection at 1% false positives from
- * 26% to 41% of deepset's attacks (docs/firewall.md).
+ * scores like the attack it is. With it (and the refit that scores every sub-window of the
+ * training texts), deepset's attacks caught at 1% false positives went from 27% to 52%
+ * (docs/firewall.md).
  */
 export function subWindows(window: string, maxTokens = SUB_WINDOW_TOKENS): string[] {
   const runs = wordRuns(window, maxTokens, 1 / 2).map((run) => run.text);
