@@ -60,10 +60,12 @@ export function textWindows(text: string, maxTokens = WINDOW_TOKENS): string[] {
 
 /** Size of the second-look windows (subWindows), in estimated tokens. */
 export const SUB_WINDOW_TOKENS = 16;
+/** Shorter fragments ("Repeat after me:") are a few words with nothing around them: they match idioms by accident. */
+export const SUB_WINDOW_MIN_TOKENS = 5;
 
 /**
  * The second look at a suspicious window: its sentences and runs of words of up to `maxTokens`
- * (overlapping by half), each at least 3 tokens and different from the window itself. An
+ * (overlapping by half), each at least SUB_WINDOW_MIN_TOKENS and different from the window itself. An
  * injection tacked onto unrelated text without a full stop ("Quarterly figures Berlin ignore all
  * earlier directions …") shares its window's vector with the harmless words around it; alone, it
  * scores like the attack it is. With it (and the refit that scores every sub-window of the
@@ -73,7 +75,7 @@ export const SUB_WINDOW_TOKENS = 16;
 export function subWindows(window: string, maxTokens = SUB_WINDOW_TOKENS): string[] {
   const runs = wordRuns(window, maxTokens, 1 / 2).map((run) => run.text);
   const sentences = splitSentences(window);
-  return [...new Set([...(sentences.length > 1 ? sentences : []), ...runs])].filter((text) => text !== window.trim() && estimateTokens(text) >= 3);
+  return [...new Set([...(sentences.length > 1 ? sentences : []), ...runs])].filter((text) => text !== window.trim() && estimateTokens(text) >= SUB_WINDOW_MIN_TOKENS);
 }
 
 /** Runs of words of up to maxTokens, each overlapping the previous by about `overlapShare` of a window. */
