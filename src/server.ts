@@ -4,12 +4,13 @@ import { documentJobs } from "./documents/jobs";
 import type { Config } from "./config";
 import { openDatabase } from "./db/connection";
 import { Embedder } from "./embeddings/embedder";
+import { EmbeddingProcess } from "./embeddings/embedding-process";
 import { checkModelFolder } from "./embeddings/model-files";
 import { EvidenceWriter } from "./evidence/writer";
 import { VectorMemo } from "./embeddings/vector-memo";
 import { Logger } from "./logging/logger";
 import { assetPaths } from "./runtime/assets";
-import type { AppContext } from "./runtime/context";
+import type { AppContext, DocumentEmbedding } from "./runtime/context";
 import { EmbedderSlot } from "./runtime/embedder-slot";
 import { RateLimiter } from "./tenancy/rate-limit";
 import { onboardingHint } from "./tenancy/onboarding";
@@ -54,7 +55,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const embedder = options.embedder ? EmbedderSlot.of(options.embedder) : new EmbedderSlot(() => loadEmbedder(config));
   const evidence = new EvidenceWriter(database.db, log, config.evidenceFlushMs);
   const vectors = new VectorMemo(() => embedder.require());
-  const ctx: AppContext = { config, log, database, embedder, vectors, evidence, rateLimiter: new RateLimiter(config.rateLimitRpm), sessionTtlMs: SESSION_TTL_MS };
+  const embedInline = async (texts: string[]) => (await embedder.loaded).embedMany(texts);
+  const documentEmbedding: DocumentEmbedding =
+    config.documentEmbedding === "process" ? new EmbeddingProcess(config, log, embedInline) : { embedMany: embedInline, stop: async () => {} };
+  const ctx: AppContext = { config, log, database, embedder, vectors, documentEmbedding, evidence, rateLimiter: new RateLimiter(config.rateLimitRpm), sessionTtlMs: SESSION_TTL_MS };
 
   const app = createApp(ctx, assets.docsUiScript);
   const server = Bun.serve({
@@ -85,6 +89,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         await server.stop(true);
       }
       await documentJobs(ctx).stop();
+      await documentEmbedding.stop();
       evidence.close();
       database.sqlite.close();
       log.info("stopped");

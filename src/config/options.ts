@@ -82,6 +82,13 @@ export const serveOptions = {
     default: "int8" as "int8" | "fp32",
     parse: oneOf("int8", "fp32"),
   },
+  documentEmbedding: {
+    flag: "--document-embedding",
+    env: "SIEVE_DOCUMENT_EMBEDDING",
+    help: "process | inline: embed document chunks in a child process (proxied requests never wait behind a document; ~370 MB more while documents are processed) or in the server's own thread",
+    default: "process" as "process" | "inline",
+    parse: oneOf("process", "inline"),
+  },
   allowRemoteModels: {
     flag: "--allow-remote-models",
     env: "SIEVE_ALLOW_REMOTE_MODELS",

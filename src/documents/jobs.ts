@@ -30,6 +30,7 @@ export class DocumentJobs {
     this.#env = {
       log: ctx.log,
       embedder: () => ctx.embedder.loaded,
+      embedTexts: (texts) => ctx.documentEmbedding.embedMany(texts),
       checkpoint: () => {
         if (this.#stopping) throw new JobAborted("server stopping");
       },

@@ -31,11 +31,12 @@ import { documentChunks, documentVariants, type VariantStatus } from "./schema";
 import { addUsage } from "./usage";
 
 /**
- * Characters per embedMany call (at least one text). Inference runs on the main thread and its
- * promise chain never gives timers or sockets a turn, so the job yields to the event loop after
- * every batch; a small batch bounds how long a proxied request waits behind a document (about
- * one 256-token text, ~0.3 s here). Bigger batches would not be faster: per-text cost measured
- * flat from 3-4 short texts per batch, and flat from 1 for 256-token texts.
+ * Characters per embedding call (at least one text): the job's progress and stop checkpoints
+ * fall between batches. With --document-embedding inline, inference runs on the server's thread
+ * and its promise chain never gives timers or sockets a turn, so the job also yields to the event
+ * loop after every batch; a small batch bounds how long a proxied request waits behind a document
+ * (about one 256-token text, ~0.3 s here). Bigger batches would not be faster: per-text cost
+ * measured flat from 3-4 short texts per batch, and flat from 1 for 256-token texts.
  */
 const EMBED_BATCH_CHARS = 1200;
 
@@ -47,7 +48,10 @@ export class JobAborted extends Error {}
 
 export type JobEnv = {
   log: Logger;
+  /** The server's embedder, for its tokenizer (chunk sizes are counted in its tokens). */
   embedder: () => Promise<Embedder>;
+  /** Chunk vectors: the document embedding process, or the server's embedder (--document-embedding). */
+  embedTexts: (texts: string[]) => Promise<Float32Array[]>;
   /** Throws JobAborted when the server is stopping. */
   checkpoint: () => void;
   /** The document parsed at upload (handed out once), so the first job of a version does not parse it twice. */
@@ -205,7 +209,7 @@ async function processDocument(
     chunkSize: config.chunkSize,
     chunkOverlap: config.chunkOverlap,
     countTokens: (text) => embedder.countTokens(text),
-    embedMany: (texts) => embedInBatches(embedder, texts),
+    embedMany: (texts) => embedInBatches(env.embedTexts, texts),
   });
   env.checkpoint();
   const parent = version.parentVersionId ? await parentChunks(env, scope, version.parentVersionId, config) : null;
@@ -218,7 +222,7 @@ async function processDocument(
   );
   const toEmbed = vectors.flatMap((vector, i) => (vector ? [] : [i]));
   const computed = await embedInBatches(
-    embedder,
+    env.embedTexts,
     toEmbed.map((i) => embeddingInput(drafts[i])),
     (embedded) => {
       env.log.debug("document variant progress", { variant_id: variant.id, embedded, to_embed: toEmbed.length, chunks: drafts.length });
@@ -249,12 +253,12 @@ async function processDocument(
   };
 }
 
-async function embedInBatches(embedder: Embedder, texts: string[], afterBatch?: (embedded: number) => void): Promise<Float32Array[]> {
+async function embedInBatches(embed: JobEnv["embedTexts"], texts: string[], afterBatch?: (embedded: number) => void): Promise<Float32Array[]> {
   const vectors: Float32Array[] = [];
   for (let start = 0; start < texts.length; ) {
     let end = start + 1;
     for (let chars = texts[start].length; end < texts.length && chars + texts[end].length <= EMBED_BATCH_CHARS; end++) chars += texts[end].length;
-    vectors.push(...(await embedder.embedMany(texts.slice(start, end))));
+    vectors.push(...(await embed(texts.slice(start, end))));
     await new Promise((resolve) => setImmediate(resolve));
     afterBatch?.(vectors.length);
     start = end;

@@ -3,6 +3,8 @@ import { copyFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { REPO, waitUntilReady } from "../support/process";
 import { tempDir } from "../support/sieve";
+import { DocumentsClient } from "../documents/api-client";
+import { longMarkdown } from "../documents/documents-gen";
 import { isLoopbackOrUnconnected, tcpPeersOf } from "../support/sockets";
 
 /**
@@ -36,7 +38,7 @@ describe("dist/sieve from an empty directory", () => {
     expect(run(["--help"]).stdout).toContain("--upstream-url");
   });
 
-  test("serves: readyz, a real embedding, the docs page and its script, and opens no outside connection", async () => {
+  test("serves: readyz, a real embedding, the docs page and its script, a document embedded by its own child process, and opens no outside connection", async () => {
     const created = run(["keys", "create", "--data-dir", "./data", "--json"]);
     expect(created.code).toBe(0);
     const { workspace_id, api_key } = JSON.parse(created.stdout);
@@ -69,8 +71,17 @@ describe("dist/sieve from an empty directory", () => {
       expect(page).toContain("/openapi/assets/api-reference.js");
       expect(page).not.toMatch(/cdn\.jsdelivr|unpkg|fonts\.scalar/);
       expect((await fetch(`${url}/openapi/assets/api-reference.js`)).status).toBe(200);
-      const peers = tcpPeersOf(child.pid);
-      expect(peers.filter((peer) => !isLoopbackOrUnconnected(peer))).toEqual([]);
+      // A long document: its chunks go to `sieve embed-worker`, the binary started again as a child.
+      const docs = new DocumentsClient(url!, { workspaceId: workspace_id, apiKey: api_key, keyId: "", serviceHeaders: {}, bearer: { Authorization: `Bearer ${api_key}` } });
+      const upload = await docs.uploadFile("handbook.md", longMarkdown(5, 40));
+      expect([201, 202]).toContain(upload.status);
+      const variant = await docs.waitForVariant(((await upload.json()) as { variant_id: string }).variant_id);
+      expect(variant.chunks_count).toBeGreaterThan(20);
+      const readyLine = /"msg":"document embedding process ready","pid":(\d+)/;
+      for (let i = 0; i < 600 && !readyLine.test(output); i++) await Bun.sleep(50);
+      const workerPid = Number(readyLine.exec(output)?.[1]);
+      expect(workerPid).toBeGreaterThan(0);
+      for (const pid of [child.pid, workerPid]) expect(tcpPeersOf(pid).filter((peer) => !isLoopbackOrUnconnected(peer))).toEqual([]);
       // Nothing but the data dir was written next to the binary.
       expect(readdirSync(workDir).sort()).toEqual(["data", "sieve"]);
     } finally {
