@@ -9,8 +9,8 @@
  *
  * The child is the same executable (`sieve embed-worker`, or `bun src/main.ts embed-worker` in
  * development). It is started by the first batch and takes over once its model is loaded
- * (~1–2 s); until then, and whenever it is unavailable (it failed to start, or died under a
- * batch), batches run on the server's own embedder as before, so a small upload is never slower
+ * (~1–2 s); until then, and whenever it is unavailable (it failed to start, died under a batch,
+ * or got stuck), batches run on the server's own embedder as before, so a small upload is never slower
  * than inline and nothing is lost. It exits after IDLE_EXIT_MS without work, since it holds a
  * second copy of the model (~370 MB), and whenever its parent goes away.
  */
@@ -24,6 +24,11 @@ import type { WorkerReply, WorkerRequest } from "./embedding-worker";
 
 /** An idle child is stopped after this long; the next document starts a new one. */
 export const IDLE_EXIT_MS = 60_000;
+/**
+ * A child that has not answered a batch (≤ 1,200 characters, about a second of work) or loaded
+ * its model in this long is stuck, not slow: it is killed and the work goes inline.
+ */
+export const STUCK_MS = 60_000;
 
 type Embed = (texts: string[]) => Promise<Float32Array[]>;
 type Pending = { resolve: (vectors: Float32Array[]) => void; reject: (error: Error) => void };
@@ -43,12 +48,14 @@ export class EmbeddingProcess implements DocumentEmbedding {
   #nextId = 0;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #idleExitMs: number;
+  readonly #stuckBatchMs: number;
 
-  constructor(config: Config, log: Logger, inline: Embed, options: { idleExitMs?: number } = {}) {
+  constructor(config: Config, log: Logger, inline: Embed, options: { idleExitMs?: number; stuckBatchMs?: number } = {}) {
     this.#config = config;
     this.#log = log;
     this.#inline = inline;
     this.#idleExitMs = options.idleExitMs ?? IDLE_EXIT_MS;
+    this.#stuckBatchMs = options.stuckBatchMs ?? STUCK_MS;
   }
 
   /** The child's process id while one runs. */
@@ -97,26 +104,45 @@ export class EmbeddingProcess implements DocumentEmbedding {
     this.#idleTimer.unref();
   }
 
-  #request(child: Subprocess, texts: string[]): Promise<Float32Array[]> {
+  async #request(child: Subprocess, texts: string[]): Promise<Float32Array[]> {
     const id = this.#nextId++;
     const result = new Promise<Float32Array[]>((resolve, reject) => this.#pending.set(id, { resolve, reject }));
     child.send({ type: "embed", id, texts } satisfies WorkerRequest);
-    return result;
+    const watchdog = this.#killIfStuck(child, "answering a batch", this.#stuckBatchMs);
+    try {
+      return await result;
+    } finally {
+      clearTimeout(watchdog);
+    }
+  }
+
+  /** Kills the child if it is still there after ms (its exit then sends the work inline). */
+  #killIfStuck(child: Subprocess, doing: string, ms: number): ReturnType<typeof setTimeout> {
+    const timer = setTimeout(() => {
+      if (this.#child !== child) return;
+      this.#log.warn("document embedding process stuck; killed, documents are embedded in the server's thread until a new one is ready", { pid: child.pid, doing });
+      child.kill("SIGKILL");
+    }, ms);
+    timer.unref();
+    return timer;
   }
 
   #start(): Subprocess {
     if (this.#child) return this.#child;
+    let loading: ReturnType<typeof setTimeout> | undefined;
     const child = Bun.spawn(workerCommand(), {
       stdio: ["ignore", "inherit", "inherit"],
       serialization: "advanced",
       ipc: (message: WorkerReply) => {
         if (message.type === "ready") {
+          clearTimeout(loading);
           this.#ready = true;
           this.#log.info("document embedding process ready", { pid: child.pid });
           this.#armIdleExit();
           return;
         }
         if (message.type === "failed") {
+          clearTimeout(loading);
           this.#broken = true;
           this.#log.warn("document embedding process could not load the model; documents are embedded in the server's thread", { error: message.error });
           child.kill();
@@ -130,7 +156,9 @@ export class EmbeddingProcess implements DocumentEmbedding {
     });
     this.#child = child;
     child.send({ type: "init", config: this.#config } satisfies WorkerRequest);
+    loading = this.#killIfStuck(child, "loading the model", STUCK_MS);
     void child.exited.then((code) => {
+      clearTimeout(loading);
       if (this.#child === child) {
         this.#child = undefined;
         this.#ready = false;

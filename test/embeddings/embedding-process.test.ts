@@ -29,14 +29,14 @@ async function until(condition: () => boolean, what: string, ms = 60_000): Promi
   throw new Error(`timed out waiting for ${what}`);
 }
 
-function harness(overrides = {}, idleExitMs?: number) {
+function harness(overrides = {}, idleExitMs?: number, stuckBatchMs?: number) {
   const logs: string[] = [];
   let inlineCalls = 0;
   const inline = async (texts: string[]) => {
     inlineCalls++;
     return (await sharedEmbedder()).embedMany(texts);
   };
-  const process = new EmbeddingProcess(configWith({ ...overrides }), new Logger("debug", (line) => logs.push(line)), inline, { idleExitMs });
+  const process = new EmbeddingProcess(configWith({ ...overrides }), new Logger("debug", (line) => logs.push(line)), inline, { idleExitMs, stuckBatchMs });
   return { process, logs, inlineCalls: () => inlineCalls };
 }
 
@@ -77,6 +77,20 @@ describe("document embedding process", () => {
     await child.embedMany(TEXTS); // starts a replacement
     expect(child.pid).toBeNumber();
     expect(child.pid).not.toBe(first);
+  });
+
+  test("a stuck child (stopped by SIGSTOP) is killed after stuckBatchMs and its batch answered inline", async () => {
+    const { process: child, logs, inlineCalls } = harness({}, undefined, 1_000);
+    started.push(child);
+    await child.embedMany(TEXTS);
+    await until(() => child.ready, "the child to load its model");
+    const stuck = child.pid!;
+    process.kill(stuck, "SIGSTOP");
+    const vectors = await child.embedMany(TEXTS);
+    expect(bytes(vectors)).toEqual(bytes(await (await sharedEmbedder()).embedMany(TEXTS)));
+    expect(inlineCalls()).toBe(2);
+    expect(logs.some((line) => line.includes("document embedding process stuck"))).toBe(true);
+    await until(() => !alive(stuck), "the stuck child to be gone", 10_000);
   });
 
   test("a child that cannot load its model leaves the work to the server's thread, once and for all", async () => {
