@@ -1,16 +1,6 @@
-import { DEDUP_THRESHOLDS, recommendEmbedding, type ChunkEvidence } from './rules';
+import { DEDUP_THRESHOLDS, NOTHING_MATCHED, recommendEmbedding } from './rules';
 import { sentenceKeys } from './sentence-keys';
 import type { ChildChunk, DedupResult } from './types';
-
-const NOTHING_MATCHED: ChunkEvidence = {
-  exactMatch: false,
-  reuseRatio: 0,
-  sourceBlocks: 0,
-  interleavedNewRuns: 0,
-  sourceOverlap: 0,
-  jaccard: 0,
-  cosine: null,
-};
 
 /** Result for a chunk of a version without a parent: everything is new and must be embedded. */
 export function noParentResult(child: ChildChunk): DedupResult {

@@ -84,6 +84,17 @@ export type ChunkEvidence = {
   readonly cosine: number | null;
 };
 
+/** The evidence of a chunk that matched nothing in its parent (or has no parent). */
+export const NOTHING_MATCHED: ChunkEvidence = {
+  exactMatch: false,
+  reuseRatio: 0,
+  sourceBlocks: 0,
+  interleavedNewRuns: 0,
+  sourceOverlap: 0,
+  jaccard: 0,
+  cosine: null,
+};
+
 type StrategyRow = {
   rule: StrategyRuleId;
   strategy: DedupStrategy;

@@ -29,7 +29,7 @@ import {
 import { documentBlobs, documentChunks, documents, documentVariants, documentVersions } from "./schema";
 import { parseUploadedFile, type Upload } from "./upload";
 import { addUsage } from "./usage";
-import { chunkView, documentView, duplicateInfoView, fileFields, variantView, type DocumentParts } from "./views";
+import { chunkView, documentView, duplicateInfoView, fileFields, variantFields, variantView, type DocumentParts } from "./views";
 
 /** How long an upload waits for its job before answering with status pending/processing. */
 export const SYNC_WAIT_MS = 2_000;
@@ -158,12 +158,7 @@ function uploadView({ document, version }: Created, variant: VariantRow) {
     parent_document_id: document.parentDocumentId,
     parent_version_id: version.parentVersionId,
     ...fileFields(document),
-    chunking_strategy: variant.chunkingStrategy,
-    chunk_size: variant.chunkSize,
-    chunk_overlap: variant.chunkOverlap,
-    status: variant.status,
-    error: variant.error,
-    chunks_count: variant.chunksCount,
+    ...variantFields(variant),
     cost: document.pageCount,
   };
 }

@@ -5,17 +5,24 @@ import { dedupResultOf } from "./dedup-columns";
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
-export function variantView(variant: VariantRow, documentId: string) {
+/** A variant's configuration and progress, as the variant record and the upload result both show them. */
+export function variantFields(variant: VariantRow) {
   return {
-    id: variant.id,
-    document_id: documentId,
-    version_id: variant.versionId,
     chunking_strategy: variant.chunkingStrategy,
     chunk_size: variant.chunkSize,
     chunk_overlap: variant.chunkOverlap,
     status: variant.status,
     error: variant.error,
     chunks_count: variant.chunksCount,
+  };
+}
+
+export function variantView(variant: VariantRow, documentId: string) {
+  return {
+    id: variant.id,
+    document_id: documentId,
+    version_id: variant.versionId,
+    ...variantFields(variant),
     /** Set once completed: the version the chunks were deduplicated against. */
     has_parent: variant.parentVersionId !== null,
     parent_version_id: variant.parentVersionId,

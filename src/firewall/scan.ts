@@ -41,11 +41,12 @@ export const SECOND_LOOK_FROM = 0.3;
 export const SECOND_LOOK_MIN_TOKENS = 32;
 
 export async function scanTexts(texts: string[], patterns: WorkspacePatterns, embedding: Embedding, options: ScanOptions): Promise<ScanResult> {
-  const plan = planWindows(texts, (window) => embedding.peek(window) !== undefined, options);
+  const known = (window: string) => embedding.peek(window) !== undefined;
+  const plan = planWindows(texts, known, options);
   const vectors = plan.windows.length > 0 ? await embedding.embedMany(plan.windows) : [];
   const scores = scoreInputWindows(patterns, vectors);
   const closerBudget = options.budgetTokens > 0 ? Math.max(options.budgetTokens - plan.spent, SECOND_LOOK_MIN_TOKENS) : 0;
-  const closer = planSecondLook(plan.windows, scores, (window) => embedding.peek(window) !== undefined, closerBudget);
+  const closer = planSecondLook(plan.windows, scores, known, closerBudget);
   if (closer.length > 0) scores.push(...scoreInputWindows(patterns, await embedding.embedMany(closer)));
   return { ...decide(scores, "input"), windows: plan.windows.length + closer.length, skipped: plan.skipped, secondLook: closer.length, scores };
 }

@@ -1,17 +1,8 @@
 import { describe, expect, test } from 'bun:test';
-import { decideStrategy, recommendEmbedding, type ChunkEvidence } from '../../src/dedup/rules';
+import { decideStrategy, NOTHING_MATCHED, recommendEmbedding, type ChunkEvidence } from '../../src/dedup/rules';
 import type { DedupStrategy, EmbeddingRecommendation, RecommendationConfidence, StrategyRuleId } from '../../src/dedup/types';
 
-const evidence = (overrides: Partial<ChunkEvidence>): ChunkEvidence => ({
-  exactMatch: false,
-  reuseRatio: 0,
-  sourceBlocks: 0,
-  interleavedNewRuns: 0,
-  sourceOverlap: 0,
-  jaccard: 0,
-  cosine: null,
-  ...overrides,
-});
+const evidence = (overrides: Partial<ChunkEvidence>): ChunkEvidence => ({ ...NOTHING_MATCHED, ...overrides });
 
 describe('strategy table', () => {
   const cases: [string, Partial<ChunkEvidence>, DedupStrategy, StrategyRuleId][] = [

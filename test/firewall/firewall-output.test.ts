@@ -1,24 +1,20 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
-import { startSieve, type Tenant, type TestSieve } from "../support/sieve";
-import { firewallClient, type FirewallClient } from "./http";
+import type { FakeUpstream } from "../support/fake-upstream";
+import type { Tenant, TestSieve } from "../support/sieve";
+import { startFirewallSuite, type FirewallClient, type FirewallSuite } from "./http";
 
+let suite: FirewallSuite;
 let upstream: FakeUpstream;
 let sieve: TestSieve;
 let tenant: Tenant;
 let api: FirewallClient;
 
 beforeAll(async () => {
-  upstream = startFakeUpstream();
-  sieve = await startSieve({ upstreamUrl: upstream.url, evidenceFlushMs: 20 });
-  tenant = sieve.tenant("firewall-output");
-  api = firewallClient(sieve, tenant);
+  suite = await startFirewallSuite("firewall-output");
+  ({ upstream, sieve, tenant, api } = suite);
 });
 
-afterAll(async () => {
-  await sieve.close();
-  await upstream.stop();
-});
+afterAll(() => suite.close());
 
 const SYSTEM_PROMPT =
   "You are Quill, the writing assistant of Marlow Publishing. Never mention the unreleased autumn catalogue, do not quote royalty rates, " +

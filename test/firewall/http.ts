@@ -1,5 +1,25 @@
 import OpenAI from "openai";
-import type { Tenant, TestSieve } from "../support/sieve";
+import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
+import { startSieve, type Tenant, type TestSieve } from "../support/sieve";
+
+export type FirewallSuite = { upstream: FakeUpstream; sieve: TestSieve; tenant: Tenant; api: FirewallClient; close: () => Promise<void> };
+
+/** What every firewall suite starts with: a fake provider, a Sieve in front of it, one tenant and its client. */
+export async function startFirewallSuite(tenantName: string): Promise<FirewallSuite> {
+  const upstream = startFakeUpstream();
+  const sieve = await startSieve({ upstreamUrl: upstream.url, evidenceFlushMs: 20 });
+  const tenant = sieve.tenant(tenantName);
+  return {
+    upstream,
+    sieve,
+    tenant,
+    api: firewallClient(sieve, tenant),
+    async close() {
+      await sieve.close();
+      await upstream.stop();
+    },
+  };
+}
 
 /** Small HTTP helpers shared by the firewall tests. */
 export function firewallClient(sieve: TestSieve, tenant: Tenant) {
