@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ResponseCache, type CacheRequest } from "../../src/cache/stage";
+import { openaiChat } from "../../src/proxy/dialects/openai-chat";
 import { configWith, type Config } from "../../src/config";
 import { openDatabase, type DatabaseHandle } from "../../src/db/connection";
 import { Logger } from "../../src/logging/logger";
@@ -161,8 +162,7 @@ function request(tenant: Tenant, prompt: string): CacheRequest {
     scope: tenant.scope,
     workspace: tenant.workspace,
     upstreamUrl: "http://provider.invalid/v1",
-    body: { model: "bench-model", messages: [{ role: "system", content: "You are helpful." }, { role: "user", content: prompt }] },
-    stream: false,
+    view: openaiChat.read({ model: "bench-model", messages: [{ role: "system", content: "You are helpful." }, { role: "user", content: prompt }] }),
     cacheControl: { lookup: true, store: true, ttlSeconds: undefined },
     clientSignal: new AbortController().signal,
   };

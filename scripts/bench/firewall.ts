@@ -19,6 +19,7 @@ import { configWith } from "../../src/config";
 import { recentWindow } from "../../src/firewall/output-monitor";
 import { firewallService } from "../../src/firewall/service";
 import { estimateTokens, subWindows, textWindows } from "../../src/firewall/windows";
+import { openaiChat } from "../../src/proxy/dialects/openai-chat";
 import type { ProxiedRequest } from "../../src/proxy/request";
 import { startServer } from "../../src/server";
 import { WorkspaceScope } from "../../src/tenancy/scope";
@@ -63,7 +64,8 @@ const request = (content: string, system?: string): ProxiedRequest =>
     scope,
     workspace: row,
     rawBody: "",
-    body: { model: "m", messages: [...(system ? [{ role: "system", content: system }] : []), { role: "user", content }] },
+    dialect: openaiChat,
+    view: openaiChat.read({ model: "m", messages: [...(system ? [{ role: "system", content: system }] : []), { role: "user", content }] }),
     stream: true,
     forwardHeaders: {},
     upstreamUrl: "",

@@ -18,6 +18,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ResponseCache, type CacheRequest } from "../../src/cache/stage";
+import { openaiChat } from "../../src/proxy/dialects/openai-chat";
 import { promptFacts } from "../../src/cache/guard";
 import { chooseMatch } from "../../src/cache/match";
 import { DEFAULT_SEMANTIC_THRESHOLD, deleteEntry } from "../../src/cache/service";
@@ -75,8 +76,7 @@ async function evaluate(file: string) {
     scope,
     workspace,
     upstreamUrl: "http://provider.invalid/v1",
-    body: { model: "eval-model", messages: [{ role: "user", content: text }] },
-    stream: false,
+    view: openaiChat.read({ model: "eval-model", messages: [{ role: "user", content: text }] }),
     cacheControl: { lookup: true, store: true, ttlSeconds: undefined },
     clientSignal: new AbortController().signal,
   });

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { ChatCompletionBody, ChatMessage } from "../proxy/model";
+import type { CacheSubject } from "../proxy/dialects/dialect";
 
 /**
  * Body fields that change how a response is delivered or billed, never what it says: they are
@@ -20,50 +20,30 @@ export const DELIVERY_ONLY_FIELDS = [
 ] as const;
 
 /** Bumped when the key recipe changes, so old entries stop matching instead of matching wrongly. */
-const KEY_VERSION = 1;
+const KEY_VERSION = 2;
 
 export type CacheKeys = {
-  /** SHA-256 over workspace, upstream, model, parameters and every message. */
+  /** SHA-256 over workspace, upstream, API, model, parameters and the whole conversation. */
   exactKey: string;
   /**
-   * SHA-256 over the same minus the last user message's content, plus the embedding model: the
+   * SHA-256 over the same minus the last user turn's text, plus the embedding model: the
    * entries a semantic lookup may answer from.
    */
   scopeKey: string;
-  /** The last user message's text; undefined when the request cannot be matched semantically. */
+  /** The last user turn's text; undefined when the request cannot be matched semantically. */
   prompt: string | undefined;
 };
 
-export function cacheKeys(input: { workspaceId: string; upstreamUrl: string; body: ChatCompletionBody; vectorSpace: string }): CacheKeys {
-  const { model, messages, ...rest } = input.body;
-  const params = Object.fromEntries(Object.entries(rest).filter(([name]) => !(DELIVERY_ONLY_FIELDS as readonly string[]).includes(name)));
-  const base = { v: KEY_VERSION, workspace: input.workspaceId, upstream: input.upstreamUrl, model, params };
-  const last = messages[messages.length - 1]!;
-  const prompt = promptText(last);
-  const { content: _content, ...lastWithoutContent } = last;
+/** The keys of one request: every dialect hands the same CacheSubject shape, and the API is part of the key. */
+export function cacheKeys(input: { workspaceId: string; upstreamUrl: string; api: string; model: string; subject: CacheSubject; vectorSpace: string }): CacheKeys {
+  const { subject } = input;
+  const params = Object.fromEntries(Object.entries(subject.params).filter(([name]) => !(DELIVERY_ONLY_FIELDS as readonly string[]).includes(name)));
+  const base = { v: KEY_VERSION, workspace: input.workspaceId, upstream: input.upstreamUrl, api: input.api, model: input.model, params };
   return {
-    exactKey: sha256(canonicalJson({ ...base, messages })),
-    scopeKey: sha256(canonicalJson({ ...base, prefix: messages.slice(0, -1), last: lastWithoutContent, vectors: input.vectorSpace })),
-    prompt,
+    exactKey: sha256(canonicalJson({ ...base, prefix: subject.prefix, last: subject.last })),
+    scopeKey: sha256(canonicalJson({ ...base, prefix: subject.prefix, last: subject.lastWithoutText, vectors: input.vectorSpace })),
+    prompt: subject.prompt,
   };
-}
-
-/**
- * Text of the last message when it is a user message made of text only. An image or audio part
- * would make two requests with similar words different questions, so those match exactly or not at all.
- */
-function promptText(message: ChatMessage): string | undefined {
-  if (message.role !== "user") return undefined;
-  const { content } = message;
-  if (typeof content === "string") return content.trim() ? content : undefined;
-  if (!Array.isArray(content) || content.length === 0) return undefined;
-  const texts: string[] = [];
-  for (const part of content) {
-    if (part.type !== "text" || typeof part.text !== "string") return undefined;
-    texts.push(part.text);
-  }
-  const text = texts.join("\n");
-  return text.trim() ? text : undefined;
 }
 
 /** JSON with object keys sorted at every level: the same value always hashes the same. */

@@ -23,7 +23,7 @@ import {
 import { SingleFlight } from "./single-flight";
 
 /** What the cache reads of a proxied request (eval and bench build these without HTTP). */
-export type CacheRequest = Pick<ProxiedRequest, "scope" | "workspace" | "upstreamUrl" | "body" | "stream" | "cacheControl" | "clientSignal">;
+export type CacheRequest = Pick<ProxiedRequest, "scope" | "workspace" | "upstreamUrl" | "view" | "cacheControl" | "clientSignal">;
 
 /** The vec0 column is bit[384]: the dimension of all-MiniLM-L6-v2. Another model: exact hits only. */
 const VECTOR_DIMENSIONS = 384;
@@ -72,8 +72,6 @@ export class ResponseCache implements CacheStage {
 
   store(request: CacheRequest, completion: Record<string, unknown>, upstreamMs: number): void {
     if (!request.workspace.cacheEnabled) return;
-    // A streamed transcript does not carry logprobs: replaying it would drop what was asked for.
-    if (request.stream && request.body.logprobs) return;
     try {
       this.#store(request, completion, upstreamMs);
     } catch (error) {
@@ -81,11 +79,13 @@ export class ResponseCache implements CacheStage {
     }
   }
 
-  /** The request's keys as the cache computes them (once per request). */
+  /** The request's keys as the cache computes them (once per request). Only requests with a cache subject reach the cache. */
   keysOf(request: CacheRequest): CacheKeys {
     let keys = this.#keys.get(request);
     if (!keys) {
-      keys = cacheKeys({ workspaceId: request.scope.workspaceId, upstreamUrl: request.upstreamUrl, body: request.body, vectorSpace: this.#vectorSpace });
+      const { view } = request;
+      if (!view.cache) throw new Error(`${view.api} request without a cache subject reached the cache`);
+      keys = cacheKeys({ workspaceId: request.scope.workspaceId, upstreamUrl: request.upstreamUrl, api: view.api, model: view.model, subject: view.cache, vectorSpace: this.#vectorSpace });
       this.#keys.set(request, keys);
     }
     return keys;
@@ -126,7 +126,7 @@ export class ResponseCache implements CacheStage {
       {
         key: keys.exactKey,
         scopeKey: keys.scopeKey,
-        model: request.body.model,
+        model: request.view.model,
         prompt: keys.prompt,
         completion: JSON.stringify(completion),
         upstreamMs,

@@ -66,6 +66,13 @@ export const serveOptions = {
     default: "https://api.openai.com/v1",
     parse: httpUrl,
   },
+  anthropicUpstreamUrl: {
+    flag: "--anthropic-upstream-url",
+    env: "SIEVE_ANTHROPIC_UPSTREAM_URL",
+    help: "Anthropic Messages API base URL (POST /v1/messages and the other Anthropic paths are forwarded there)",
+    default: "https://api.anthropic.com",
+    parse: httpUrl,
+  },
   modelDir: {
     flag: "--model-dir",
     env: "SIEVE_MODEL_DIR",

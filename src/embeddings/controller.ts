@@ -1,36 +1,66 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../runtime/context";
-import { badRequest } from "../http/errors";
+import { badRequest, httpError } from "../http/errors";
+import { requestContextPlugin } from "../http/request-context";
+import { describeZodIssues } from "../http/validation";
+import { forwardPassthrough } from "../proxy/passthrough";
 import { serviceKeyAuth } from "../tenancy/auth";
-import { embeddingsBody } from "./model";
+import { embeddingsBody, isLocalEmbeddingModel, LOCAL_EMBEDDING_MODEL } from "./model";
 
 /**
- * OpenAI-compatible POST /v1/embeddings: free local embeddings from the same model the
- * firewall and cache use. Texts longer than 256 tokens are truncated, as sentence-transformers does.
+ * OpenAI-compatible POST /v1/embeddings. When `model` names the local model ("sieve-minilm";
+ * the older "all-MiniLM-L6-v2" too) or is absent, Sieve answers with free local embeddings from
+ * the model the firewall and cache use (384 dimensions; texts longer than 256 tokens are
+ * truncated, as sentence-transformers does). Any other model is the provider's: the request is
+ * passed through unchanged.
  */
 export const embeddingsController = (ctx: AppContext) =>
-  new Elysia({ prefix: "/v1", detail: { tags: ["embeddings"] } }).use(serviceKeyAuth(ctx)).post(
-    "/embeddings",
-    async ({ body }) => {
-      const inputs = typeof body.input === "string" ? [body.input] : body.input;
-      const blank = inputs.findIndex((text) => !text.trim());
-      if (blank >= 0) throw badRequest(typeof body.input === "string" ? "input: must not be empty" : `input[${blank}]: must not be empty`);
-      const embedder = ctx.embedder.require();
-      if (body.dimensions !== undefined && body.dimensions !== embedder.dimensions) {
-        throw badRequest(`dimensions: this model produces ${embedder.dimensions}-dimensional vectors`);
-      }
-      const vectors = await embedder.embedMany(inputs);
-      const tokens = inputs.reduce((sum, text) => sum + Math.min(embedder.countTokens(text), 254) + 2, 0);
-      return {
-        object: "list",
-        data: vectors.map((vector, index) => ({
-          object: "embedding",
-          index,
-          embedding: body.encoding_format === "base64" ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString("base64") : Array.from(vector),
-        })),
-        model: embedder.modelName,
-        usage: { prompt_tokens: tokens, total_tokens: tokens },
-      };
-    },
-    { body: embeddingsBody, detail: { summary: "OpenAI-compatible local embeddings (all-MiniLM-L6-v2, 384 dimensions)" } },
-  );
+  new Elysia({ prefix: "/v1", detail: { tags: ["embeddings"] } })
+    .use(requestContextPlugin)
+    .use(serviceKeyAuth(ctx))
+    .post(
+      "/embeddings",
+      async ({ request, scope, requestId, receivedAt }) => {
+        const text = await request.text();
+        if (Buffer.byteLength(text) > ctx.config.maxBodyBytes) throw httpError(413, "payload_too_large", `request body exceeds the ${ctx.config.maxBodyBytes}-byte limit`);
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch (error) {
+          throw httpError(400, "invalid_json", `body is not valid JSON: ${(error as Error).message}`);
+        }
+        const model = (json as { model?: unknown } | null)?.model;
+        if (!isLocalEmbeddingModel(model, ctx.embedder.ready ? ctx.embedder.require().modelName : undefined)) {
+          return forwardPassthrough(request, text, { ctx, scope, requestId, receivedAt });
+        }
+        const parsed = embeddingsBody.safeParse(json);
+        if (!parsed.success) throw badRequest(describeZodIssues("body", parsed.error.issues));
+        const body = parsed.data;
+        const inputs = typeof body.input === "string" ? [body.input] : body.input;
+        const blank = inputs.findIndex((input) => !input.trim());
+        if (blank >= 0) throw badRequest(typeof body.input === "string" ? "input: must not be empty" : `input[${blank}]: must not be empty`);
+        const embedder = ctx.embedder.require();
+        if (body.dimensions !== undefined && body.dimensions !== embedder.dimensions) {
+          throw badRequest(`dimensions: this model produces ${embedder.dimensions}-dimensional vectors`);
+        }
+        const vectors = await embedder.embedMany(inputs);
+        const tokens = inputs.reduce((sum, input) => sum + Math.min(embedder.countTokens(input), 254) + 2, 0);
+        return {
+          object: "list",
+          data: vectors.map((vector, index) => ({
+            object: "embedding",
+            index,
+            embedding: body.encoding_format === "base64" ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString("base64") : Array.from(vector),
+          })),
+          model: body.model ?? LOCAL_EMBEDDING_MODEL,
+          usage: { prompt_tokens: tokens, total_tokens: tokens },
+        };
+      },
+      {
+        parse: "none",
+        detail: {
+          summary: `Embeddings: local (model "${LOCAL_EMBEDDING_MODEL}", 384 dimensions) or passed through to the provider for any other model`,
+          requestBody: { content: { "application/json": { schema: embeddingsBody.toJSONSchema() as never } } } as never,
+        },
+      },
+    );

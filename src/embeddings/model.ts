@@ -3,6 +3,16 @@ import { z } from "zod";
 /** Largest number of inputs in one /v1/embeddings call. */
 export const MAX_EMBEDDING_INPUTS = 256;
 
+/** The name that asks /v1/embeddings for the local model; any other name goes to the provider. */
+export const LOCAL_EMBEDDING_MODEL = "sieve-minilm";
+/** Names the local model answered to before it had its own (kept working). */
+const LOCAL_MODEL_ALIASES = new Set([LOCAL_EMBEDDING_MODEL, "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"]);
+
+/** Whether a /v1/embeddings request is for the local model: its names, the running model's own name, or no model at all. */
+export function isLocalEmbeddingModel(model: unknown, runningModel: string | undefined): boolean {
+  return model === undefined || (typeof model === "string" && (LOCAL_MODEL_ALIASES.has(model) || model === runningModel));
+}
+
 export const embeddingsBody = z.object({
   input: z.union([z.string(), z.array(z.string()).min(1, "must not be empty").max(MAX_EMBEDDING_INPUTS)]),
   model: z.string().optional(),

@@ -10,6 +10,8 @@ export const evidence = sqliteTable(
     workspaceId: workspaceIdColumn().references(() => workspaces.id, { onDelete: "cascade" }),
     keyId: text("key_id"),
     createdAt: createdAt(),
+    /** The API used, as "METHOD /path": "POST /v1/chat/completions", "POST /v1/messages", "GET /v1/models"… (rows before the column existed were all chat completions). */
+    api: text("api").notNull().default("POST /v1/chat/completions"),
     model: text("model"),
     stream: integer("stream", { mode: "boolean" }).notNull(),
     status: integer("status").notNull(),

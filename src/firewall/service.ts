@@ -114,14 +114,14 @@ export class FirewallService {
   // — the proxy stage —
 
   async checkInput(request: ProxiedRequest): Promise<FirewallVerdict> {
-    const texts = scannedTexts(request.body.messages, request.workspace.firewallScanSystem);
+    const texts = scannedTexts(request.view.texts, request.workspace.firewallScanSystem);
     if (texts.length === 0) return ALLOW;
     const patterns = await this.patternsFor(request.scope);
     return (await scanTexts(texts, patterns, this.ctx.vectors, this.options)).verdict;
   }
 
   outputMonitor(request: ProxiedRequest): OutputMonitor | undefined {
-    const systemPrompt = systemPromptText(request.body.messages);
+    const systemPrompt = systemPromptText(request.view.texts);
     const pending = this.patternsFor(request.scope).then((patterns) =>
       FirewallOutputMonitor.needed(patterns, systemPrompt) ? new FirewallOutputMonitor(patterns, this.ctx.vectors, this.options, systemPrompt) : undefined,
     );

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { EvidenceRecord } from "../evidence/writer";
+import type { Usage } from "./dialects/dialect";
 import type { ProxiedRequest } from "./request";
 import { strongest, type FirewallVerdict } from "./stages";
-import type { Usage } from "./completion-transcript";
 
 export type RequestOutcome = {
   status: number;
@@ -21,7 +21,8 @@ export function evidenceEntry(request: ProxiedRequest, outcome: RequestOutcome, 
     requestId: request.requestId,
     workspaceId: request.scope.workspaceId,
     keyId: request.scope.actor.keyId,
-    model: request.body.model,
+    api: request.view.api,
+    model: request.view.model,
     stream: request.stream,
     status: outcome.status,
     cacheStatus: outcome.cacheStatus,
@@ -32,9 +33,11 @@ export function evidenceEntry(request: ProxiedRequest, outcome: RequestOutcome, 
     promptTokens: outcome.usage?.prompt_tokens ?? null,
     completionTokens: outcome.usage?.completion_tokens ?? null,
     totalTokens: outcome.usage?.total_tokens ?? null,
-    promptSha256: createHash("sha256").update(JSON.stringify(request.body.messages)).digest("hex"),
+    promptSha256: sha256(JSON.stringify(request.view.conversation)),
     requestBody: logBodies ? request.rawBody : null,
     responseBody: logBodies ? (outcome.responseBody ?? null) : null,
     error: outcome.error ?? null,
   };
 }
+
+export const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");

@@ -1,41 +1,72 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../runtime/context";
+import { httpError } from "../http/errors";
 import { requestContextPlugin } from "../http/request-context";
 import { serviceKeyAuth } from "../tenancy/auth";
+import type { WorkspaceScope } from "../tenancy/scope";
 import { findWorkspace } from "../tenancy/service";
-import { chatCompletionBody } from "./model";
+import { anthropicMessages } from "./dialects/anthropic-messages";
+import type { Dialect } from "./dialects/dialect";
+import { openaiChat } from "./dialects/openai-chat";
+import { openaiResponses } from "./dialects/openai-responses";
+import { forwardPassthrough, isSievePath } from "./passthrough";
 import { runPipeline, type PipelineDeps } from "./pipeline";
 import { readProxiedRequest } from "./request";
 import type { CacheStage, FirewallStage } from "./stages";
 
 export type ProxyStages = { firewall: FirewallStage; cache: CacheStage };
 
-/** POST /v1/chat/completions: the OpenAI-compatible proxy (spec §4.1). */
+type Context = { request: Request; scope: WorkspaceScope; requestId: string; receivedAt: number };
+
+const routeDoc = (dialect: Dialect, summary: string) => ({
+  parse: "none" as const,
+  detail: {
+    summary,
+    description:
+      "The body is forwarded unchanged to the workspace's provider with the caller's provider credentials. " +
+      "Adds X-Service-Cache, X-Service-Latency-Ms, X-Service-Upstream-Latency-Ms and X-Service-Request-Id.",
+    requestBody: { content: { "application/json": { schema: dialect.schema.toJSONSchema() as never } } } as never,
+  },
+});
+
+/**
+ * The provider APIs Sieve speaks (spec §4.1): chat completions, OpenAI's Responses API and
+ * Anthropic's Messages API run the pipeline, each through its dialect adapter; every other
+ * /v1 path is passed through to the provider.
+ */
 export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
   const deps: PipelineDeps = { ...stages, evidence: ctx.evidence, log: ctx.log, upstreamTimeoutMs: ctx.config.upstreamTimeoutMs };
-  return new Elysia({ prefix: "/v1", detail: { tags: ["proxy"] } }).use(requestContextPlugin).use(serviceKeyAuth(ctx)).post(
-    "/chat/completions",
-    async ({ request, scope, requestId, receivedAt }) => {
-      const proxied = await readProxiedRequest(request, {
-        requestId,
-        scope,
-        workspace: findWorkspace(ctx.database.db, scope.workspaceId)!,
-        defaultUpstreamUrl: ctx.config.upstreamUrl,
-        maxBodyBytes: ctx.config.maxBodyBytes,
-        receivedAt,
-        cacheOn: ctx.config.cache,
-      });
-      return runPipeline(proxied, deps);
-    },
-    {
+  const providerUrls = { openai: ctx.config.upstreamUrl, anthropic: ctx.config.anthropicUpstreamUrl };
+  const handle = (dialect: Dialect) => async ({ request, scope, requestId, receivedAt }: Context) => {
+    const proxied = await readProxiedRequest(request, dialect, {
+      requestId,
+      scope,
+      workspace: findWorkspace(ctx.database.db, scope.workspaceId)!,
+      providerUrls,
+      maxBodyBytes: ctx.config.maxBodyBytes,
+      receivedAt,
+      cacheOn: ctx.config.cache,
+    });
+    return runPipeline(proxied, deps);
+  };
+  const passthrough = async ({ request, scope, requestId, receivedAt }: Context) => {
+    // Under Sieve's own prefixes a path Sieve does not serve is a 404 here, never a provider call.
+    if (isSievePath(new URL(request.url).pathname)) throw httpError(404, "not_found", "no such route");
+    return forwardPassthrough(request, request.body, { ctx, scope, requestId, receivedAt });
+  };
+  return new Elysia({ prefix: "/v1", detail: { tags: ["proxy"] } })
+    .use(requestContextPlugin)
+    .use(serviceKeyAuth(ctx))
+    .post("/chat/completions", handle(openaiChat), routeDoc(openaiChat, "OpenAI-compatible chat completions through the firewall and cache"))
+    .post("/responses", handle(openaiResponses), routeDoc(openaiResponses, "OpenAI Responses API through the firewall and cache"))
+    .post("/messages", handle(anthropicMessages), routeDoc(anthropicMessages, "Anthropic Messages API through the firewall and cache"))
+    .all("/*", passthrough, {
       parse: "none",
       detail: {
-        summary: "OpenAI-compatible chat completions through the firewall and cache",
+        summary: "Every other provider path (models, files, audio, images, batches, moderations, GET /v1/responses/{id}, /v1/messages/count_tokens, …), passed through",
         description:
-          "The body is forwarded unchanged to the workspace's provider with the caller's Authorization header. " +
-          "Adds X-Service-Cache, X-Service-Latency-Ms, X-Service-Upstream-Latency-Ms and X-Service-Request-Id.",
-        requestBody: { content: { "application/json": { schema: chatCompletionBody.toJSONSchema() as never } } } as never,
+          "Forwarded to the workspace's OpenAI-compatible provider, or to the Anthropic API when the request carries x-api-key or anthropic-version. " +
+          "Bodies are streamed both ways; X-Service-* headers are not forwarded; latency headers and an evidence record (no bodies) are added.",
       },
-    },
-  );
+    });
 };

@@ -19,3 +19,41 @@ export const chatCompletionBody = z.looseObject({
 
 export type ChatCompletionBody = z.infer<typeof chatCompletionBody>;
 export type ChatMessage = z.infer<typeof chatMessage>;
+
+/** One item of a Responses `input` array: a message (role + content) or another typed item (function_call_output, …). */
+export const responsesInputItem = z.looseObject({
+  type: z.string().min(1).optional(),
+  role: z.string().min(1).optional(),
+  content: z.union([z.string(), z.array(contentPart)]).optional(),
+});
+
+/** OpenAI Responses API, POST /v1/responses: the fields Sieve reads; the rest passes through. */
+export const responsesBody = z.looseObject({
+  model: z.string().min(1, "must not be empty"),
+  input: z.union([z.string(), z.array(responsesInputItem)]).optional(),
+  instructions: z.string().nullable().optional(),
+  stream: z.boolean().optional(),
+  previous_response_id: z.string().nullable().optional(),
+});
+
+export type ResponsesBody = z.infer<typeof responsesBody>;
+export type ResponsesInputItem = z.infer<typeof responsesInputItem>;
+
+const anthropicBlock = z.looseObject({ type: z.string().min(1) });
+
+export const anthropicMessage = z.looseObject({
+  role: z.enum(["user", "assistant"]),
+  content: z.union([z.string(), z.array(anthropicBlock)]),
+});
+
+/** Anthropic Messages API, POST /v1/messages: the fields Sieve reads; the rest passes through. */
+export const anthropicMessagesBody = z.looseObject({
+  model: z.string().min(1, "must not be empty"),
+  max_tokens: z.number().int().positive(),
+  messages: z.array(anthropicMessage).min(1, "must contain at least one message"),
+  system: z.union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() }))]).optional(),
+  stream: z.boolean().optional(),
+});
+
+export type AnthropicMessagesBody = z.infer<typeof anthropicMessagesBody>;
+export type AnthropicMessage = z.infer<typeof anthropicMessage>;

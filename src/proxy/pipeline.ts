@@ -1,8 +1,8 @@
 import type { EvidenceWriter } from "../evidence/writer";
 import { jsonResponse } from "../http/errors";
 import type { Logger } from "../logging/logger";
+import type { Answer } from "./dialects/dialect";
 import { evidenceEntry, type RequestOutcome } from "./evidence-entry";
-import { replayCompletion } from "./replay";
 import type { ProxiedRequest } from "./request";
 import { firewallHeader, serviceHeaders } from "./service-headers";
 import type { CacheStage, FirewallStage, FirewallVerdict } from "./stages";
@@ -18,17 +18,19 @@ export type PipelineDeps = {
 };
 
 /**
- * One chat-completions request, in the spec's order: firewall → cache → forward, with the
- * evidence record queued (written in the background) whichever way the request ends.
+ * One request of any dialect, in the spec's order: firewall → cache → forward, with the
+ * evidence record queued (written in the background) whichever way the request ends. The
+ * dialect only reads and writes its formats; every decision is taken here.
  */
 export async function runPipeline(request: ProxiedRequest, deps: PipelineDeps): Promise<Response> {
+  const { dialect } = request;
   const record = (outcome: RequestOutcome) => deps.evidence.record(evidenceEntry(request, outcome, request.workspace.logBodies));
   const overhead = (upstreamMs: number) => performance.now() - request.receivedAt - upstreamMs;
 
   // 1. Firewall on the input.
   const inputVerdict = await deps.firewall.checkInput(request);
   if (inputVerdict.action === "block") {
-    const body = { error: "blocked_by_firewall", reason: inputVerdict.reason, request_id: request.requestId };
+    const body = dialect.errorBody("blocked", inputVerdict.reason ?? "blocked", request.requestId, inputVerdict.reason);
     record({ status: 403, cacheStatus: "skip", verdicts: [inputVerdict], overheadMs: overhead(0), upstreamMs: 0, responseBody: JSON.stringify(body) });
     return jsonResponse(403, body, serviceHeaders({ requestId: request.requestId, cache: "miss", receivedAt: request.receivedAt, upstreamMs: 0 }));
   }
@@ -49,8 +51,10 @@ export async function runPipeline(request: ProxiedRequest, deps: PipelineDeps): 
         extra: { ...warnHeader, "x-service-cache-similarity": hit.similarity.toFixed(4), "x-service-cache-key": hit.key },
       });
       const responseBody = JSON.stringify(hit.completion);
-      record({ status: 200, cacheStatus: "hit", verdicts: [inputVerdict], overheadMs: overhead(0), upstreamMs: 0, usage: hit.completion.usage as never, responseBody });
-      return replayCompletion(hit.completion, request.stream, headers);
+      record({ status: 200, cacheStatus: "hit", verdicts: [inputVerdict], overheadMs: overhead(0), upstreamMs: 0, usage: dialect.answer(hit.completion)?.usage, responseBody });
+      return request.stream
+        ? new Response(dialect.replayStream(hit.completion), { status: 200, headers: { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" } })
+        : new Response(responseBody, { status: 200, headers: { ...headers, "content-type": "application/json" } });
     }
   }
 
@@ -71,17 +75,22 @@ async function forward(
   record: (outcome: RequestOutcome) => void,
   release: (() => void) | undefined,
 ): Promise<Response> {
+  const { dialect } = request;
   const cacheStatus = request.cacheControl.lookup ? "miss" : "skip";
   let call;
   try {
-    call = await callUpstream(request, deps.upstreamTimeoutMs);
+    call = await callUpstream(
+      { url: request.upstreamUrl + dialect.upstreamPath, method: "POST", headers: request.forwardHeaders, body: request.rawBody, clientSignal: request.clientSignal },
+      deps.upstreamTimeoutMs,
+    );
   } catch (error) {
     if (!(error instanceof UpstreamError)) throw error;
     release?.();
     const status = error.kind === "timeout" ? 504 : 502;
-    const body = { error: error.kind === "timeout" ? "upstream_timeout" : "upstream_unreachable", detail: error.message, request_id: request.requestId };
-    record({ status, cacheStatus, verdicts: [inputVerdict], overheadMs: 0, upstreamMs: performance.now() - request.receivedAt, error: error.message });
-    return jsonResponse(status, body, serviceHeaders({ requestId: request.requestId, cache: "miss", receivedAt: request.receivedAt, upstreamMs: performance.now() - request.receivedAt }));
+    const upstreamMs = performance.now() - request.receivedAt;
+    const body = dialect.errorBody(error.kind === "timeout" ? "upstream_timeout" : "upstream_unreachable", error.message, request.requestId);
+    record({ status, cacheStatus, verdicts: [inputVerdict], overheadMs: 0, upstreamMs, error: error.message });
+    return jsonResponse(status, body, serviceHeaders({ requestId: request.requestId, cache: "miss", receivedAt: request.receivedAt, upstreamMs }));
   }
 
   const { response, upstreamMs } = call;
@@ -89,18 +98,22 @@ async function forward(
   const overheadMs = Number(headers["x-service-latency-ms"]);
   const monitor = response.ok ? deps.firewall.outputMonitor(request) : undefined;
   const isEventStream = (response.headers.get("content-type") ?? "").includes("text/event-stream");
+  const store = (completion: Record<string, unknown>) => {
+    if (request.cacheControl.store) deps.cache.store(request, completion, upstreamMs);
+  };
 
   if (request.stream && response.ok && isEventStream && response.body) {
     const body = relayStream({
       requestId: request.requestId,
+      dialect,
       upstream: response.body,
       abortUpstream: call.abort,
       monitor,
       idleTimeoutMs: deps.upstreamTimeoutMs,
       onEnd: (outcome: StreamOutcome) => {
         const verdicts = [inputVerdict, ...(outcome.kind === "completed" || outcome.kind === "blocked" ? (outcome.outputVerdict ? [outcome.outputVerdict] : []) : [])];
-        const completion = outcome.transcript.toCompletion();
-        if (outcome.kind === "completed" && request.cacheControl.store) deps.cache.store(request, completion, upstreamMs);
+        const completion = outcome.transcript.toResponse();
+        if (outcome.kind === "completed" && request.view.cache?.storeStreamed && dialect.answer(completion)) store(completion);
         release?.();
         record({
           status: outcome.kind === "completed" ? 200 : outcome.kind === "blocked" ? 403 : outcome.kind === "client_aborted" ? 499 : 502,
@@ -125,34 +138,29 @@ async function forward(
     release?.();
     const message = `the provider response failed: ${(error as Error).message}`;
     record({ status: 502, cacheStatus, verdicts: [inputVerdict], overheadMs, upstreamMs, error: message });
-    return jsonResponse(502, { error: "upstream_error", detail: message, request_id: request.requestId }, headers);
+    return jsonResponse(502, dialect.errorBody("upstream_error", message, request.requestId), headers);
   }
   const completion = response.ok ? parseJson(text) : undefined;
-  const outputVerdict = monitor && completion ? await monitor.finish(assistantText(completion)) : undefined;
+  const answer: Answer | undefined = completion && dialect.answer(completion);
+  const outputVerdict = monitor && answer ? await monitor.finish(answer.text) : undefined;
   const verdicts = outputVerdict ? [inputVerdict, outputVerdict] : [inputVerdict];
   if (outputVerdict?.action === "block") {
     release?.();
-    const body = { error: "blocked_by_firewall", reason: outputVerdict.reason, request_id: request.requestId };
-    record({ status: 403, cacheStatus, verdicts, overheadMs, upstreamMs, usage: completion?.usage as never, responseBody: text });
+    const body = dialect.errorBody("blocked", outputVerdict.reason ?? "blocked", request.requestId, outputVerdict.reason);
+    record({ status: 403, cacheStatus, verdicts, overheadMs, upstreamMs, usage: answer?.usage, responseBody: text });
     return jsonResponse(403, body, headers);
   }
-  if (completion && request.cacheControl.store) deps.cache.store(request, completion, upstreamMs);
+  if (completion && answer) store(completion);
   release?.();
-  record({ status: response.status, cacheStatus, verdicts, overheadMs, upstreamMs, usage: completion?.usage as never, responseBody: text });
+  record({ status: response.status, cacheStatus, verdicts, overheadMs, upstreamMs, usage: answer?.usage, responseBody: text });
   return new Response(text, { status: response.status, headers });
 }
 
 function parseJson(text: string): Record<string, unknown> | undefined {
   try {
     const value = JSON.parse(text);
-    return value && typeof value === "object" && Array.isArray(value.choices) ? value : undefined;
+    return value && typeof value === "object" && !Array.isArray(value) ? value : undefined;
   } catch {
     return undefined;
   }
-}
-
-function assistantText(completion: Record<string, unknown>): string {
-  const choices = completion.choices as { message?: { content?: unknown } }[];
-  const content = choices[0]?.message?.content;
-  return typeof content === "string" ? content : "";
 }

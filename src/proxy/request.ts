@@ -2,27 +2,35 @@ import { badRequest, httpError } from "../http/errors";
 import { describeZodIssues } from "../http/validation";
 import type { WorkspaceScope } from "../tenancy/scope";
 import type { Workspace } from "../tenancy/service";
-import { chatCompletionBody, type ChatCompletionBody } from "./model";
-
-/** Request headers passed on to the provider; everything else (above all X-Service-*) stays here. */
-const FORWARDED_HEADERS = ["authorization", "accept", "openai-organization", "openai-project", "openai-beta", "user-agent"];
+import type { Dialect, RequestView } from "./dialects/dialect";
 
 /** Longest time a response may stay cached, by request header or workspace setting: one year. */
 export const MAX_CACHE_TTL_SECONDS = 365 * 24 * 3600;
 
 export type CacheControl = { lookup: boolean; store: boolean; ttlSeconds: number | undefined };
 
-/** One chat-completions request as every pipeline stage sees it. */
+/** The server's provider base URLs (--upstream-url, --anthropic-upstream-url). */
+export type ProviderUrls = { openai: string; anthropic: string };
+
+/** The provider base URL of a workspace: its own setting, else the server's. */
+export function providerBaseUrl(provider: Dialect["provider"], workspace: Workspace, defaults: ProviderUrls): string {
+  return (provider === "anthropic" ? workspace.anthropicUpstreamUrl : workspace.upstreamUrl) ?? defaults[provider];
+}
+
+/** One proxied request, whatever its dialect, as every pipeline stage sees it. */
 export type ProxiedRequest = {
   requestId: string;
   scope: WorkspaceScope;
   /** The workspace row: its settings drive every stage. */
   workspace: Workspace;
+  dialect: Dialect;
+  /** What the stages read of the body, in the same shape for every dialect. */
+  view: RequestView;
   /** Forwarded byte for byte: the provider sees exactly what the client sent. */
   rawBody: string;
-  body: ChatCompletionBody;
   stream: boolean;
   forwardHeaders: Record<string, string>;
+  /** The provider's base URL; the dialect's path is appended when forwarding. */
   upstreamUrl: string;
   cacheControl: CacheControl;
   /** performance.now() when the request arrived; the base of the overhead figure. */
@@ -33,14 +41,15 @@ export type ProxiedRequest = {
 
 export async function readProxiedRequest(
   request: Request,
-  ctx: { requestId: string; scope: WorkspaceScope; workspace: Workspace; defaultUpstreamUrl: string; maxBodyBytes: number; receivedAt: number; cacheOn: boolean },
+  dialect: Dialect,
+  ctx: { requestId: string; scope: WorkspaceScope; workspace: Workspace; providerUrls: ProviderUrls; maxBodyBytes: number; receivedAt: number; cacheOn: boolean },
 ): Promise<ProxiedRequest> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   const tooLarge = () => httpError(413, "payload_too_large", `request body exceeds the ${ctx.maxBodyBytes}-byte limit`);
   if (declared > ctx.maxBodyBytes) throw tooLarge();
   const rawBody = await request.text();
   if (Buffer.byteLength(rawBody) > ctx.maxBodyBytes) throw tooLarge();
-  if (!rawBody.trim()) throw badRequest("body: a JSON chat-completions request is required");
+  if (!rawBody.trim()) throw badRequest(`body: a JSON request for ${dialect.api} is required`);
 
   let json: unknown;
   try {
@@ -48,24 +57,27 @@ export async function readProxiedRequest(
   } catch (error) {
     throw httpError(400, "invalid_json", `body is not valid JSON: ${(error as Error).message}`);
   }
-  const parsed = chatCompletionBody.safeParse(json);
+  const parsed = dialect.schema.safeParse(json);
   if (!parsed.success) throw badRequest(describeZodIssues("body", parsed.error.issues));
+  const view = dialect.read(parsed.data);
 
   const forwardHeaders: Record<string, string> = { "content-type": "application/json" };
-  for (const name of FORWARDED_HEADERS) {
+  for (const name of dialect.forwardedHeaders) {
     const value = request.headers.get(name);
     if (value) forwardHeaders[name] = value;
   }
+  const cacheOn = ctx.cacheOn && ctx.workspace.cacheEnabled && view.cache !== undefined;
   return {
     requestId: ctx.requestId,
     scope: ctx.scope,
     workspace: ctx.workspace,
+    dialect,
+    view,
     rawBody,
-    body: parsed.data,
-    stream: parsed.data.stream === true,
+    stream: view.stream,
     forwardHeaders,
-    upstreamUrl: ctx.workspace.upstreamUrl ?? ctx.defaultUpstreamUrl,
-    cacheControl: readCacheControl(request.headers, ctx.cacheOn && ctx.workspace.cacheEnabled),
+    upstreamUrl: providerBaseUrl(dialect.provider, ctx.workspace, ctx.providerUrls),
+    cacheControl: readCacheControl(request.headers, cacheOn),
     receivedAt: ctx.receivedAt,
     clientSignal: request.signal,
   };

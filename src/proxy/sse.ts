@@ -47,3 +47,13 @@ export function formatSseEvent(data: unknown, event?: string): string {
 export function sseErrorEvent(type: string, message: string, requestId: string, extra: Record<string, unknown> = {}): string {
   return formatSseEvent({ error: { type, message, request_id: requestId, ...extra } }, "error");
 }
+
+/** An event's data as a JSON object, or undefined when it is not one. */
+export function eventJson(event: SseEvent): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(event.data);
+    return value && typeof value === "object" && !Array.isArray(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,15 +1,17 @@
-import { CompletionTranscript } from "./completion-transcript";
-import { SSE_DONE, SseParser, sseErrorEvent } from "./sse";
+import type { Dialect, StreamTranscript } from "./dialects/dialect";
+import { SseParser } from "./sse";
 import type { FirewallVerdict, OutputMonitor } from "./stages";
 
 export type StreamOutcome =
-  | { kind: "completed"; transcript: CompletionTranscript; outputVerdict: FirewallVerdict | undefined }
-  | { kind: "blocked"; transcript: CompletionTranscript; outputVerdict: FirewallVerdict }
-  | { kind: "upstream_error"; transcript: CompletionTranscript; error: string }
-  | { kind: "client_aborted"; transcript: CompletionTranscript };
+  | { kind: "completed"; transcript: StreamTranscript; outputVerdict: FirewallVerdict | undefined }
+  | { kind: "blocked"; transcript: StreamTranscript; outputVerdict: FirewallVerdict }
+  | { kind: "upstream_error"; transcript: StreamTranscript; error: string }
+  | { kind: "client_aborted"; transcript: StreamTranscript };
 
 export type RelayOptions = {
   requestId: string;
+  /** Reads the provider's events and speaks the client's error format. */
+  dialect: Dialect;
   upstream: ReadableStream<Uint8Array>;
   abortUpstream: (reason?: string) => void;
   monitor: OutputMonitor | undefined;
@@ -23,14 +25,14 @@ const encoder = new TextEncoder();
 /**
  * Relays a provider's SSE stream to the client event by event as it arrives (never buffering
  * the whole response), feeding each event to the transcript and the firewall's output monitor.
- * A dropped or stalled upstream ends the stream with an `event: error`; a block verdict ends it
- * with the blocked_by_firewall error event and aborts the provider request.
+ * A dropped or stalled upstream ends the stream with the dialect's error event; a block verdict
+ * ends it with the blocked_by_firewall error event and aborts the provider request.
  */
 export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
   const reader = options.upstream.getReader();
   const decoder = new TextDecoder();
   const parser = new SseParser();
-  const transcript = new CompletionTranscript();
+  const transcript = options.dialect.transcript();
   let ended = false;
   let finalVerdict: FirewallVerdict | undefined;
   const end = (outcome: StreamOutcome) => {
@@ -40,7 +42,7 @@ export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
   };
 
   const fail = (controller: ReadableStreamDefaultController<Uint8Array>, message: string) => {
-    controller.enqueue(encoder.encode(sseErrorEvent("upstream_error", message, options.requestId)));
+    controller.enqueue(encoder.encode(options.dialect.streamError("upstream_error", message, options.requestId)));
     controller.close();
     options.abortUpstream("upstream failed");
     end({ kind: "upstream_error", transcript, error: message });
@@ -58,7 +60,7 @@ export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
             return fail(controller, `the provider stream failed: ${(error as Error).message}`);
           }
           if (chunk.done) {
-            if (!transcript.done) return fail(controller, "the provider closed the stream before [DONE]");
+            if (!transcript.done) return fail(controller, "the provider closed the stream before its end event");
             controller.close();
             return end({ kind: "completed", transcript, outputVerdict: finalVerdict });
           }
@@ -67,14 +69,14 @@ export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
           let out = "";
           for (const event of events) {
             const added = transcript.add(event);
-            // The whole answer is checked before [DONE] goes out, so a leak in its last,
+            // The whole answer is checked before the end event goes out, so a leak in its last,
             // unfinished sentence can still be cut.
             let verdict: FirewallVerdict | undefined;
             if (options.monitor && added) verdict = await options.monitor.inspect(added, transcript.text);
-            else if (options.monitor && event.data === SSE_DONE) verdict = finalVerdict = await options.monitor.finish(transcript.text);
+            else if (options.monitor && transcript.isEnd(event)) verdict = finalVerdict = await options.monitor.finish(transcript.text);
             if (verdict?.action === "block") {
               if (out) controller.enqueue(encoder.encode(out));
-              controller.enqueue(encoder.encode(sseErrorEvent("blocked_by_firewall", verdict.reason ?? "blocked", options.requestId, { reason: verdict.reason })));
+              controller.enqueue(encoder.encode(options.dialect.streamError("blocked", verdict.reason ?? "blocked", options.requestId, verdict.reason)));
               controller.close();
               options.abortUpstream("blocked by firewall");
               return end({ kind: "blocked", transcript, outputVerdict: verdict });

@@ -1,5 +1,3 @@
-import type { ProxiedRequest } from "./request";
-
 export class UpstreamError extends Error {
   constructor(
     readonly kind: "unreachable" | "timeout",
@@ -18,7 +16,7 @@ export type UpstreamCall = {
 };
 
 /** Response headers of the provider that reach the client; transport headers do not. */
-const RELAYED_RESPONSE_HEADERS = /^(content-type|cache-control|retry-after|x-request-id|openai-.*|x-ratelimit-.*)$/i;
+const RELAYED_RESPONSE_HEADERS = /^(content-type|cache-control|retry-after|x-request-id|request-id|openai-.*|anthropic-.*|x-ratelimit-.*)$/i;
 
 export function relayedHeaders(response: Response): Record<string, string> {
   const out: Record<string, string> = {};
@@ -28,33 +26,42 @@ export function relayedHeaders(response: Response): Record<string, string> {
   return out;
 }
 
-/**
- * POSTs the client's raw body to `<upstream>/chat/completions`. The timeout covers the wait
- * for response headers; a client disconnect aborts the provider request too.
- */
-export async function callUpstream(request: ProxiedRequest, timeoutMs: number): Promise<UpstreamCall> {
+/** One request to the provider: the dialect's POST, or a pass-through of any method. */
+export type UpstreamTarget = {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  /** A string, or the client's body stream relayed as it arrives (uploads are never buffered). */
+  body: string | ReadableStream<Uint8Array> | null;
+  /** Aborted when the client goes away: the provider request is aborted too. */
+  clientSignal: AbortSignal;
+};
+
+/** Sends a request to the provider. The timeout covers the wait for response headers. */
+export async function callUpstream(target: UpstreamTarget, timeoutMs: number): Promise<UpstreamCall> {
   const controller = new AbortController();
   const abort = (reason = "aborted") => controller.abort(new Error(reason));
   const onClientGone = () => abort("client disconnected");
-  request.clientSignal.addEventListener("abort", onClientGone, { once: true });
+  target.clientSignal.addEventListener("abort", onClientGone, { once: true });
   const timer = setTimeout(() => abort("timeout"), timeoutMs);
   const started = performance.now();
   try {
-    const response = await fetch(`${request.upstreamUrl}/chat/completions`, {
-      method: "POST",
-      headers: request.forwardHeaders,
-      body: request.rawBody,
+    const response = await fetch(target.url, {
+      method: target.method,
+      headers: target.headers,
+      body: target.body,
       signal: controller.signal,
       // Sieve relays bytes as they come; it never wants fetch to follow redirects to other hosts.
       redirect: "manual",
-    });
+      ...(target.body instanceof ReadableStream ? { duplex: "half" } : {}),
+    } as RequestInit);
     return { response, upstreamMs: performance.now() - started, abort };
   } catch (error) {
-    request.clientSignal.removeEventListener("abort", onClientGone);
+    target.clientSignal.removeEventListener("abort", onClientGone);
     if (controller.signal.aborted && (controller.signal.reason as Error)?.message === "timeout") {
       throw new UpstreamError("timeout", `the provider did not answer within ${timeoutMs} ms`);
     }
-    throw new UpstreamError("unreachable", `cannot reach the provider at ${request.upstreamUrl}: ${(error as Error).message}`);
+    throw new UpstreamError("unreachable", `cannot reach the provider at ${new URL(target.url).origin}: ${(error as Error).message}`);
   } finally {
     clearTimeout(timer);
   }

@@ -97,15 +97,21 @@ export const keysController = (ctx: AppContext) =>
 export const workspaceController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/workspace", detail: { tags: ["workspace"] } })
     .use(bearerKeyAuth(ctx))
-    .get("/", ({ scope }) => workspaceSettingsView(scope.workspace(), ctx.config.upstreamUrl), {
-      detail: { summary: "The workspace: id, name, body logging, system-prompt scanning, provider URL" },
+    .get("/", ({ scope }) => workspaceSettingsView(scope.workspace(), ctx.config), {
+      detail: { summary: "The workspace: id, name, body logging, system-prompt scanning, provider URLs (OpenAI-compatible and Anthropic)" },
     })
     .patch(
       "/",
       ({ scope, body }) =>
         workspaceSettingsView(
-          scope.updateWorkspace({ name: body.name, logBodies: body.log_bodies, firewallScanSystem: body.firewall_scan_system, upstreamUrl: body.upstream_url }),
-          ctx.config.upstreamUrl,
+          scope.updateWorkspace({
+            name: body.name,
+            logBodies: body.log_bodies,
+            firewallScanSystem: body.firewall_scan_system,
+            upstreamUrl: body.upstream_url,
+            anthropicUpstreamUrl: body.anthropic_upstream_url,
+          }),
+          ctx.config,
         ),
       { body: workspaceSettingsPatch, detail: { summary: "Change settings; unknown fields are refused (400) and nothing changes" } },
     );

@@ -22,6 +22,8 @@ export const workspaceSettingsPatch = z.strictObject({
   firewall_scan_system: z.boolean().optional(),
   /** null: use the server's --upstream-url. */
   upstream_url: httpUrl.nullable().optional(),
+  /** null: use the server's --anthropic-upstream-url. */
+  anthropic_upstream_url: httpUrl.nullable().optional(),
 });
 
 export const keyIdParams = z.object({ id: z.string().min(1).max(64) });

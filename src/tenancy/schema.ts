@@ -17,6 +17,8 @@ export const workspaces = sqliteTable("workspaces", {
   cacheMaxEntries: integer("cache_max_entries").notNull().default(10_000),
   /** Null: the server's --upstream-url. */
   upstreamUrl: text("upstream_url"),
+  /** Null: the server's --anthropic-upstream-url. */
+  anthropicUpstreamUrl: text("anthropic_upstream_url"),
 });
 
 export const users = sqliteTable(

@@ -17,10 +17,12 @@ export const workspaceView = (workspace: Workspace) => ({
   created_at: workspace.createdAt.toISOString(),
 });
 
-export const workspaceSettingsView = (workspace: Workspace, defaultUpstreamUrl: string) => ({
+export const workspaceSettingsView = (workspace: Workspace, defaults: { upstreamUrl: string; anthropicUpstreamUrl: string }) => ({
   ...workspaceView(workspace),
   log_bodies: workspace.logBodies,
   firewall_scan_system: workspace.firewallScanSystem,
   upstream_url: workspace.upstreamUrl,
-  effective_upstream_url: workspace.upstreamUrl ?? defaultUpstreamUrl,
+  effective_upstream_url: workspace.upstreamUrl ?? defaults.upstreamUrl,
+  anthropic_upstream_url: workspace.anthropicUpstreamUrl,
+  effective_anthropic_upstream_url: workspace.anthropicUpstreamUrl ?? defaults.anthropicUpstreamUrl,
 });

@@ -1,8 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { cacheKeys, DELIVERY_ONLY_FIELDS } from "../../src/cache/request-key";
+import type { Dialect } from "../../src/proxy/dialects/dialect";
+import { openaiChat } from "../../src/proxy/dialects/openai-chat";
 
-const keys = (body: Record<string, unknown>, workspaceId = "w1", upstreamUrl = "https://provider.test/v1") =>
-  cacheKeys({ workspaceId, upstreamUrl, body: body as never, vectorSpace: "all-MiniLM-L6-v2/int8" });
+const keys = (body: Record<string, unknown>, workspaceId = "w1", upstreamUrl = "https://provider.test/v1", dialect: Dialect = openaiChat) => {
+  const view = dialect.read(dialect.schema.parse(body));
+  return cacheKeys({ workspaceId, upstreamUrl, api: view.api, model: view.model, subject: view.cache!, vectorSpace: "all-MiniLM-L6-v2/int8" });
+};
 
 const question = { model: "m", messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Why is the sky blue?" }] };
 

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { decide } from "../../src/firewall/decision";
 import { SystemPromptLeak } from "../../src/firewall/leak";
-import { messageText, scannedTexts, systemPromptText } from "../../src/firewall/messages";
+import { scannedTexts, systemPromptText } from "../../src/firewall/messages";
+import { messageText, openaiChat } from "../../src/proxy/dialects/openai-chat";
 import type { PatternMeta } from "../../src/firewall/pattern-index";
 import { configWith } from "../../src/config";
 import { embedderKey, libraryIndexInput } from "../../src/firewall/builtins";
@@ -160,9 +161,10 @@ describe("messages", () => {
   ];
 
   test("user and tool messages are scanned, with the text parts of multi-part content; the system prompt only on request", () => {
-    expect(scannedTexts(messages, false)).toEqual(["part one\npart two", "tool output"]);
-    expect(scannedTexts(messages, true)).toEqual(["You are a support bot.", "part one\npart two", "tool output"]);
-    expect(systemPromptText(messages)).toBe("You are a support bot.");
+    const { texts } = openaiChat.read({ model: "m", messages });
+    expect(scannedTexts(texts, false)).toEqual(["part one\npart two", "tool output"]);
+    expect(scannedTexts(texts, true)).toEqual(["You are a support bot.", "part one\npart two", "tool output"]);
+    expect(systemPromptText(texts)).toBe("You are a support bot.");
     expect(messageText({ role: "user", content: null })).toBe("");
   });
 });

@@ -1,15 +1,15 @@
-import { SSE_DONE, type SseEvent } from "./sse";
+import { SSE_DONE, type SseEvent } from "../sse";
+import type { StreamTranscript, Usage } from "./dialect";
 
 type ToolCall = { id?: string; type?: string; function: { name: string; arguments: string } };
 type Choice = { index: number; role: string; content: string; toolCalls: ToolCall[]; finishReason: string | null; refusal: string | null };
-export type Usage = { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
 
 /**
  * Accumulates a streamed chat completion chunk by chunk: the assistant text so far (for the
  * firewall's output monitor), usage (for evidence) and, once `[DONE]` is seen, the whole
  * completion as one chat.completion object (for the cache and the evidence log).
  */
-export class CompletionTranscript {
+export class ChatTranscript implements StreamTranscript {
   #choices = new Map<number, Choice>();
   #meta: { id?: string; model?: string; created?: number; system_fingerprint?: string } = {};
   usage: Usage | undefined;
@@ -55,6 +55,10 @@ export class CompletionTranscript {
     return added;
   }
 
+  isEnd(event: SseEvent): boolean {
+    return event.data === SSE_DONE;
+  }
+
   /** Assistant text of choice 0 so far. */
   get text(): string {
     return this.#choices.get(0)?.content ?? "";
@@ -70,7 +74,7 @@ export class CompletionTranscript {
   }
 
   /** The stream as the chat.completion object a non-streamed request would have received. */
-  toCompletion(): Record<string, unknown> {
+  toResponse(): Record<string, unknown> {
     const choices = [...this.#choices.values()]
       .sort((a, b) => a.index - b.index)
       .map((choice) => ({

@@ -1,0 +1,98 @@
+import type { AppContext } from "../runtime/context";
+import type { WorkspaceScope } from "../tenancy/scope";
+import { findWorkspace } from "../tenancy/service";
+import { jsonResponse } from "../http/errors";
+import { anthropicMessages } from "./dialects/anthropic-messages";
+import type { Dialect } from "./dialects/dialect";
+import { openaiChat } from "./dialects/openai-chat";
+import { sha256 } from "./evidence-entry";
+import { providerBaseUrl } from "./request";
+import { serviceHeaders } from "./service-headers";
+import { callUpstream, UpstreamError } from "./upstream";
+
+/** /v1 prefixes that are Sieve's own API: never forwarded. */
+const SIEVE_PREFIXES = ["/v1/firewall", "/v1/cache", "/v1/evidence"];
+
+/**
+ * Request headers that stay here: Sieve's credentials and settings, the dashboard's cookie and
+ * CSRF token, and hop-by-hop transport headers (fetch sets its own).
+ */
+const KEPT_REQUEST_HEADERS = /^(x-service-.*|cookie|x-csrf-token|host|connection|keep-alive|transfer-encoding|te|trailer|upgrade|proxy-.*|accept-encoding|content-length|x-request-id)$/i;
+
+/** Provider response headers relayed to the client; transport headers (and a length fetch may have changed by decompressing) are not. */
+const RELAYED_RESPONSE_HEADERS = /^(content-type|content-disposition|cache-control|retry-after|etag|last-modified|location|x-request-id|request-id|openai-.*|anthropic-.*|x-ratelimit-.*)$/i;
+
+const EMPTY_PROMPT_SHA256 = sha256("");
+
+export function isSievePath(path: string): boolean {
+  return SIEVE_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+}
+
+/** Anthropic's SDK always sends anthropic-version, and its key in x-api-key: that is how /v1/models finds the right provider. */
+export function providerOf(headers: Headers): Dialect["provider"] {
+  return headers.has("anthropic-version") || headers.has("x-api-key") ? "anthropic" : "openai";
+}
+
+/**
+ * Forwards any other /v1 request to the provider: same method, path and query, the caller's
+ * headers minus Sieve's, the body streamed as it arrives (uploads are never buffered) and the
+ * answer streamed back. An OpenAI-compatible base URL ends at its version segment (…/v1), an
+ * Anthropic one does not, so `/v1` is dropped from the path for OpenAI only. The evidence
+ * record has the method and path, status and latencies, never the bodies (they may be files).
+ */
+export async function forwardPassthrough(
+  request: Request,
+  body: string | ReadableStream<Uint8Array> | null,
+  at: { ctx: AppContext; scope: WorkspaceScope; requestId: string; receivedAt: number },
+): Promise<Response> {
+  const { ctx, scope, requestId, receivedAt } = at;
+  const url = new URL(request.url);
+  const provider = providerOf(request.headers);
+  const base = providerBaseUrl(provider, findWorkspace(ctx.database.db, scope.workspaceId)!, { openai: ctx.config.upstreamUrl, anthropic: ctx.config.anthropicUpstreamUrl });
+  const path = provider === "openai" ? url.pathname.replace(/^\/v1(?=\/|$)/, "") : url.pathname;
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, name) => {
+    if (!KEPT_REQUEST_HEADERS.test(name)) headers[name] = value;
+  });
+  const hasBody = request.method !== "GET" && request.method !== "HEAD";
+  const api = `${request.method} ${url.pathname}`.slice(0, 200);
+  const record = (status: number, upstreamMs: number, stream: boolean, error?: string) =>
+    ctx.evidence.record({
+      requestId,
+      workspaceId: scope.workspaceId,
+      keyId: scope.actor.keyId,
+      api,
+      model: null,
+      stream,
+      status,
+      cacheStatus: "skip",
+      firewallAction: "allow",
+      firewallMatches: [],
+      overheadMs: Math.max(0, Math.round(performance.now() - receivedAt - upstreamMs)),
+      upstreamMs: Math.max(0, Math.round(upstreamMs)),
+      promptSha256: EMPTY_PROMPT_SHA256,
+      error: error ?? null,
+    });
+
+  try {
+    const { response, upstreamMs } = await callUpstream(
+      { url: base + path + url.search, method: request.method, headers, body: hasBody ? body : null, clientSignal: request.signal },
+      ctx.config.upstreamTimeoutMs,
+    );
+    const relayed: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      if (RELAYED_RESPONSE_HEADERS.test(name)) relayed[name] = value;
+    });
+    const stream = (response.headers.get("content-type") ?? "").includes("text/event-stream");
+    record(response.status, upstreamMs, stream);
+    return new Response(response.body, { status: response.status, headers: { ...relayed, ...serviceHeaders({ requestId, cache: "miss", receivedAt, upstreamMs }) } });
+  } catch (error) {
+    if (!(error instanceof UpstreamError)) throw error;
+    const status = error.kind === "timeout" ? 504 : 502;
+    const upstreamMs = performance.now() - receivedAt;
+    record(status, upstreamMs, false, error.message);
+    const dialect = provider === "anthropic" ? anthropicMessages : openaiChat;
+    const body = dialect.errorBody(error.kind === "timeout" ? "upstream_timeout" : "upstream_unreachable", error.message, requestId);
+    return jsonResponse(status, body, serviceHeaders({ requestId, cache: "miss", receivedAt, upstreamMs }));
+  }
+}
