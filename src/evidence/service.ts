@@ -43,6 +43,7 @@ function evidenceView(row: EvidenceRow, withBodies: boolean) {
     request_id: row.requestId,
     created_at: row.createdAt.toISOString(),
     key_id: row.keyId,
+    api: row.api,
     model: row.model,
     stream: row.stream,
     status: row.status,

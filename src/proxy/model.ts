@@ -24,13 +24,13 @@ export type ChatMessage = z.infer<typeof chatMessage>;
 export const responsesInputItem = z.looseObject({
   type: z.string().min(1).optional(),
   role: z.string().min(1).optional(),
-  content: z.union([z.string(), z.array(contentPart)]).optional(),
+  content: z.union([z.string(), z.array(contentPart)], { error: "must be a string or an array of content parts with a type" }).optional(),
 });
 
 /** OpenAI Responses API, POST /v1/responses: the fields Sieve reads; the rest passes through. */
 export const responsesBody = z.looseObject({
   model: z.string().min(1, "must not be empty"),
-  input: z.union([z.string(), z.array(responsesInputItem)]).optional(),
+  input: z.union([z.string(), z.array(responsesInputItem)], { error: "must be a string or an array of input items (messages with role and content, or typed items)" }).optional(),
   instructions: z.string().nullable().optional(),
   stream: z.boolean().optional(),
   previous_response_id: z.string().nullable().optional(),
@@ -43,7 +43,7 @@ const anthropicBlock = z.looseObject({ type: z.string().min(1) });
 
 export const anthropicMessage = z.looseObject({
   role: z.enum(["user", "assistant"]),
-  content: z.union([z.string(), z.array(anthropicBlock)]),
+  content: z.union([z.string(), z.array(anthropicBlock)], { error: "must be a string or an array of content blocks with a type" }),
 });
 
 /** Anthropic Messages API, POST /v1/messages: the fields Sieve reads; the rest passes through. */
@@ -51,7 +51,7 @@ export const anthropicMessagesBody = z.looseObject({
   model: z.string().min(1, "must not be empty"),
   max_tokens: z.number().int().positive(),
   messages: z.array(anthropicMessage).min(1, "must contain at least one message"),
-  system: z.union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() }))]).optional(),
+  system: z.union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() }))], { error: "must be a string or an array of text blocks" }).optional(),
   stream: z.boolean().optional(),
 });
 

@@ -1,20 +1,29 @@
 /**
- * A local OpenAI-compatible provider for tests: the only fake in the suite. The request's
- * `model` picks its behaviour, so concurrent tests do not interfere:
- *   any model          → a completion echoing the last user message ("echo: …")
+ * A local AI provider for tests: the only fake in the suite. It speaks three dialects: OpenAI
+ * chat completions (POST /v1/chat/completions), OpenAI's Responses API (POST /v1/responses) and
+ * Anthropic's Messages API (POST /v1/messages), plus a few other provider paths for pass-through
+ * tests. The request's `model` picks its behaviour, so concurrent tests do not interfere:
+ *   any model          → an answer echoing the last user message ("echo: …")
  *   "stall"            → never answers (until the caller aborts)
- *   "error-<status>"   → that status with an OpenAI-style error body
- *   with stream: true  → SSE chunks, one word each, then [DONE]
- *   "drop"             → (stream) two chunks, then the connection breaks
- *   "no-done"          → (stream) ends cleanly without [DONE]
- *   "gated"            → (stream) first chunk, then waits until `openGate()` is called
- *   "slow"             → (stream) 30 ms between chunks
+ *   "error-<status>"   → that status with the dialect's error body
+ *   with stream: true  → the dialect's events, one word per text delta, then its end event
+ *   "drop"             → (stream) two deltas, then the connection breaks
+ *   "no-done"          → (stream) ends cleanly without the end event ([DONE], response.completed, message_stop)
+ *   "gated"            → (stream) first delta, then waits until `openGate()` is called
+ *   "slow"             → (stream) 30 ms between deltas
  *   "say:<text>"       → answers <text> instead of the echo
+ *   "leak"             → answers with the request's system prompt, word for word
+ * Other paths: GET /v1/models (OpenAI's list, or Anthropic's when x-api-key is sent),
+ * POST /v1/embeddings (1536 dimensions), POST /v1/files (multipart; reports the bytes received),
+ * GET /v1/files/<id>/content (binary), GET /v1/responses/<id>, POST /v1/messages/count_tokens.
  */
-export type ReceivedRequest = { body: string; headers: Record<string, string>; path: string };
+export type ReceivedRequest = { body: string; headers: Record<string, string>; path: string; method: string };
 
 export type FakeUpstream = {
+  /** OpenAI-compatible base URL (…/v1). */
   url: string;
+  /** Anthropic base URL (no version segment, like https://api.anthropic.com). */
+  anthropicUrl: string;
   received: ReceivedRequest[];
   /** Releases the "gated" streams waiting now. */
   openGate: () => void;
@@ -25,10 +34,209 @@ export type FakeUpstream = {
 
 const encoder = new TextEncoder();
 
+type Dialect = "chat" | "responses" | "messages";
+type Conversation = { model: string; stream: boolean; lastUser: string; system: string };
+type Usage = { input: number; output: number };
+
+/** How one dialect writes an answer: whole, as stream events, or as an error. */
+type Wire = {
+  json(id: string, model: string, answer: string, usage: Usage): object;
+  start(id: string, model: string): string[];
+  delta(id: string, model: string, text: string): string;
+  end(id: string, model: string, answer: string, usage: Usage): string[];
+  /** The event that ends a complete stream. */
+  terminal(id: string, model: string, answer: string, usage: Usage): string;
+  error(status: number, message: string): object;
+};
+
+const sse = (data: unknown, event?: string) => `${event ? `event: ${event}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
+const CREATED = 1_700_000_000;
+
+const chatWire: Wire = {
+  json: (id, model, answer, usage) => ({
+    id,
+    object: "chat.completion",
+    created: CREATED,
+    model,
+    choices: [{ index: 0, message: { role: "assistant", content: answer }, finish_reason: "stop", logprobs: null }],
+    usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
+  }),
+  start: (id, model) => [chatChunk(id, model, { role: "assistant", content: "" })],
+  delta: (id, model, text) => chatChunk(id, model, { content: text }),
+  end: (id, model, _answer, usage) => [
+    chatChunk(id, model, {}, "stop"),
+    sse({ id, object: "chat.completion.chunk", created: CREATED, model, choices: [], usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output } }),
+  ],
+  terminal: () => sse("[DONE]"),
+  error: (status, message) => ({ error: { message: `${message} ${status}`, type: "fake_error", code: "fake" } }),
+};
+
+function chatChunk(id: string, model: string, delta: object, finish: string | null = null): string {
+  return sse({ id, object: "chat.completion.chunk", created: CREATED, model, choices: [{ index: 0, delta, finish_reason: finish }] });
+}
+
+let sequence = 0;
+const responseEvent = (type: string, fields: object) => sse({ type, sequence_number: sequence++, ...fields }, type);
+const messageItem = (id: string, text: string, status: string) => ({
+  id: `msg_${id}`,
+  type: "message",
+  status,
+  role: "assistant",
+  content: status === "in_progress" ? [] : [{ type: "output_text", text, annotations: [] }],
+});
+const responseObject = (id: string, model: string, answer: string, usage: Usage | null, status = "completed") => ({
+  id,
+  object: "response",
+  created_at: CREATED,
+  status,
+  model,
+  output: status === "completed" ? [messageItem(id, answer, "completed")] : [],
+  usage: usage && { input_tokens: usage.input, output_tokens: usage.output, total_tokens: usage.input + usage.output },
+});
+
+const responsesWire: Wire = {
+  json: (id, model, answer, usage) => responseObject(id, model, answer, usage),
+  start: (id, model) => [
+    responseEvent("response.created", { response: responseObject(id, model, "", null, "in_progress") }),
+    responseEvent("response.in_progress", { response: responseObject(id, model, "", null, "in_progress") }),
+    responseEvent("response.output_item.added", { output_index: 0, item: messageItem(id, "", "in_progress") }),
+    responseEvent("response.content_part.added", { item_id: `msg_${id}`, output_index: 0, content_index: 0, part: { type: "output_text", text: "", annotations: [] } }),
+  ],
+  delta: (id, _model, text) => responseEvent("response.output_text.delta", { item_id: `msg_${id}`, output_index: 0, content_index: 0, delta: text, logprobs: [] }),
+  end: (id, _model, answer) => [
+    responseEvent("response.output_text.done", { item_id: `msg_${id}`, output_index: 0, content_index: 0, text: answer, logprobs: [] }),
+    responseEvent("response.content_part.done", { item_id: `msg_${id}`, output_index: 0, content_index: 0, part: { type: "output_text", text: answer, annotations: [] } }),
+    responseEvent("response.output_item.done", { output_index: 0, item: messageItem(id, answer, "completed") }),
+  ],
+  terminal: (id, model, answer, usage) => responseEvent("response.completed", { response: responseObject(id, model, answer, usage) }),
+  error: (status, message) => ({ error: { message: `${message} ${status}`, type: "fake_error", param: null, code: "fake" } }),
+};
+
+const anthropicEvent = (type: string, fields: object) => sse({ type, ...fields }, type);
+const messagesWire: Wire = {
+  json: (id, model, answer, usage) => ({
+    id,
+    type: "message",
+    role: "assistant",
+    model,
+    content: [{ type: "text", text: answer }],
+    stop_reason: "end_turn",
+    stop_sequence: null,
+    usage: { input_tokens: usage.input, output_tokens: usage.output },
+  }),
+  start: (id, model) => [
+    anthropicEvent("message_start", { message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } } }),
+    anthropicEvent("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+    anthropicEvent("ping", {}),
+  ],
+  delta: (_id, _model, text) => anthropicEvent("content_block_delta", { index: 0, delta: { type: "text_delta", text } }),
+  end: (_id, _model, _answer, usage) => [
+    anthropicEvent("content_block_stop", { index: 0 }),
+    anthropicEvent("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: usage.output } }),
+  ],
+  terminal: () => anthropicEvent("message_stop", {}),
+  error: (status, message) => ({ type: "error", error: { type: status === 529 ? "overloaded_error" : "api_error", message: `${message} ${status}` } }),
+};
+
+const WIRES: Record<Dialect, Wire> = { chat: chatWire, responses: responsesWire, messages: messagesWire };
+const DIALECT_PATHS: Record<string, Dialect> = { "/v1/chat/completions": "chat", "/v1/responses": "responses", "/v1/messages": "messages" };
+
+type Part = { type?: string; text?: string };
+const partsText = (content: unknown): string =>
+  typeof content === "string" ? content : Array.isArray(content) ? (content as Part[]).filter((p) => typeof p.text === "string").map((p) => p.text).join("\n") : "";
+
+/** The last user text and the system prompt, read the way each dialect carries them. */
+function readConversation(dialect: Dialect, body: any): Conversation {
+  const base = { model: String(body.model), stream: body.stream === true };
+  if (dialect === "responses") {
+    const items = typeof body.input === "string" ? [{ role: "user", content: body.input }] : (body.input ?? []);
+    const lastUser = [...items].reverse().find((item: { role?: string }) => item.role === "user");
+    return { ...base, lastUser: partsText(lastUser?.content), system: body.instructions ?? "" };
+  }
+  const messages = body.messages ?? [];
+  const lastUser = [...messages].reverse().find((m: { role: string }) => m.role === "user");
+  const system =
+    dialect === "messages" ? partsText(body.system) : messages.filter((m: { role: string }) => m.role === "system" || m.role === "developer").map((m: { content: unknown }) => partsText(m.content)).join("\n");
+  return { ...base, lastUser: partsText(lastUser?.content), system };
+}
+
 export function startFakeUpstream(): FakeUpstream {
   const received: ReceivedRequest[] = [];
   let gateWaiters: (() => void)[] = [];
   let abortedCount = 0;
+  let requestCount = 0;
+
+  async function answerDialect(request: Request, dialect: Dialect, rawBody: string): Promise<Response> {
+    const wire = WIRES[dialect];
+    const { model, stream: streamed, lastUser, system } = readConversation(dialect, JSON.parse(rawBody));
+    const answer = model.startsWith("say:") ? model.slice(4) : model === "leak" ? system : `echo: ${lastUser || "…"}`;
+
+    if (model === "stall") {
+      await new Promise<void>((resolve) => request.signal.addEventListener("abort", () => resolve()));
+      return new Response("aborted", { status: 499 });
+    }
+    const errorStatus = /^error-(\d{3})$/.exec(model);
+    if (errorStatus) return Response.json(wire.error(Number(errorStatus[1]), "fake provider error"), { status: Number(errorStatus[1]), headers: { "x-request-id": "fake-req" } });
+    const id = `${dialect === "chat" ? "chatcmpl" : dialect === "responses" ? "resp" : "msg"}-fake-${++requestCount}`;
+    const usage = { input: 5, output: answer.split(" ").length };
+    if (!streamed) return Response.json(wire.json(id, model, answer, usage), { headers: { "x-request-id": "fake-req" } });
+
+    const words = answer.split(/(?<= )/);
+    const stream = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        const send = (text: string) => controller.enqueue(encoder.encode(text));
+        try {
+          for (const event of wire.start(id, model)) send(event);
+          for (let i = 0; i < words.length; i++) {
+            if (request.signal.aborted) throw new Error("client aborted");
+            send(wire.delta(id, model, words[i]!));
+            if (model === "drop" && i === 1) {
+              await Bun.sleep(20); // let the headers and first events leave before the break
+              controller.error(new Error("connection dropped"));
+              return;
+            }
+            if (model === "gated" && i === 0) await new Promise<void>((resolve) => gateWaiters.push(resolve));
+            if (model === "slow") await Bun.sleep(30);
+          }
+          for (const event of wire.end(id, model, answer, usage)) send(event);
+          if (model !== "no-done") send(wire.terminal(id, model, answer, usage));
+          controller.close();
+        } catch {
+          abortedCount++;
+        }
+      },
+      cancel() {
+        abortedCount++;
+      },
+    });
+    return new Response(stream, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
+  }
+
+  /** The provider paths other than the three dialects, for pass-through tests. */
+  async function answerOther(request: Request, path: string, body: string, anthropic: boolean): Promise<Response> {
+    if (request.method === "GET" && path === "/v1/models") {
+      return anthropic
+        ? Response.json({ data: [{ type: "model", id: "claude-fake", display_name: "Claude Fake", created_at: "2025-01-01T00:00:00Z" }], has_more: false, first_id: "claude-fake", last_id: "claude-fake" })
+        : Response.json({ object: "list", data: [{ id: "gpt-fake", object: "model", created: CREATED, owned_by: "fake" }] });
+    }
+    if (request.method === "POST" && path === "/v1/embeddings") {
+      const parsed = JSON.parse(body);
+      const inputs: string[] = typeof parsed.input === "string" ? [parsed.input] : parsed.input;
+      const data = inputs.map((_, index) => ({ object: "embedding", index, embedding: Array.from({ length: 1536 }, (_, i) => ((i + index) % 7) / 7) }));
+      return Response.json({ object: "list", data, model: parsed.model, usage: { prompt_tokens: 3, total_tokens: 3 } });
+    }
+    if (request.method === "POST" && path === "/v1/files") {
+      return Response.json({ id: "file-fake", object: "file", bytes: Buffer.byteLength(body), created_at: CREATED, filename: /filename="([^"]+)"/.exec(body)?.[1] ?? "", purpose: /name="purpose"\r\n\r\n([^\r]+)/.exec(body)?.[1] ?? "", status: "processed" });
+    }
+    const content = /^\/v1\/files\/([\w-]+)\/content$/.exec(path);
+    if (request.method === "GET" && content) {
+      return new Response(new Uint8Array([0, 1, 2, 250, 251, 252, 253, 254, 255]), { headers: { "content-type": "application/octet-stream", "content-disposition": `attachment; filename="${content[1]}.bin"` } });
+    }
+    const stored = /^\/v1\/responses\/([\w-]+)$/.exec(path);
+    if (request.method === "GET" && stored) return Response.json(responseObject(stored[1]!, "gpt-fake", "a stored answer", { input: 1, output: 3 }));
+    if (request.method === "POST" && path === "/v1/messages/count_tokens") return Response.json({ input_tokens: body.length });
+    return Response.json({ error: { message: `fake provider: no route ${request.method} ${path}` } }, { status: 404 });
+  }
 
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -39,78 +247,15 @@ export function startFakeUpstream(): FakeUpstream {
       const body = await request.text();
       const headers: Record<string, string> = {};
       request.headers.forEach((value, name) => (headers[name] = value));
-      received.push({ body, headers, path: url.pathname });
-      if (url.pathname !== "/v1/chat/completions") return Response.json({ error: { message: "not found" } }, { status: 404 });
-
-      const parsed = JSON.parse(body);
-      const model: string = parsed.model;
-      const lastUser = [...parsed.messages].reverse().find((m: { role: string }) => m.role === "user");
-      const answer = model.startsWith("say:") ? model.slice(4) : `echo: ${typeof lastUser?.content === "string" ? lastUser.content : "…"}`;
-
-      if (model === "stall") {
-        await new Promise<void>((resolve) => request.signal.addEventListener("abort", () => resolve()));
-        return new Response("aborted", { status: 499 });
-      }
-      const errorStatus = /^error-(\d{3})$/.exec(model);
-      if (errorStatus) {
-        return Response.json({ error: { message: `fake provider error ${errorStatus[1]}`, type: "fake_error", code: "fake" } }, { status: Number(errorStatus[1]), headers: { "x-request-id": "fake-req" } });
-      }
-      const id = `chatcmpl-fake-${received.length}`;
-      const usage = { prompt_tokens: 5, completion_tokens: answer.split(" ").length, total_tokens: 5 + answer.split(" ").length };
-      if (!parsed.stream) {
-        return Response.json(
-          {
-            id,
-            object: "chat.completion",
-            created: 1_700_000_000,
-            model,
-            choices: [{ index: 0, message: { role: "assistant", content: answer }, finish_reason: "stop", logprobs: null }],
-            usage,
-          },
-          { headers: { "x-request-id": "fake-req" } },
-        );
-      }
-
-      const words = answer.split(/(?<= )/);
-      const chunk = (delta: object, finish: string | null = null) =>
-        encoder.encode(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 1_700_000_000, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
-      const stream = new ReadableStream<Uint8Array>({
-        async start(controller) {
-          try {
-            controller.enqueue(chunk({ role: "assistant", content: "" }));
-            for (let i = 0; i < words.length; i++) {
-              if (request.signal.aborted) throw new Error("client aborted");
-              controller.enqueue(chunk({ content: words[i] }));
-              if (model === "drop" && i === 1) {
-                await Bun.sleep(20); // let the headers and first chunks leave before the break
-                controller.error(new Error("connection dropped"));
-                return;
-              }
-              if (model === "gated" && i === 0) await new Promise<void>((resolve) => gateWaiters.push(resolve));
-              if (model === "slow") await Bun.sleep(30);
-            }
-            controller.enqueue(chunk({}, "stop"));
-            if (model === "no-done") {
-              controller.close();
-              return;
-            }
-            controller.enqueue(encoder.encode(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 1_700_000_000, model, choices: [], usage })}\n\n`));
-            controller.enqueue(encoder.encode("data: [DONE]\n\n"));
-            controller.close();
-          } catch {
-            abortedCount++;
-          }
-        },
-        cancel() {
-          abortedCount++;
-        },
-      });
-      return new Response(stream, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
+      received.push({ body, headers, path: url.pathname + url.search, method: request.method });
+      const dialect = request.method === "POST" ? DIALECT_PATHS[url.pathname] : undefined;
+      return dialect ? answerDialect(request, dialect, body) : answerOther(request, url.pathname, body, headers["x-api-key"] !== undefined);
     },
   });
 
   return {
     url: `http://127.0.0.1:${server.port}/v1`,
+    anthropicUrl: `http://127.0.0.1:${server.port}`,
     received,
     openGate: () => {
       const waiting = gateWaiters;

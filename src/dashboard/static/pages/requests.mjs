@@ -50,6 +50,7 @@ function filterForm(query, setQuery) {
 
 const requestColumns = [
   { label: "Time", cell: (r) => h("a", { href: `#/requests/${encodeURIComponent(r.request_id)}` }, time(r.created_at)) },
+  { label: "API", cell: (r) => h("code", {}, r.api) },
   { label: "Model", cell: (r) => r.model ?? "–" },
   { label: "Status", cell: (r) => badge(String(r.status), statusTone(r.status)) },
   { label: "Cache", cell: (r) => badge(r.cache_status, cacheTone(r.cache_status)) },
@@ -132,6 +133,7 @@ export async function requestDetailPage({ view, params }) {
   append(view,
     keyValues([
       ["Time", time(record.created_at)],
+      ["API", h("code", {}, record.api)],
       ["Model", record.model ?? "–"],
       ["Stream", record.stream ? "yes" : "no"],
       ["Status", badge(String(record.status), statusTone(record.status))],
