@@ -13,7 +13,7 @@
  *   "slow"             → (stream) 30 ms between deltas
  *   "say:<text>"       → answers <text> instead of the echo
  *   "leak"             → answers with the request's system prompt, word for word
- * Other paths: GET /v1/models (OpenAI's list, or Anthropic's when x-api-key is sent),
+ * Other paths: GET /v1/models (OpenAI's list, or Anthropic's when anthropic-version is sent),
  * POST /v1/embeddings (1536 dimensions), POST /v1/files (multipart; reports the bytes received),
  * GET /v1/files/<id>/content (binary), GET /v1/responses/<id>, POST /v1/messages/count_tokens.
  */
@@ -249,7 +249,7 @@ export function startFakeUpstream(): FakeUpstream {
       request.headers.forEach((value, name) => (headers[name] = value));
       received.push({ body, headers, path: url.pathname + url.search, method: request.method });
       const dialect = request.method === "POST" ? DIALECT_PATHS[url.pathname] : undefined;
-      return dialect ? answerDialect(request, dialect, body) : answerOther(request, url.pathname, body, headers["x-api-key"] !== undefined);
+      return dialect ? answerDialect(request, dialect, body) : answerOther(request, url.pathname, body, headers["anthropic-version"] !== undefined);
     },
   });
 
