@@ -25,6 +25,8 @@ export type FakeUpstream = {
   /** Anthropic base URL (no version segment, like https://api.anthropic.com). */
   anthropicUrl: string;
   received: ReceivedRequest[];
+  /** Paths of requests as they arrive, before their body is read (received lists them once read). */
+  arrivals: string[];
   /** Releases the "gated" streams waiting now. */
   openGate: () => void;
   /** Number of provider streams aborted by their client so far. */
@@ -162,6 +164,7 @@ function readConversation(dialect: Dialect, body: any): Conversation {
 
 export function startFakeUpstream(): FakeUpstream {
   const received: ReceivedRequest[] = [];
+  const arrivals: string[] = [];
   let gateWaiters: (() => void)[] = [];
   let abortedCount = 0;
   let requestCount = 0;
@@ -244,6 +247,7 @@ export function startFakeUpstream(): FakeUpstream {
     idleTimeout: 255,
     async fetch(request) {
       const url = new URL(request.url);
+      arrivals.push(url.pathname);
       const body = await request.text();
       const headers: Record<string, string> = {};
       request.headers.forEach((value, name) => (headers[name] = value));
@@ -257,6 +261,7 @@ export function startFakeUpstream(): FakeUpstream {
     url: `http://127.0.0.1:${server.port}/v1`,
     anthropicUrl: `http://127.0.0.1:${server.port}`,
     received,
+    arrivals,
     openGate: () => {
       const waiting = gateWaiters;
       gateWaiters = [];
