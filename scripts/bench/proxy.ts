@@ -3,6 +3,8 @@
  * process): direct calls vs calls through Sieve (its own process), at concurrency 1 and 32,
  * non-streamed (whole response) and streamed (time to first byte), with the firewall and cache
  * stages off and then on. Prints p50/p95/p99, requests/s, and overhead as difference and ratio.
+ * With the stages on, one row each for OpenAI's Responses API and Anthropic's Messages API
+ * (non-streamed, concurrency 1) against the same fake provider speaking those dialects.
  *
  *   bun scripts/bench/proxy.ts [--requests 400]
  */
@@ -40,7 +42,7 @@ async function startSieve(upstreamUrl: string, stages: boolean) {
   const created = Bun.spawnSync([process.execPath, "src/main.ts", "keys", "create", "--data-dir", dataDir, "--json"], { cwd: root });
   const { workspace_id, api_key } = JSON.parse(created.stdout.toString());
   const { child, match } = await startProcess(
-    [process.execPath, "src/main.ts", "serve", "--port", "0", "--data-dir", dataDir, "--upstream-url", upstreamUrl, "--log-level", "info", "--firewall", String(stages), "--cache", String(stages)],
+    [process.execPath, "src/main.ts", "serve", "--port", "0", "--data-dir", dataDir, "--upstream-url", upstreamUrl, "--anthropic-upstream-url", upstreamUrl.replace(/\/v1$/, ""), "--log-level", "info", "--firewall", String(stages), "--cache", String(stages)],
     /"msg":"listening","url":"([^"]+)"/,
   );
   const url = match[1]!;
@@ -53,17 +55,25 @@ async function startSieve(upstreamUrl: string, stages: boolean) {
 
 type Scenario = { stream: boolean; concurrency: number };
 
+/** A provider API to measure: its path under the base URL and a request body for a prompt. */
+type BenchApi = { name: string; path: string; body: (prompt: string, stream: boolean) => object };
+const CHAT: BenchApi = { name: "chat", path: "/chat/completions", body: (content, stream) => ({ model: "bench", stream, messages: [{ role: "user", content }] }) };
+const DIALECT_ROWS: BenchApi[] = [
+  { name: "responses", path: "/responses", body: (input, stream) => ({ model: "bench", stream, input }) },
+  { name: "messages", path: "/messages", body: (content, stream) => ({ model: "bench", max_tokens: 64, stream, messages: [{ role: "user", content }] }) },
+];
+
 /** Runs REQUESTS requests at the given concurrency; every request has a distinct prompt (no cache hits). */
-async function measure(baseUrl: string, headers: Record<string, string>, scenario: Scenario, tag: string) {
+async function measure(baseUrl: string, headers: Record<string, string>, scenario: Scenario, tag: string, api: BenchApi = CHAT) {
   const latencies: number[] = [];
   let next = 0;
   const started = performance.now();
   const worker = async () => {
     while (next < REQUESTS) {
       const i = next++;
-      const body = JSON.stringify({ model: "bench", stream: scenario.stream, messages: [{ role: "user", content: `What is the weather like in city number ${tag}-${i}?` }] });
+      const body = JSON.stringify(api.body(`What is the weather like in city number ${tag}-${i}?`, scenario.stream));
       const t0 = performance.now();
-      const response = await fetch(`${baseUrl}/chat/completions`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer sk-bench", ...headers }, body });
+      const response = await fetch(`${baseUrl}${api.path}`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer sk-bench", ...headers }, body });
       if (scenario.stream) {
         const reader = response.body!.getReader();
         await reader.read(); // first byte
@@ -84,6 +94,19 @@ async function measure(baseUrl: string, headers: Record<string, string>, scenari
 const upstream = await startProcess([process.execPath, "scripts/bench/fake-upstream-process.ts"], /"url":"([^"]+)"/);
 const upstreamUrl = upstream.match[1]!;
 const rows: (string | number)[][] = [];
+type Measured = Awaited<ReturnType<typeof measure>>;
+function addRow(stages: boolean, mode: string, concurrency: number, direct: Measured, proxied: Measured) {
+  rows.push([
+    `${stages ? "on" : "off"}`,
+    mode,
+    concurrency,
+    `${ms(direct.p50)} / ${ms(direct.p95)} / ${ms(direct.p99)}`,
+    `${ms(proxied.p50)} / ${ms(proxied.p95)} / ${ms(proxied.p99)}`,
+    `${ms(proxied.p50 - direct.p50)} / ${ms(proxied.p99 - direct.p99)}`,
+    `${ms(proxied.p50 / direct.p50)}×`,
+    `${direct.rps.toFixed(0)} / ${proxied.rps.toFixed(0)}`,
+  ]);
+}
 for (const stages of [false, true]) {
   const sieve = await startSieve(upstreamUrl, stages);
   for (const scenario of [
@@ -98,16 +121,16 @@ for (const stages of [false, true]) {
     await measure(`${sieve.url}/v1`, sieve.headers, { ...scenario, concurrency: 4 }, `warm-p-${tag}`);
     const direct = await measure(upstreamUrl, {}, scenario, `d-${tag}`);
     const proxied = await measure(`${sieve.url}/v1`, sieve.headers, scenario, `p-${tag}`);
-    rows.push([
-      `${stages ? "on" : "off"}`,
-      scenario.stream ? "stream (TTFB)" : "non-stream",
-      scenario.concurrency,
-      `${ms(direct.p50)} / ${ms(direct.p95)} / ${ms(direct.p99)}`,
-      `${ms(proxied.p50)} / ${ms(proxied.p95)} / ${ms(proxied.p99)}`,
-      `${ms(proxied.p50 - direct.p50)} / ${ms(proxied.p99 - direct.p99)}`,
-      `${ms(proxied.p50 / direct.p50)}×`,
-      `${direct.rps.toFixed(0)} / ${proxied.rps.toFixed(0)}`,
-    ]);
+    addRow(stages, scenario.stream ? "stream (TTFB)" : "non-stream", scenario.concurrency, direct, proxied);
+  }
+  // One row per other dialect, stages on: the same measurement through their adapters.
+  for (const api of stages ? DIALECT_ROWS : []) {
+    const scenario = { stream: false, concurrency: 1 };
+    await measure(upstreamUrl, {}, { ...scenario, concurrency: 4 }, `warm-d-${api.name}`, api);
+    await measure(`${sieve.url}/v1`, sieve.headers, { ...scenario, concurrency: 4 }, `warm-p-${api.name}`, api);
+    const direct = await measure(upstreamUrl, {}, scenario, `d-${api.name}`, api);
+    const proxied = await measure(`${sieve.url}/v1`, sieve.headers, scenario, `p-${api.name}`, api);
+    addRow(stages, `${api.name} non-stream`, scenario.concurrency, direct, proxied);
   }
   await sieve.stop();
 }
