@@ -11,7 +11,7 @@ export const evidenceController = (ctx: AppContext) =>
     .use(serviceKeyAuth(ctx))
     .get("/", ({ scope, query }) => listEvidence(scope, query), {
       query: evidenceQuery,
-      detail: { summary: "Proxied requests: filters since/until (ISO or epoch ms), status, cache, firewall; paged by limit/offset" },
+      detail: { summary: "Proxied requests: filters since/until (ISO or epoch ms), status, cache, firewall, api (e.g. POST /v1/messages); paged by limit/offset" },
     })
     .get(
       "/:request_id",

@@ -9,6 +9,8 @@ export const evidenceQuery = z.object({
   status: z.coerce.number().int().min(100).max(599).optional(),
   cache: z.enum(["hit", "miss", "skip"]).optional(),
   firewall: z.enum(["allow", "log", "warn", "block"]).optional(),
+  /** The API used, exactly as recorded: "POST /v1/responses", "GET /v1/models"… */
+  api: z.string().min(1).max(200).optional(),
 });
 
 export type EvidenceQuery = z.infer<typeof evidenceQuery>;

@@ -22,6 +22,7 @@ export function listEvidence(scope: WorkspaceScope, query: EvidenceQuery) {
     query.status !== undefined ? eq(evidence.status, query.status) : undefined,
     query.cache && eq(evidence.cacheStatus, query.cache),
     query.firewall && eq(evidence.firewallAction, query.firewall),
+    query.api !== undefined ? eq(evidence.api, query.api) : undefined,
   ];
   const rows = scope
     .select(evidence, and(...filters))

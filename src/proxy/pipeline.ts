@@ -113,7 +113,7 @@ async function forward(
       onEnd: (outcome: StreamOutcome) => {
         const verdicts = [inputVerdict, ...(outcome.kind === "completed" || outcome.kind === "blocked" ? (outcome.outputVerdict ? [outcome.outputVerdict] : []) : [])];
         const completion = outcome.transcript.toResponse();
-        if (outcome.kind === "completed" && request.view.cache?.storeStreamed && dialect.answer(completion)) store(completion);
+        if (outcome.kind === "completed" && request.view.cache?.storeStreamed && dialect.answer(completion)?.complete) store(completion);
         release?.();
         record({
           status: outcome.kind === "completed" ? 200 : outcome.kind === "blocked" ? 403 : outcome.kind === "client_aborted" ? 499 : 502,
@@ -150,7 +150,7 @@ async function forward(
     record({ status: 403, cacheStatus, verdicts, overheadMs, upstreamMs, usage: answer?.usage, responseBody: text });
     return jsonResponse(403, body, headers);
   }
-  if (completion && answer) store(completion);
+  if (completion && answer?.complete) store(completion);
   release?.();
   record({ status: response.status, cacheStatus, verdicts, overheadMs, upstreamMs, usage: answer?.usage, responseBody: text });
   return new Response(text, { status: response.status, headers });

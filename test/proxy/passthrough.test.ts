@@ -33,6 +33,9 @@ describe("the rest of the OpenAI surface passes through", () => {
     expect(response.headers.get("x-service-upstream-latency-ms")).toMatch(/^\d+$/);
     const record = await evidenceOf(sieve, tenant, response.headers.get("x-service-request-id")!);
     expect(record).toMatchObject({ api: "GET /v1/models", status: 200, cache_status: "skip", request_body: null, response_body: null });
+    const listed = (await (await fetch(`${sieve.url}/v1/evidence?api=${encodeURIComponent("GET /v1/models")}`, { headers: tenant.serviceHeaders })).json()) as any;
+    expect(listed.total).toBeGreaterThan(0);
+    expect(new Set(listed.records.map((r: { api: string }) => r.api))).toEqual(new Set(["GET /v1/models"]));
   });
 
   test("embeddings for a provider model go to the provider (1536 dimensions, not the local 384)", async () => {

@@ -58,7 +58,7 @@ export const anthropicMessages: Dialect = {
     if (!json || typeof json !== "object") return undefined;
     const message = json as { type?: unknown; content?: unknown; usage?: unknown };
     if (message.type !== "message" || !Array.isArray(message.content)) return undefined;
-    return { text: blocksText(message.content as Block[], ""), usage: messagesUsage(message.usage) };
+    return { text: blocksText(message.content as Block[], ""), usage: messagesUsage(message.usage), complete: true };
   },
 
   transcript: () => new MessagesTranscript(),

@@ -40,8 +40,14 @@ export type RequestView = {
   conversation: unknown;
 };
 
-/** A finished answer read from a provider response (non-streamed, or a whole stream). */
-export type Answer = { text: string; usage: Usage | undefined };
+/** An answer read from a provider response (non-streamed, or a whole stream). */
+export type Answer = {
+  /** The assistant text the output check reads. */
+  text: string;
+  usage: Usage | undefined;
+  /** Finished normally: only complete answers are cached. */
+  complete: boolean;
+};
 
 /** Accumulates one provider stream: the assistant text for the output monitor, the whole response for cache and evidence. */
 export interface StreamTranscript {
@@ -74,7 +80,7 @@ export interface Dialect {
   schema: ZodType<Record<string, unknown>>;
   /** Reads a body that passed `schema`. */
   read(body: Record<string, unknown>): RequestView;
-  /** The answer in a provider's JSON response, or undefined when it is not one worth keeping. */
+  /** The answer in a provider's JSON response, or undefined when the JSON is not one of this dialect's answers. */
   answer(json: unknown): Answer | undefined;
   transcript(): StreamTranscript;
   /** A stored answer as this dialect's stream of events. */

@@ -41,7 +41,7 @@ export const openaiChat: Dialect = {
     if (!json || typeof json !== "object" || !Array.isArray((json as { choices?: unknown }).choices)) return undefined;
     const completion = json as { choices: { message?: { content?: unknown } }[]; usage?: Usage };
     const content = completion.choices[0]?.message?.content;
-    return { text: typeof content === "string" ? content : "", usage: completion.usage };
+    return { text: typeof content === "string" ? content : "", usage: completion.usage, complete: true };
   },
 
   transcript: () => new ChatTranscript(),

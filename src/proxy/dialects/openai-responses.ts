@@ -55,8 +55,9 @@ export const openaiResponses: Dialect = {
   answer(json) {
     if (!json || typeof json !== "object") return undefined;
     const response = json as { object?: unknown; status?: unknown; output?: unknown; usage?: unknown };
-    if (response.object !== "response" || response.status !== "completed" || !Array.isArray(response.output)) return undefined;
-    return { text: outputText(response.output), usage: responsesUsage(response.usage) };
+    if (response.object !== "response" || !Array.isArray(response.output)) return undefined;
+    // An incomplete or failed response is still checked by the firewall, never cached.
+    return { text: outputText(response.output), usage: responsesUsage(response.usage), complete: response.status === "completed" };
   },
 
   transcript: () => new ResponsesTranscript(),

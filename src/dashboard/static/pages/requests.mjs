@@ -10,7 +10,10 @@ import { ms, percentile, prettyBody, time } from "../format.mjs";
 
 const PAGE_SIZE = 50;
 
-const FILTERS = ["status", "cache", "firewall", "since", "until"];
+const FILTERS = ["status", "cache", "firewall", "api", "since", "until"];
+
+// The APIs that run the pipeline; pass-through records carry their own "METHOD /path".
+const API_CHOICES = [["", "any"], ["POST /v1/chat/completions", "Chat completions"], ["POST /v1/responses", "Responses"], ["POST /v1/messages", "Anthropic Messages"]];
 
 const cacheTone = (status) => (status === "hit" ? "ok" : "neutral");
 const statusTone = (status) => (status < 400 ? "ok" : status < 500 ? "caution" : "bad");
@@ -27,6 +30,7 @@ function filterForm(query, setQuery) {
   const status = h("input", { type: "number", name: "status", min: "100", max: "599", value: query.get("status") ?? "", inputmode: "numeric" });
   const cache = select("cache", [["", "any"], ["hit", "hit"], ["miss", "miss"], ["skip", "skip"]], query.get("cache"));
   const firewall = select("firewall", [["", "any"], ["allow", "allow"], ["log", "log"], ["warn", "warn"], ["block", "block"]], query.get("firewall"));
+  const api = select("api", API_CHOICES, query.get("api"));
   const since = h("input", { type: "datetime-local", name: "since", value: toLocalInput(query.get("since")) });
   const until = h("input", { type: "datetime-local", name: "until", value: toLocalInput(query.get("until")) });
   const clear = h("button", { type: "button", class: "button" }, "Clear");
@@ -37,13 +41,14 @@ function filterForm(query, setQuery) {
     field("HTTP status", status),
     field("Cache", cache),
     field("Firewall", firewall),
+    field("API", api),
     field("Since", since),
     field("Until", until),
     h("div", { class: "filter-actions" }, h("button", { type: "submit", class: "button primary" }, "Apply"), clear),
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    setQuery({ status: status.value, cache: cache.value, firewall: firewall.value, since: fromLocalInput(since.value), until: fromLocalInput(until.value) });
+    setQuery({ status: status.value, cache: cache.value, firewall: firewall.value, api: api.value, since: fromLocalInput(since.value), until: fromLocalInput(until.value) });
   });
   return form;
 }
