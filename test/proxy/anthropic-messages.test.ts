@@ -1,23 +1,20 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Anthropic, { APIError, PermissionDeniedError } from "@anthropic-ai/sdk";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
-import { startSieve, type Tenant, type TestSieve } from "../support/sieve";
-import { evidenceOf, INJECTION, SYSTEM_PROMPT } from "./dialect-support";
+import type { Tenant, TestSieve } from "../support/sieve";
+import { evidenceOf, INJECTION, SYSTEM_PROMPT, startDialectSuite, type DialectSuite } from "./dialect-support";
 
+let suite: DialectSuite;
 let upstream: FakeUpstream;
 let sieve: TestSieve;
 let tenant: Tenant;
 
 beforeAll(async () => {
-  upstream = startFakeUpstream();
-  sieve = await startSieve({ upstreamUrl: upstream.url, anthropicUpstreamUrl: upstream.anthropicUrl, upstreamTimeoutMs: 1500, evidenceFlushMs: 20 });
-  tenant = sieve.tenant("anthropic");
+  suite = await startDialectSuite("anthropic");
+  ({ upstream, sieve, tenant } = suite);
 });
 
-afterAll(async () => {
-  await sieve.close();
-  await upstream.stop();
-});
+afterAll(() => suite.close());
 
 /** The official client with only the base URL and the two Sieve headers changed. */
 const client = (headers: Record<string, string> = tenant.serviceHeaders) => new Anthropic({ apiKey: "sk-ant-provider-test", baseURL: sieve.url, defaultHeaders: headers, maxRetries: 0 });

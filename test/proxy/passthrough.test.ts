@@ -1,23 +1,20 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI, { toFile } from "openai";
-import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
+import type { FakeUpstream } from "../support/fake-upstream";
 import { startSieve, type Tenant, type TestSieve } from "../support/sieve";
-import { evidenceOf } from "./dialect-support";
+import { evidenceOf, startDialectSuite, type DialectSuite } from "./dialect-support";
 
+let suite: DialectSuite;
 let upstream: FakeUpstream;
 let sieve: TestSieve;
 let tenant: Tenant;
 
 beforeAll(async () => {
-  upstream = startFakeUpstream();
-  sieve = await startSieve({ upstreamUrl: upstream.url, anthropicUpstreamUrl: upstream.anthropicUrl, upstreamTimeoutMs: 1500, evidenceFlushMs: 20 });
-  tenant = sieve.tenant("passthrough");
+  suite = await startDialectSuite("passthrough");
+  ({ upstream, sieve, tenant } = suite);
 });
 
-afterAll(async () => {
-  await sieve.close();
-  await upstream.stop();
-});
+afterAll(() => suite.close());
 
 const client = () => new OpenAI({ apiKey: "sk-provider-test", baseURL: `${sieve.url}/v1`, defaultHeaders: tenant.serviceHeaders, maxRetries: 0 });
 

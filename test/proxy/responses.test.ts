@@ -1,23 +1,20 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI, { APIError, InternalServerError, PermissionDeniedError } from "openai";
-import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
-import { startSieve, type Tenant, type TestSieve } from "../support/sieve";
-import { evidenceOf, INJECTION, SYSTEM_PROMPT } from "./dialect-support";
+import type { FakeUpstream } from "../support/fake-upstream";
+import type { Tenant, TestSieve } from "../support/sieve";
+import { evidenceOf, INJECTION, SYSTEM_PROMPT, startDialectSuite, type DialectSuite } from "./dialect-support";
 
+let suite: DialectSuite;
 let upstream: FakeUpstream;
 let sieve: TestSieve;
 let tenant: Tenant;
 
 beforeAll(async () => {
-  upstream = startFakeUpstream();
-  sieve = await startSieve({ upstreamUrl: upstream.url, upstreamTimeoutMs: 1500, evidenceFlushMs: 20 });
-  tenant = sieve.tenant("responses");
+  suite = await startDialectSuite("responses");
+  ({ upstream, sieve, tenant } = suite);
 });
 
-afterAll(async () => {
-  await sieve.close();
-  await upstream.stop();
-});
+afterAll(() => suite.close());
 
 const client = (headers: Record<string, string> = tenant.serviceHeaders) => new OpenAI({ apiKey: "sk-provider-test", baseURL: `${sieve.url}/v1`, defaultHeaders: headers, maxRetries: 0 });
 const post = (body: unknown) =>

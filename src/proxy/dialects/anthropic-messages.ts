@@ -1,5 +1,6 @@
 import { anthropicMessagesBody, type AnthropicMessage, type AnthropicMessagesBody } from "../model";
 import { formatSseEvent } from "../sse";
+import { conversationSubject } from "./cache-subject";
 import type { Dialect, ErrorKind, ScannedText } from "./dialect";
 import { ERROR_CODES } from "./errors";
 import { messagesUsage, MessagesTranscript } from "./messages-transcript";
@@ -42,14 +43,12 @@ export const anthropicMessages: Dialect = {
       const text = userText(message);
       if (text.trim()) texts.push({ system: false, text });
     }
-    const last = messages[messages.length - 1]!;
-    const { content: _content, ...lastWithoutText } = last;
     return {
       api: anthropicMessages.api,
       model,
       stream: body.stream === true,
       texts,
-      cache: usesProviderState(body) ? undefined : { params, prefix: messages.slice(0, -1), last, lastWithoutText, prompt: promptText(last), storeStreamed: true },
+      cache: usesProviderState(body) ? undefined : conversationSubject(messages, params, promptText),
       conversation: { system: body.system ?? null, messages },
     };
   },

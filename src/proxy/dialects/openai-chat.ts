@@ -1,5 +1,6 @@
 import { chatCompletionBody, type ChatCompletionBody, type ChatMessage } from "../model";
 import { formatSseEvent, SSE_DONE, sseErrorEvent } from "../sse";
+import { conversationSubject } from "./cache-subject";
 import { ChatTranscript } from "./chat-transcript";
 import type { Dialect, ScannedText, Usage } from "./dialect";
 import { ERROR_CODES, openaiErrorBody } from "./errors";
@@ -21,8 +22,6 @@ export const openaiChat: Dialect = {
   read(raw) {
     const body = raw as ChatCompletionBody;
     const { model, messages, ...params } = body;
-    const last = messages[messages.length - 1]!;
-    const { content: _content, ...lastWithoutText } = last;
     return {
       api: openaiChat.api,
       model,
@@ -32,7 +31,7 @@ export const openaiChat: Dialect = {
         return system || SCANNED_ROLES.has(message.role) ? [{ system, text: messageText(message) }] : [];
       }),
       // A streamed transcript does not carry logprobs: replaying it would drop what was asked for.
-      cache: { params, prefix: messages.slice(0, -1), last, lastWithoutText, prompt: promptText(last), storeStreamed: !body.logprobs },
+      cache: conversationSubject(messages, params, promptText, !body.logprobs),
       conversation: messages,
     };
   },

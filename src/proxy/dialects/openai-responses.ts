@@ -1,6 +1,7 @@
 import { responsesBody, type ResponsesBody, type ResponsesInputItem } from "../model";
 import { formatSseEvent } from "../sse";
-import type { CacheSubject, Dialect, ScannedText } from "./dialect";
+import { conversationSubject } from "./cache-subject";
+import type { Dialect, ScannedText } from "./dialect";
 import { openaiChat } from "./openai-chat";
 import { ERROR_CODES, openaiErrorBody } from "./errors";
 import { replayPieces } from "./replay-pieces";
@@ -47,7 +48,7 @@ export const openaiResponses: Dialect = {
       model,
       stream: body.stream === true,
       texts,
-      cache: dependsOnProviderState(body, items) || items.length === 0 ? undefined : cacheSubject(items, params),
+      cache: dependsOnProviderState(body, items) || items.length === 0 ? undefined : conversationSubject(items, params, promptText),
       conversation: { instructions: body.instructions ?? null, input: input ?? null },
     };
   },
@@ -95,13 +96,12 @@ function dependsOnProviderState(body: ResponsesBody, items: ResponsesInputItem[]
   return tools.some((tool) => !CLIENT_TOOLS.has(String(tool?.type)));
 }
 
-function cacheSubject(items: ResponsesInputItem[], params: Record<string, unknown>): CacheSubject {
-  const last = items[items.length - 1]!;
-  const { content: _content, ...lastWithoutText } = last;
-  const userText = (last.type ?? "message") === "message" && last.role === "user" ? last.content : undefined;
-  const textOnly = typeof userText === "string" || (Array.isArray(userText) && userText.length > 0 && userText.every((part) => TEXT_PARTS.has(part.type)));
-  const prompt = textOnly ? itemText(last) : undefined;
-  return { params, prefix: items.slice(0, -1), last, lastWithoutText, prompt: prompt?.trim() ? prompt : undefined, storeStreamed: true };
+/** The last item's text when it is a user message of text only; otherwise exact hits only. */
+function promptText(last: ResponsesInputItem): string | undefined {
+  const content = (last.type ?? "message") === "message" && last.role === "user" ? last.content : undefined;
+  const textOnly = typeof content === "string" || (Array.isArray(content) && content.length > 0 && content.every((part) => TEXT_PARTS.has(part.type)));
+  const text = textOnly ? itemText(last) : undefined;
+  return text?.trim() ? text : undefined;
 }
 
 function outputText(output: unknown[]): string {
