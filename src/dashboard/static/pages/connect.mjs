@@ -5,7 +5,7 @@ import { append, h } from "../dom.mjs";
 
 const KEY_PLACEHOLDER = "<YOUR_SIEVE_API_KEY>";
 
-function snippets(baseUrl, workspaceId) {
+function snippets(baseUrl, anthropicBaseUrl, workspaceId) {
   return [
     [
       "curl",
@@ -55,6 +55,26 @@ completion = client.chat.completions.create(
 )
 print(completion.choices[0].message.content)`,
     ],
+    [
+      "JavaScript (@anthropic-ai/sdk)",
+      `import Anthropic from "@anthropic-ai/sdk";
+
+const client = new Anthropic({
+  apiKey: process.env.ANTHROPIC_API_KEY, // your provider key, passed through
+  baseURL: "${anthropicBaseUrl}", // no /v1: the SDK adds it
+  defaultHeaders: {
+    "X-Service-Api-Key": process.env.SIEVE_API_KEY, // ${KEY_PLACEHOLDER}
+    "X-Service-Workspace-Id": "${workspaceId}",
+  },
+});
+
+const message = await client.messages.create({
+  model: "claude-sonnet-4-5",
+  max_tokens: 512,
+  messages: [{ role: "user", content: "Hello" }],
+});
+console.log(message.content[0].text);`,
+    ],
   ];
 }
 
@@ -64,13 +84,14 @@ export function connectPage({ view, session }) {
   append(view,
     pageHeading("Connect your app"),
     h("p", {}, "Keep your OpenAI-compatible client; change its base URL to Sieve and add two headers. Your provider key still goes in ", h("code", {}, "Authorization"), " and is passed through to the provider, never stored."),
+    h("p", {}, "Chat completions, the Responses API and Anthropic's Messages API go through the firewall and the cache; every other ", h("code", {}, "/v1"), " path (models, files, audio, images, batches…) is passed through to the provider. Anthropic's SDK takes the base URL without ", h("code", {}, "/v1"), "."),
     keyValues([
       ["Base URL", h("span", { class: "inline" }, h("code", { "data-testid": "base-url" }, baseUrl), copyButton(baseUrl, "base URL"))],
       ["Authorization", h("code", {}, "Bearer <YOUR_PROVIDER_API_KEY>")],
       ["X-Service-Api-Key", [h("code", {}, KEY_PLACEHOLDER), " (create one under ", h("a", { href: "#/settings/keys" }, "Settings → API Keys"), ")"]],
       ["X-Service-Workspace-Id", h("span", { class: "inline" }, h("code", {}, workspaceId), copyButton(workspaceId, "workspace ID"))],
     ]),
-    snippets(baseUrl, workspaceId).map(([title, code]) =>
+    snippets(baseUrl, location.origin, workspaceId).map(([title, code]) =>
       h("section", { class: "snippet" }, h("div", { class: "snippet-head" }, h("h2", {}, title), copyButton(code, `${title} example`)), h("pre", { class: "code", tabindex: "0" }, code)),
     ),
     h(
