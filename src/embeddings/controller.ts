@@ -31,7 +31,7 @@ export const embeddingsController = (ctx: AppContext) =>
         }
         const model = (json as { model?: unknown } | null)?.model;
         if (!isLocalEmbeddingModel(model, ctx.embedder.ready ? ctx.embedder.require().modelName : undefined)) {
-          return forwardPassthrough(request, text, { ctx, scope, requestId, receivedAt });
+          return forwardPassthrough(request, text, { ctx, scope, requestId, receivedAt, model: typeof model === "string" ? model : undefined });
         }
         const parsed = embeddingsBody.safeParse(json);
         if (!parsed.success) throw badRequest(describeZodIssues("body", parsed.error.issues));

@@ -43,7 +43,7 @@ export function providerOf(headers: Headers): Dialect["provider"] {
 export async function forwardPassthrough(
   request: Request,
   body: string | ReadableStream<Uint8Array> | null,
-  at: { ctx: AppContext; scope: WorkspaceScope; requestId: string; receivedAt: number },
+  at: { ctx: AppContext; scope: WorkspaceScope; requestId: string; receivedAt: number; /** When the caller read it from a buffered body. */ model?: string },
 ): Promise<Response> {
   const { ctx, scope, requestId, receivedAt } = at;
   const url = new URL(request.url);
@@ -62,7 +62,7 @@ export async function forwardPassthrough(
       workspaceId: scope.workspaceId,
       keyId: scope.actor.keyId,
       api,
-      model: null,
+      model: at.model ?? null,
       stream,
       status,
       cacheStatus: "skip",

@@ -36,8 +36,9 @@ describe("the rest of the OpenAI surface passes through", () => {
   });
 
   test("embeddings for a provider model go to the provider (1536 dimensions, not the local 384)", async () => {
-    const result = await client().embeddings.create({ model: "text-embedding-3-small", input: "a sentence to embed" });
+    const { data: result, response } = await client().embeddings.create({ model: "text-embedding-3-small", input: "a sentence to embed" }).withResponse();
     expect(result.data[0]!.embedding).toHaveLength(1536);
+    expect(await evidenceOf(sieve, tenant, response.headers.get("x-service-request-id")!)).toMatchObject({ api: "POST /v1/embeddings", model: "text-embedding-3-small" });
     expect(upstream.received.at(-1)).toMatchObject({ method: "POST", path: "/v1/embeddings" });
     expect(JSON.parse(upstream.received.at(-1)!.body)).toMatchObject({ model: "text-embedding-3-small", input: "a sentence to embed" });
   });
