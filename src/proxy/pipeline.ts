@@ -130,7 +130,8 @@ async function forward(
     return new Response(body, { status: response.status, headers });
   }
 
-  // Non-streamed (or a provider error, which is passed through unchanged).
+  // Non-streamed (or a provider error, which is passed through unchanged). An answer that is not
+  // complete (a Responses "incomplete") is still checked, and never cached.
   let text: string;
   try {
     text = await response.text();

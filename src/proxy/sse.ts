@@ -43,7 +43,7 @@ export function formatSseEvent(data: unknown, event?: string): string {
   return `${event ? `event: ${event}\n` : ""}data: ${payload}\n\n`;
 }
 
-/** The error event a client receives when Sieve ends a stream early. */
+/** The chat-completions error event a client receives when Sieve ends a stream early (other dialects use their own format). */
 export function sseErrorEvent(type: string, message: string, requestId: string, extra: Record<string, unknown> = {}): string {
   return formatSseEvent({ error: { type, message, request_id: requestId, ...extra } }, "error");
 }

@@ -29,7 +29,7 @@ export interface FirewallStage {
   outputMonitor(request: ProxiedRequest): OutputMonitor | undefined;
 }
 
-/** A response the cache can answer with, as a chat.completion object. */
+/** A response the cache can answer with: the provider's JSON answer in the request's own dialect (the API is part of the key). */
 export type CachedCompletion = { completion: Record<string, unknown>; key: string; similarity: number; savedUpstreamMs: number };
 
 /** Stage 2: the response cache. */

@@ -121,6 +121,14 @@ describe("POST /v1/messages through the official Anthropic SDK", () => {
     expect(raw).not.toContain("message_stop");
   });
 
+  test("a non-streamed answer leaking the system prompt is replaced by the 403 the SDK raises as PermissionDeniedError", async () => {
+    const error = await client()
+      .messages.create({ model: "leak", max_tokens: 256, system: SYSTEM_PROMPT, messages: user("Could you help me format the dedication page of my novel?") })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(PermissionDeniedError);
+    expect(error.error).toMatchObject({ type: "error", error: { type: "permission_error" }, reason: expect.stringMatching(/^prompt_extraction: /) });
+  });
+
   test("a provider that misbehaves: dropped or unfinished stream → the SDK raises; overloaded passes through; a stall → 504", async () => {
     for (const model of ["drop", "no-done"]) {
       const error = await client().messages.stream({ model, max_tokens: 64, messages: user("one two three four") }).finalMessage().catch((e) => e);
