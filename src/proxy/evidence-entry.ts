@@ -15,14 +15,18 @@ export type RequestOutcome = {
   error?: string;
 };
 
+/** What the record is about: a whole ProxiedRequest, or one refused before its body was understood. */
+export type EvidenceSubject = Pick<ProxiedRequest, "requestId" | "scope" | "workspace" | "receivedAt"> &
+  Partial<Pick<ProxiedRequest, "body" | "stream">> & { rawBody: string | undefined };
+
 /** Spec §6 evidence: one record per request. The provider key is never part of it. */
-export function evidenceEntry(request: ProxiedRequest, outcome: RequestOutcome, logBodies: boolean): EvidenceRecord {
+export function evidenceEntry(request: EvidenceSubject, outcome: RequestOutcome, logBodies: boolean): EvidenceRecord {
   return {
     requestId: request.requestId,
     workspaceId: request.scope.workspaceId,
     keyId: request.scope.actor.keyId,
-    model: request.body.model,
-    stream: request.stream,
+    model: request.body?.model ?? null,
+    stream: request.stream ?? false,
     status: outcome.status,
     cacheStatus: outcome.cacheStatus,
     firewallAction: strongest(outcome.verdicts).action,
@@ -32,8 +36,10 @@ export function evidenceEntry(request: ProxiedRequest, outcome: RequestOutcome, 
     promptTokens: outcome.usage?.prompt_tokens ?? null,
     completionTokens: outcome.usage?.completion_tokens ?? null,
     totalTokens: outcome.usage?.total_tokens ?? null,
-    promptSha256: createHash("sha256").update(JSON.stringify(request.body.messages)).digest("hex"),
-    requestBody: logBodies ? request.rawBody : null,
+    promptSha256: createHash("sha256")
+      .update(request.body ? JSON.stringify(request.body.messages) : (request.rawBody ?? ""))
+      .digest("hex"),
+    requestBody: logBodies ? (request.rawBody ?? null) : null,
     responseBody: logBodies ? (outcome.responseBody ?? null) : null,
     error: outcome.error ?? null,
   };

@@ -1,7 +1,8 @@
+import type { AllowedHosts } from "../egress/allowed-hosts";
 import type { EvidenceWriter } from "../evidence/writer";
-import { jsonResponse } from "../http/errors";
+import { HttpError, jsonResponse } from "../http/errors";
 import type { Logger } from "../logging/logger";
-import { evidenceEntry, type RequestOutcome } from "./evidence-entry";
+import { evidenceEntry, type EvidenceSubject, type RequestOutcome } from "./evidence-entry";
 import { replayCompletion } from "./replay";
 import type { ProxiedRequest } from "./request";
 import { firewallHeader, serviceHeaders } from "./service-headers";
@@ -15,6 +16,8 @@ export type PipelineDeps = {
   evidence: EvidenceWriter;
   log: Logger;
   upstreamTimeoutMs: number;
+  /** Where a workspace's own upstream_url may lead (--allow-upstream-hosts). */
+  allowedUpstreamHosts: AllowedHosts;
 };
 
 /**
@@ -74,12 +77,14 @@ async function forward(
   const cacheStatus = request.cacheControl.lookup ? "miss" : "skip";
   let call;
   try {
-    call = await callUpstream(request, deps.upstreamTimeoutMs);
+    call = await callUpstream(request, deps.upstreamTimeoutMs, deps.allowedUpstreamHosts);
   } catch (error) {
     if (!(error instanceof UpstreamError)) throw error;
     release?.();
+    if (error.cause) deps.log.warn("provider unreachable", { request_id: request.requestId, error: error.cause.message });
     const status = error.kind === "timeout" ? 504 : 502;
-    const body = { error: error.kind === "timeout" ? "upstream_timeout" : "upstream_unreachable", detail: error.message, request_id: request.requestId };
+    const code = { timeout: "upstream_timeout", unreachable: "upstream_unreachable", refused: "upstream_refused" }[error.kind];
+    const body = { error: code, detail: error.message, request_id: request.requestId };
     record({ status, cacheStatus, verdicts: [inputVerdict], overheadMs: 0, upstreamMs: performance.now() - request.receivedAt, error: error.message });
     return jsonResponse(status, body, serviceHeaders({ requestId: request.requestId, cache: "miss", receivedAt: request.receivedAt, upstreamMs: performance.now() - request.receivedAt }));
   }
@@ -140,6 +145,24 @@ async function forward(
   release?.();
   record({ status: response.status, cacheStatus, verdicts, overheadMs, upstreamMs, usage: completion?.usage as never, responseBody: text });
   return new Response(text, { status: response.status, headers });
+}
+
+/**
+ * A request that ended in an error outside the pipeline's own outcomes: refused while being read
+ * (bad JSON, too deep, bad header, 413) or failed inside a stage. It gets the same X-Service-*
+ * headers and one evidence record like every other proxied request.
+ */
+export function failedRequest(subject: EvidenceSubject, error: unknown, deps: Pick<PipelineDeps, "evidence" | "log">): Response {
+  const known = error instanceof HttpError;
+  if (!known) deps.log.error("proxy request failed", { request_id: subject.requestId, error });
+  const status = known ? error.status : 500;
+  const body = known ? { ...error.body, request_id: subject.requestId } : { error: "internal_error", detail: "an internal error occurred", request_id: subject.requestId };
+  const elapsed = performance.now() - subject.receivedAt;
+  deps.evidence.record(
+    evidenceEntry(subject, { status, cacheStatus: "skip", verdicts: [], overheadMs: elapsed, upstreamMs: 0, responseBody: JSON.stringify(body), error: String(body.detail ?? body.error) }, subject.workspace.logBodies),
+  );
+  const headers = { ...(known ? error.headers : {}), ...serviceHeaders({ requestId: subject.requestId, cache: "miss", receivedAt: subject.receivedAt, upstreamMs: 0 }) };
+  return jsonResponse(status, body, headers);
 }
 
 function parseJson(text: string): Record<string, unknown> | undefined {

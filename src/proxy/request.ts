@@ -1,4 +1,5 @@
 import { badRequest, httpError } from "../http/errors";
+import { parseJsonBody } from "../http/json-body";
 import { describeZodIssues } from "../http/validation";
 import type { WorkspaceScope } from "../tenancy/scope";
 import type { Workspace } from "../tenancy/service";
@@ -24,6 +25,8 @@ export type ProxiedRequest = {
   stream: boolean;
   forwardHeaders: Record<string, string>;
   upstreamUrl: string;
+  /** The workspace's own upstream_url (not the operator's --upstream-url): its addresses are checked at connect time. */
+  upstreamFromWorkspace: boolean;
   cacheControl: CacheControl;
   /** performance.now() when the request arrived; the base of the overhead figure. */
   receivedAt: number;
@@ -31,24 +34,23 @@ export type ProxiedRequest = {
   clientSignal: AbortSignal;
 };
 
-export async function readProxiedRequest(
-  request: Request,
-  ctx: { requestId: string; scope: WorkspaceScope; workspace: Workspace; defaultUpstreamUrl: string; maxBodyBytes: number; receivedAt: number; cacheOn: boolean },
-): Promise<ProxiedRequest> {
+/** The body as text, within the size limit (413 above it). */
+export async function readRequestBody(request: Request, maxBodyBytes: number): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "0");
-  const tooLarge = () => httpError(413, "payload_too_large", `request body exceeds the ${ctx.maxBodyBytes}-byte limit`);
-  if (declared > ctx.maxBodyBytes) throw tooLarge();
+  const tooLarge = () => httpError(413, "payload_too_large", `request body exceeds the ${maxBodyBytes}-byte limit`);
+  if (declared > maxBodyBytes) throw tooLarge();
   const rawBody = await request.text();
-  if (Buffer.byteLength(rawBody) > ctx.maxBodyBytes) throw tooLarge();
-  if (!rawBody.trim()) throw badRequest("body: a JSON chat-completions request is required");
+  if (Buffer.byteLength(rawBody) > maxBodyBytes) throw tooLarge();
+  return rawBody;
+}
 
-  let json: unknown;
-  try {
-    json = JSON.parse(rawBody);
-  } catch (error) {
-    throw httpError(400, "invalid_json", `body is not valid JSON: ${(error as Error).message}`);
-  }
-  const parsed = chatCompletionBody.safeParse(json);
+export function readProxiedRequest(
+  request: Request,
+  rawBody: string,
+  ctx: { requestId: string; scope: WorkspaceScope; workspace: Workspace; defaultUpstreamUrl: string; maxJsonDepth: number; receivedAt: number; cacheOn: boolean },
+): ProxiedRequest {
+  if (!rawBody.trim()) throw badRequest("body: a JSON chat-completions request is required");
+  const parsed = chatCompletionBody.safeParse(parseJsonBody(rawBody, ctx.maxJsonDepth));
   if (!parsed.success) throw badRequest(describeZodIssues("body", parsed.error.issues));
 
   const forwardHeaders: Record<string, string> = { "content-type": "application/json" };
@@ -65,6 +67,7 @@ export async function readProxiedRequest(
     stream: parsed.data.stream === true,
     forwardHeaders,
     upstreamUrl: ctx.workspace.upstreamUrl ?? ctx.defaultUpstreamUrl,
+    upstreamFromWorkspace: ctx.workspace.upstreamUrl !== null && ctx.workspace.upstreamUrl !== ctx.defaultUpstreamUrl,
     cacheControl: readCacheControl(request.headers, ctx.cacheOn && ctx.workspace.cacheEnabled),
     receivedAt: ctx.receivedAt,
     clientSignal: request.signal,

@@ -1,7 +1,9 @@
 import { Elysia } from "elysia";
 import { eq } from "drizzle-orm";
 import type { AppContext } from "../runtime/context";
-import { httpError } from "../http/errors";
+import { parseAllowedHosts } from "../egress/allowed-hosts";
+import { upstreamUrlProblem } from "../egress/upstream-target";
+import { badRequest, httpError } from "../http/errors";
 import { SESSION_COOKIE, sessionFromCookie, bearerKeyAuth } from "./auth";
 import { createKeyBody, credentialsBody, keyIdParams, signUpBody, workspaceSettingsPatch } from "./model";
 import { workspaces } from "./schema";
@@ -94,18 +96,29 @@ export const keysController = (ctx: AppContext) =>
     );
 
 /** The caller's workspace and its general settings (Bearer key or dashboard session). */
-export const workspaceController = (ctx: AppContext) =>
-  new Elysia({ prefix: "/api/workspace", detail: { tags: ["workspace"] } })
+export const workspaceController = (ctx: AppContext) => {
+  const allowedUpstreamHosts = parseAllowedHosts(ctx.config.allowUpstreamHosts);
+  return new Elysia({ prefix: "/api/workspace", detail: { tags: ["workspace"] } })
     .use(bearerKeyAuth(ctx))
     .get("/", ({ scope }) => workspaceSettingsView(scope.workspace(), ctx.config.upstreamUrl), {
       detail: { summary: "The workspace: id, name, body logging, system-prompt scanning, provider URL" },
     })
     .patch(
       "/",
-      ({ scope, body }) =>
-        workspaceSettingsView(
+      ({ scope, body }) => {
+        const upstreamProblem = body.upstream_url ? upstreamUrlProblem(body.upstream_url, allowedUpstreamHosts) : undefined;
+        if (upstreamProblem) throw badRequest(`body.upstream_url: ${upstreamProblem}`);
+        return workspaceSettingsView(
           scope.updateWorkspace({ name: body.name, logBodies: body.log_bodies, firewallScanSystem: body.firewall_scan_system, upstreamUrl: body.upstream_url }),
           ctx.config.upstreamUrl,
-        ),
-      { body: workspaceSettingsPatch, detail: { summary: "Change settings; unknown fields are refused (400) and nothing changes" } },
+        );
+      },
+      {
+        body: workspaceSettingsPatch,
+        detail: {
+          summary: "Change settings; unknown fields are refused (400) and nothing changes",
+          description: "upstream_url: http(s), no credentials, query or fragment; public addresses only unless the operator allows more (--allow-upstream-hosts).",
+        },
+      },
     );
+};
