@@ -9,7 +9,7 @@ export const signUpBody = credentialsBody.extend({
   workspace_name: z.string().trim().min(1).max(100).optional(),
 });
 
-export const createKeyBody = z.object({
+export const createKeyBody = z.strictObject({
   name: z.string().trim().min(1).max(100).default("default"),
 });
 
