@@ -4,10 +4,13 @@ import type { AppContext } from "../runtime/context";
 import { parseAllowedHosts } from "../egress/allowed-hosts";
 import { upstreamUrlProblem } from "../egress/upstream-target";
 import { badRequest, httpError } from "../http/errors";
-import { SESSION_COOKIE, sessionFromCookie, bearerKeyAuth } from "./auth";
+import { SESSION_COOKIE, sessionFromCookie, bearerKeyAuth, requireKeyManager } from "./auth";
 import { createKeyBody, credentialsBody, keyIdParams, signUpBody, workspaceSettingsPatch } from "./model";
 import { workspaces } from "./schema";
 import { AccountError, createApiKey, findWorkspace, listApiKeys, logIn, logOut, revokeApiKey, signUp, type SessionInfo } from "./service";
+import { LoginThrottle } from "./login-throttle";
+import { constantTimeEqual } from "./secrets";
+import { requestContextPlugin } from "../http/request-context";
 import { apiKeyView, workspaceSettingsView, workspaceView } from "./views";
 
 function sessionCookie(session: SessionInfo): string {
@@ -22,9 +25,33 @@ function accountFailure(error: unknown): never {
   throw error;
 }
 
-/** Free sign-up, login, logout and "who am I" for the dashboard (JSON, cookie sessions). */
-export const authController = (ctx: AppContext) =>
-  new Elysia({ prefix: "/api/auth", detail: { tags: ["auth"] } })
+/**
+ * A browser always sends Origin on a cross-site POST: the cookie-setting routes accept only
+ * their own origin (login CSRF, forced sign-up). Clients that are not browsers send no Origin.
+ */
+function assertSameOrigin(request: Request): void {
+  const origin = request.headers.get("origin");
+  const crossSite = request.headers.get("sec-fetch-site") === "cross-site";
+  if (origin === null && !crossSite) return;
+  let originHost: string | undefined;
+  try {
+    originHost = origin ? new URL(origin).host : undefined;
+  } catch {
+    originHost = undefined;
+  }
+  if (crossSite || originHost === undefined || originHost !== request.headers.get("host")) {
+    throw httpError(403, "forbidden_origin", `Origin ${origin ?? "(cross-site)"} may not log in or sign up here`);
+  }
+}
+
+/** Free sign-up, login, logout and "who am I" for the dashboard (JSON only, cookie sessions). */
+export const authController = (ctx: AppContext) => {
+  const throttle = new LoginThrottle(ctx.config.loginMaxFailures);
+  return new Elysia({ prefix: "/api/auth", detail: { tags: ["auth"] } })
+    .use(requestContextPlugin)
+    .onBeforeHandle(({ request }) => {
+      if (request.method === "POST" && !request.url.endsWith("/logout")) assertSameOrigin(request);
+    })
     .post(
       "/signup",
       async ({ body, set }) => {
@@ -41,8 +68,15 @@ export const authController = (ctx: AppContext) =>
     )
     .post(
       "/login",
-      async ({ body, set }) => {
-        const { user, session } = await logIn(ctx.database.db, body, ctx.sessionTtlMs).catch(accountFailure);
+      async ({ body, set, clientAddress }) => {
+        const email = body.email.toLowerCase();
+        const wait = throttle.retryAfter(email, clientAddress);
+        if (wait > 0) throw httpError(429, "too_many_attempts", `too many failed logins; retry in ${wait} s`, { "retry-after": String(wait) });
+        const { user, session } = await logIn(ctx.database.db, body, ctx.sessionTtlMs).catch((error) => {
+          if (error instanceof AccountError && error.status === 401) throttle.failed(email, clientAddress);
+          return accountFailure(error);
+        });
+        throttle.succeeded(email);
         const workspace = findWorkspace(ctx.database.db, user.workspaceId)!;
         set.headers["set-cookie"] = sessionCookie(session);
         return { user: { id: user.id, email: user.email }, workspace: workspaceView(workspace), csrf_token: session.csrfToken, expires_at: session.expiresAt.toISOString() };
@@ -53,11 +87,14 @@ export const authController = (ctx: AppContext) =>
       "/logout",
       ({ headers, set }) => {
         const found = sessionFromCookie(ctx, headers.cookie);
+        if (found && !constantTimeEqual(headers["x-csrf-token"] ?? "", found.session.csrfToken)) {
+          throw httpError(403, "csrf_failed", "missing or wrong X-CSRF-Token for this session");
+        }
         if (found) logOut(ctx.database.db, found.token);
         set.headers["set-cookie"] = clearedCookie;
         return { status: "logged_out" };
       },
-      { detail: { summary: "End the session" } },
+      { detail: { summary: "End the session (X-CSRF-Token required)" } },
     )
     .get(
       "/me",
@@ -70,16 +107,18 @@ export const authController = (ctx: AppContext) =>
       },
       { detail: { summary: "The logged-in user, their workspace and the CSRF token" } },
     );
+};
 
-/** Settings → API Keys. Session (with X-CSRF-Token on changes) or Authorization: Bearer <API_KEY>. */
+/** Settings → API Keys. Session (with X-CSRF-Token on changes) or an admin key (Authorization: Bearer <API_KEY>). */
 export const keysController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/keys", detail: { tags: ["api keys"] } })
     .use(bearerKeyAuth(ctx))
+    .onBeforeHandle(({ scope }) => requireKeyManager(scope))
     .get("/", ({ scope }) => ({ keys: listApiKeys(scope).map(apiKeyView) }), { detail: { summary: "List the workspace's keys (never the secret)" } })
     .post(
       "/",
       ({ scope, body, set }) => {
-        const { key, record } = createApiKey(scope, body.name);
+        const { key, record } = createApiKey(scope, body.name, body.role);
         set.status = 201;
         return { ...apiKeyView(record), api_key: key, workspace_id: scope.workspaceId };
       },

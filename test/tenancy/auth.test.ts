@@ -138,7 +138,7 @@ describe("dashboard accounts", () => {
     expect(((await withCsrf.json()) as any).workspace_id).toBe(signed.workspace.id);
 
     expect((await fetch(`${sieve.url}/api/auth/signup`, json({ email, password }))).status).toBe(409);
-    expect((await fetch(`${sieve.url}/api/auth/logout`, json({}, { cookie }))).status).toBe(200);
+    expect((await fetch(`${sieve.url}/api/auth/logout`, json({}, { cookie, "x-csrf-token": me.csrf_token }))).status).toBe(200);
     expect((await fetch(`${sieve.url}/api/auth/me`, { headers: { cookie } })).status).toBe(401);
 
     expect((await fetch(`${sieve.url}/api/auth/login`, json({ email, password: "wrong password!" }))).status).toBe(401);
