@@ -39,8 +39,20 @@ export function evidenceEntry(request: EvidenceSubject, outcome: RequestOutcome,
     promptSha256: createHash("sha256")
       .update(request.body ? JSON.stringify(request.body.messages) : (request.rawBody ?? ""))
       .digest("hex"),
-    requestBody: logBodies ? (request.rawBody ?? null) : null,
-    responseBody: logBodies ? (outcome.responseBody ?? null) : null,
+    requestBody: logBodies ? loggedBody(request.rawBody) : null,
+    responseBody: logBodies ? loggedBody(outcome.responseBody) : null,
     error: outcome.error ?? null,
   };
+}
+
+/**
+ * Bodies kept in the evidence log, up to 1 MiB each: the background writer inserts its batch in
+ * one go, and a 20 MB answer held the event loop for half a second there.
+ */
+export const MAX_LOGGED_BODY_CHARS = 1024 * 1024;
+
+function loggedBody(body: string | undefined): string | null {
+  if (body === undefined) return null;
+  if (body.length <= MAX_LOGGED_BODY_CHARS) return body;
+  return `${body.slice(0, MAX_LOGGED_BODY_CHARS)}…[truncated: ${body.length - MAX_LOGGED_BODY_CHARS} more characters]`;
 }

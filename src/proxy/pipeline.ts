@@ -3,12 +3,19 @@ import type { EvidenceWriter } from "../evidence/writer";
 import { HttpError, jsonResponse } from "../http/errors";
 import type { Logger } from "../logging/logger";
 import { evidenceEntry, type EvidenceSubject, type RequestOutcome } from "./evidence-entry";
+import { outputCheckText } from "./output-sample";
 import { replayCompletion } from "./replay";
 import type { ProxiedRequest } from "./request";
 import { firewallHeader, serviceHeaders } from "./service-headers";
 import type { CacheStage, FirewallStage, FirewallVerdict } from "./stages";
 import { relayStream, type StreamOutcome } from "./stream-relay";
 import { callUpstream, relayedHeaders, UpstreamError } from "./upstream";
+
+/**
+ * Larger answers are relayed but not cached: storing (and later replaying) a 20 MB completion
+ * costs the event loop most of a second each time, and answers that size are rarely asked twice.
+ */
+const MAX_CACHED_RESPONSE_CHARS = 4 * 1024 * 1024;
 
 export type PipelineDeps = {
   firewall: FirewallStage;
@@ -133,7 +140,7 @@ async function forward(
     return jsonResponse(502, { error: "upstream_error", detail: message, request_id: request.requestId }, headers);
   }
   const completion = response.ok ? parseJson(text) : undefined;
-  const outputVerdict = monitor && completion ? await monitor.finish(assistantText(completion)) : undefined;
+  const outputVerdict = monitor && completion ? await monitor.finish(outputCheckText(assistantText(completion))) : undefined;
   const verdicts = outputVerdict ? [inputVerdict, outputVerdict] : [inputVerdict];
   if (outputVerdict?.action === "block") {
     release?.();
@@ -141,7 +148,7 @@ async function forward(
     record({ status: 403, cacheStatus, verdicts, overheadMs, upstreamMs, usage: completion?.usage as never, responseBody: text });
     return jsonResponse(403, body, headers);
   }
-  if (completion && request.cacheControl.store) deps.cache.store(request, completion, upstreamMs);
+  if (completion && request.cacheControl.store && text.length <= MAX_CACHED_RESPONSE_CHARS) deps.cache.store(request, completion, upstreamMs);
   release?.();
   record({ status: response.status, cacheStatus, verdicts, overheadMs, upstreamMs, usage: completion?.usage as never, responseBody: text });
   return new Response(text, { status: response.status, headers });

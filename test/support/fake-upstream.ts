@@ -10,6 +10,7 @@
  *   "gated"            → (stream) first chunk, then waits until `openGate()` is called
  *   "slow"             → (stream) 30 ms between chunks
  *   "say:<text>"       → answers <text> instead of the echo
+ *   "large:<bytes>"    → answers that many bytes of ordinary sentences (non-streamed)
  */
 export type ReceivedRequest = { body: string; headers: Record<string, string>; path: string };
 
@@ -24,6 +25,18 @@ export type FakeUpstream = {
 };
 
 const encoder = new TextEncoder();
+
+/** Ordinary varied prose of about `bytes` bytes. */
+function largeAnswer(bytes: number): string {
+  const parts: string[] = [];
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const sentence = `Paragraph ${i} reviews the quarterly figures for region ${i % 17} and notes ${(i * 7919) % 1000} open items. `;
+    parts.push(sentence);
+    size += sentence.length;
+  }
+  return parts.join("");
+}
 
 export function startFakeUpstream(): FakeUpstream {
   const received: ReceivedRequest[] = [];
@@ -45,7 +58,11 @@ export function startFakeUpstream(): FakeUpstream {
       const parsed = JSON.parse(body);
       const model: string = parsed.model;
       const lastUser = [...parsed.messages].reverse().find((m: { role: string }) => m.role === "user");
-      const answer = model.startsWith("say:") ? model.slice(4) : `echo: ${typeof lastUser?.content === "string" ? lastUser.content : "…"}`;
+      const answer = model.startsWith("say:")
+        ? model.slice(4)
+        : model.startsWith("large:")
+          ? largeAnswer(Number(model.slice(6)))
+          : `echo: ${typeof lastUser?.content === "string" ? lastUser.content : "…"}`;
 
       if (model === "stall") {
         await new Promise<void>((resolve) => request.signal.addEventListener("abort", () => resolve()));
