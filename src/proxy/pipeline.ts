@@ -135,7 +135,8 @@ async function forward(
     text = await response.text();
   } catch (error) {
     release?.();
-    const message = `the provider response failed: ${(error as Error).message}`;
+    deps.log.warn("provider response failed", { request_id: request.requestId, error: (error as Error).message });
+    const message = "the provider response broke off";
     record({ status: 502, cacheStatus, verdicts: [inputVerdict], overheadMs, upstreamMs, error: message });
     return jsonResponse(502, { error: "upstream_error", detail: message, request_id: request.requestId }, headers);
   }

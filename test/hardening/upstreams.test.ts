@@ -150,4 +150,17 @@ describe("provider errors that do not scan ports or leak internals (defects 3, 1
       await allowed.close();
     }
   });
+
+  test("a provider stream that breaks off ends with an error event that names no runtime internals", async () => {
+    const t = sieve.tenant("drop");
+    const response = await fetch(`${sieve.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...t.serviceHeaders },
+      body: JSON.stringify({ model: "drop", stream: true, messages: [{ role: "user", content: "one two three four five" }] }),
+    });
+    const text = await response.text();
+    expect(text).toContain("event: error");
+    expect(text).toContain("the provider stream broke off");
+    expect(text).not.toMatch(/verbose|fetch\(\)|ECONN|socket/i);
+  });
 });
