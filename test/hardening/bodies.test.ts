@@ -132,8 +132,16 @@ describe("the schema is the contract (defect 9)", () => {
     const response = await fetch(`${sieve.url}/api/keys/null`, { method: "DELETE", headers: tenant.bearer });
     expect(response.status).toBe(404);
     expect(((await response.json()) as any).detail).toBe("API key not found");
-    const variant = await fetch(`${sieve.url}/api/documents/variants/null`, { headers: tenant.bearer });
-    expect(variant.status).toBe(404);
+    for (const [method, path, headers] of [
+      ["GET", "/api/documents/variants/null", tenant.bearer],
+      ["GET", "/api/documents/null", tenant.bearer],
+      ["GET", "/v1/evidence/null", tenant.serviceHeaders],
+      ["DELETE", "/v1/firewall/patterns/null", tenant.serviceHeaders],
+    ] as const) {
+      const response = await fetch(`${sieve.url}${path}`, { method, headers });
+      expect(response.status, path).toBe(404);
+      expect(await response.text(), path).not.toContain("null");
+    }
   });
 });
 
