@@ -14,8 +14,10 @@ import { authController, keysController, workspaceController } from "./tenancy";
 
 /** Mounts every feature on one Elysia app. */
 export function createApp(ctx: AppContext, docsUiScript: string) {
-  return new Elysia()
-    .use(httpBasics(ctx.log))
+  // standardHostname false: Elysia otherwise finds the path by skipping 11 characters of the URL
+  // ("http://" + a 4-letter host), so every route was a 404 for a Host of 3 characters or fewer.
+  return new Elysia({ handler: { standardHostname: false } })
+    .use(httpBasics(ctx.log, { maxJsonDepth: ctx.config.maxJsonDepth }))
     .use(docsController(docsUiScript))
     .use(dashboardController())
     .use(healthController(ctx))

@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createApp } from "./app";
+import { withBodyDeadline } from "./http/body-deadline";
+import { isStreamedPassthrough } from "./proxy/passthrough";
 import { documentJobs } from "./documents/jobs";
 import type { Config } from "./config";
 import { openDatabase } from "./db/connection";
@@ -64,8 +66,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const server = Bun.serve({
     hostname: config.host,
     port: config.port,
-    fetch: app.fetch,
+    fetch: withBodyDeadline(app.fetch, config.bodyTimeoutMs, isStreamedPassthrough),
     // Streams from a provider can pause for a long time between tokens; Bun's default is 10 s.
+    // (Request bodies have their own, shorter deadline: --body-timeout-ms.)
     idleTimeout: 255,
     maxRequestBodySize: Math.max(config.maxBodyBytes, config.maxUploadBytes) + 1024 * 1024,
   });

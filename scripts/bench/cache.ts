@@ -223,7 +223,7 @@ async function endToEnd(upstreamUrl: string, stages: Partial<Config>) {
   const server = await startServer({ ...config, port: 0, dataDir, upstreamUrl, ...stages }, { embedder });
   const { db, sqlite } = server.ctx.database;
   const workspace = createWorkspace(db, "bench");
-  const { key } = createApiKey(new WorkspaceScope(db, sqlite, workspace.id), "bench");
+  const { key } = createApiKey(new WorkspaceScope(db, sqlite, workspace.id), "bench", "service");
   const headers = { "content-type": "application/json", authorization: "Bearer sk-bench", "x-service-api-key": key, "x-service-workspace-id": workspace.id };
   const send = async (content: string) => {
     const started = performance.now();

@@ -104,7 +104,7 @@ for (const length of LENGTHS) {
     fresh.push(await time(() => service.checkInput(request(text))));
     const windows = textWindows(text, service.options.windowTokens);
     total = windows.length;
-    embedded = windows.filter((w) => ctx.vectors.peek(w)).length;
+    embedded = windows.filter((w) => ctx.vectors.peek(w, workspace.id)).length;
     repeated.push(await time(() => service.checkInput(request(text))));
     const variant = freshText(length);
     if (i < Math.min(runs, 5)) baseline.push(await time(async () => {
@@ -128,7 +128,7 @@ for (const length of LENGTHS) {
     fresh.push(await time(() => service.checkInput(request(text))));
     const windows = [text, ...subWindows(text)];
     total = windows.length;
-    embedded = windows.filter((w) => ctx.vectors.peek(w)).length;
+    embedded = windows.filter((w) => ctx.vectors.peek(w, workspace.id)).length;
     repeated.push(await time(() => service.checkInput(request(text))));
   }
   const plain = percentile(fresh, 0.5) / embedded;

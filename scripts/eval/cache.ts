@@ -46,7 +46,7 @@ const config = configWith({});
 const embedder = await loadEmbedder(config);
 const slot = EmbedderSlot.of(embedder);
 await slot.loaded;
-const vectors = new VectorMemo(() => slot.require(), 50_000);
+const vectors = new VectorMemo(() => slot.require(), 50_000).forWorkspace("eval");
 const log = new Logger("silent");
 
 console.log(`# Semantic cache evaluation\n`);

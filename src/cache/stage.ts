@@ -98,7 +98,7 @@ export class ResponseCache implements CacheStage {
     if (exact) return this.#hit(request, exact, "exact", 1);
 
     const prompt = workspace.cacheSemantic ? this.#semanticPrompt(keys.prompt) : undefined;
-    const vector = prompt === undefined ? undefined : await this.#embed(prompt);
+    const vector = prompt === undefined ? undefined : await this.#embed(prompt, scope.workspaceId);
     if (prompt !== undefined && vector) {
       const candidates = semanticCandidates(scope, keys.scopeKey, vector, Date.now());
       const { hit, rejected } = chooseMatch(promptFacts(prompt), candidates, workspace.cacheThreshold ?? DEFAULT_SEMANTIC_THRESHOLD);
@@ -138,13 +138,13 @@ export class ResponseCache implements CacheStage {
     const prompt = workspace.cacheSemantic ? this.#semanticPrompt(keys.prompt) : undefined;
     if (prompt === undefined) return;
     // Usually the lookup (or the firewall) embedded this very text a moment ago; if not (no-cache), later.
-    const vector = this.#deps.vectors.peek(prompt);
+    const vector = this.#deps.vectors.peek(prompt, scope.workspaceId);
     if (vector) attachVector(scope, id, keys.scopeKey, vector);
     else void this.#attachLater(request, id, keys.scopeKey, prompt);
   }
 
   async #attachLater(request: CacheRequest, id: number, scopeKey: string, prompt: string): Promise<void> {
-    const vector = await this.#embed(prompt);
+    const vector = await this.#embed(prompt, request.scope.workspaceId);
     try {
       if (vector) attachVector(request.scope, id, scopeKey, vector);
     } catch (error) {
@@ -153,9 +153,9 @@ export class ResponseCache implements CacheStage {
   }
 
   /** The prompt's vector, or undefined (logged) when it cannot be embedded: the request then only matches exactly. */
-  async #embed(prompt: string): Promise<Float32Array | undefined> {
+  async #embed(prompt: string, workspaceId: string): Promise<Float32Array | undefined> {
     try {
-      return await this.#deps.vectors.embed(prompt);
+      return await this.#deps.vectors.embed(prompt, workspaceId);
     } catch (error) {
       this.#deps.log.warn("cache: cannot embed the prompt; exact matching only", { error: (error as Error).message });
       return undefined;

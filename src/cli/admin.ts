@@ -27,7 +27,8 @@ function workspaceScope(handle: DatabaseHandle, workspaceId: string | undefined,
 
 export function keysCreate(handle: DatabaseHandle, opts: { workspace?: string; name: string }) {
   const scope = workspaceScope(handle, opts.workspace, true);
-  const { key, record } = createApiKey(scope, opts.name);
+  // The operator's own keys: admin, so the first key can manage the others over the API.
+  const { key, record } = createApiKey(scope, opts.name, "admin");
   return { workspace_id: scope.workspaceId, api_key: key, key_id: record.id };
 }
 

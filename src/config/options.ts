@@ -1,3 +1,5 @@
+import { invalidAllowedHostEntry } from "../egress/allowed-hosts";
+
 /**
  * Every setting Sieve reads, in one table: its flag, its environment variable, its default and
  * how a raw string becomes a typed value. `--help` and README are generated from the same rows,
@@ -38,6 +40,13 @@ const httpUrl = (raw: string): string => {
     throw new OptionValueError(`expected an http(s) URL, got "${raw}"`);
   }
   return raw.replace(/\/+$/, "");
+};
+
+/** Checked here so a typo stops start-up; src/egress/allowed-hosts.ts interprets the entries. */
+const upstreamHostList = (raw: string): string => {
+  const problem = invalidAllowedHostEntry(raw);
+  if (problem) throw new OptionValueError(problem);
+  return raw.trim();
 };
 
 const oneOf = <T extends string>(...values: T[]) => (raw: string): T => {
@@ -124,6 +133,37 @@ export const serveOptions = {
     default: 50 * 1024 * 1024,
     parse: integer(1024, 4 * 1024 * 1024 * 1024),
   },
+  maxJsonDepth: {
+    flag: "--max-json-depth",
+    env: "SIEVE_MAX_JSON_DEPTH",
+    help: "Deepest nesting of arrays/objects accepted in a JSON body (400 above)",
+    default: 64,
+    parse: integer(2, 10_000),
+  },
+  bodyTimeoutMs: {
+    flag: "--body-timeout-ms",
+    env: "SIEVE_BODY_TIMEOUT_MS",
+    help: "Time allowed to receive a whole request body (408 and the connection closed after)",
+    default: 30_000,
+    parse: integer(100, 3_600_000),
+  },
+  allowUpstreamHosts: {
+    flag: "--allow-upstream-hosts",
+    env: "SIEVE_ALLOW_UPSTREAM_HOSTS",
+    help:
+      "Non-public provider hosts a workspace's upstream_url may use, comma-separated: host names (llm.internal, *.corp.example), " +
+      "IP addresses or CIDR ranges (10.0.0.0/8, ::1), or * for any (default: public addresses only; --upstream-url itself is always allowed)",
+    default: "",
+    defaultLabel: "none",
+    parse: upstreamHostList,
+  },
+  loginMaxFailures: {
+    flag: "--login-max-failures",
+    env: "SIEVE_LOGIN_MAX_FAILURES",
+    help: "Failed logins per account within 15 minutes before further attempts get 429 (a client address may fail 4x as often)",
+    default: 5,
+    parse: integer(1, 1_000_000),
+  },
   evidenceFlushMs: {
     flag: "--evidence-flush-ms",
     env: "SIEVE_EVIDENCE_FLUSH_MS",
@@ -141,7 +181,7 @@ export const serveOptions = {
   rateLimitRpm: {
     flag: "--rate-limit-rpm",
     env: "SIEVE_RATE_LIMIT_RPM",
-    help: "Requests per minute per API key (0: no limit)",
+    help: "Requests per minute per workspace, shared by all its API keys (0: no limit)",
     default: 0,
     parse: integer(0, 1_000_000),
   },

@@ -1,19 +1,10 @@
 import { z } from "zod";
+import { wholeNumber } from "../http/whole-number";
 
 /** Largest chunk the API accepts, in tokens; well past the embedder's 256-token window. */
 export const MAX_CHUNK_SIZE = 8192;
 export const MIN_CHUNK_SIZE = 16;
 
-/**
- * Form fields arrive as strings, JSON fields as numbers: coerce, then insist on a whole number.
- * (Coercion rather than a transform keeps the schemas representable in the OpenAPI document.)
- */
-const wholeNumber = (min: number, max: number) =>
-  z.coerce
-    .number({ error: (issue) => (issue.code === "invalid_type" ? "expected a whole number" : undefined) })
-    .int("expected a whole number")
-    .min(min)
-    .max(max);
 
 /** A chunking configuration; a variant of a version is one of these. Defaults are filled by `resolveChunking`. */
 export const chunkingFields = {

@@ -3,7 +3,10 @@ import type { AppContext } from "../runtime/context";
 import { badRequest, httpError } from "../http/errors";
 import { requestContextPlugin } from "../http/request-context";
 import { describeZodIssues } from "../http/validation";
+import { parseAllowedHosts } from "../egress/allowed-hosts";
+import { parseJsonBody } from "../http/json-body";
 import { forwardPassthrough } from "../proxy/passthrough";
+import { readRequestBody } from "../proxy/request";
 import { serviceKeyAuth } from "../tenancy/auth";
 import { embeddingsBody, isLocalEmbeddingModel, LOCAL_EMBEDDING_MODEL } from "./model";
 
@@ -14,24 +17,19 @@ import { embeddingsBody, isLocalEmbeddingModel, LOCAL_EMBEDDING_MODEL } from "./
  * truncated, as sentence-transformers does). Any other model is the provider's: the request is
  * passed through unchanged.
  */
-export const embeddingsController = (ctx: AppContext) =>
-  new Elysia({ prefix: "/v1", detail: { tags: ["embeddings"] } })
+export const embeddingsController = (ctx: AppContext) => {
+  const allowedUpstreamHosts = parseAllowedHosts(ctx.config.allowUpstreamHosts);
+  return new Elysia({ prefix: "/v1", detail: { tags: ["embeddings"] } })
     .use(requestContextPlugin)
     .use(serviceKeyAuth(ctx))
     .post(
       "/embeddings",
       async ({ request, scope, requestId, receivedAt }) => {
-        const text = await request.text();
-        if (Buffer.byteLength(text) > ctx.config.maxBodyBytes) throw httpError(413, "payload_too_large", `request body exceeds the ${ctx.config.maxBodyBytes}-byte limit`);
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch (error) {
-          throw httpError(400, "invalid_json", `body is not valid JSON: ${(error as Error).message}`);
-        }
+        const text = await readRequestBody(request, ctx.config.maxBodyBytes);
+        const json = parseJsonBody(text, ctx.config.maxJsonDepth);
         const model = (json as { model?: unknown } | null)?.model;
         if (!isLocalEmbeddingModel(model, ctx.embedder.ready ? ctx.embedder.require().modelName : undefined)) {
-          return forwardPassthrough(request, text, { ctx, scope, requestId, receivedAt, model: typeof model === "string" ? model : undefined });
+          return forwardPassthrough(request, text, { ctx, scope, requestId, receivedAt, allowedUpstreamHosts, model: typeof model === "string" ? model : undefined });
         }
         const parsed = embeddingsBody.safeParse(json);
         if (!parsed.success) throw badRequest(describeZodIssues("body", parsed.error.issues));
@@ -64,3 +62,4 @@ export const embeddingsController = (ctx: AppContext) =>
         },
       },
     );
+};

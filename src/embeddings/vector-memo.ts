@@ -1,10 +1,21 @@
 import { createHash } from "node:crypto";
 import type { Embedder } from "./embedder";
 
+/** The owner of texts that belong to no tenant (the built-in firewall patterns). */
+export const SHARED_TEXTS = "";
+
+/** One workspace's view of the memo: what the firewall's scan and output monitor are handed. */
+export type WorkspaceVectors = {
+  embedMany(texts: string[]): Promise<Float32Array[]>;
+  embed(text: string): Promise<Float32Array>;
+  peek(text: string): Float32Array | undefined;
+};
+
 /**
- * Remembers recent text → vector results (LRU, keyed by SHA-256 of the text), so the firewall
- * and the cache share one embedding per text within a request, and conversation history that
- * was already scanned is not embedded again on the next turn.
+ * Remembers recent text → vector results (LRU, keyed by SHA-256 of the workspace and the text),
+ * so the firewall and the cache share one embedding per text within a request, and conversation
+ * history that was already scanned is not embedded again on the next turn. Entries are per
+ * workspace: a shared entry would let one tenant time whether another recently sent a text.
  */
 export class VectorMemo {
   readonly #entries = new Map<string, Float32Array>();
@@ -14,13 +25,13 @@ export class VectorMemo {
     private readonly capacity = 20_000,
   ) {}
 
-  static key(text: string): string {
-    return createHash("sha256").update(text).digest("base64url");
+  static key(text: string, workspaceId: string): string {
+    return createHash("sha256").update(workspaceId).update("\0").update(text).digest("base64url");
   }
 
-  /** Vectors for `texts`, embedding only the ones not seen recently, in one batched call. */
-  async embedMany(texts: string[]): Promise<Float32Array[]> {
-    const keys = texts.map(VectorMemo.key);
+  /** Vectors for `texts`, embedding only the ones this workspace has not embedded recently, in one batched call. */
+  async embedMany(texts: string[], workspaceId: string): Promise<Float32Array[]> {
+    const keys = texts.map((text) => VectorMemo.key(text, workspaceId));
     const missing = new Map<string, string>();
     keys.forEach((key, i) => {
       if (!this.#touch(key) && !missing.has(key)) missing.set(key, texts[i]!);
@@ -32,13 +43,21 @@ export class VectorMemo {
     return keys.map((key) => this.#entries.get(key)!);
   }
 
-  async embed(text: string): Promise<Float32Array> {
-    return (await this.embedMany([text]))[0]!;
+  async embed(text: string, workspaceId: string): Promise<Float32Array> {
+    return (await this.embedMany([text], workspaceId))[0]!;
   }
 
-  /** A vector already computed for this text, without embedding it. */
-  peek(text: string): Float32Array | undefined {
-    return this.#touch(VectorMemo.key(text));
+  /** A vector this workspace already computed for this text, without embedding it. */
+  peek(text: string, workspaceId: string): Float32Array | undefined {
+    return this.#touch(VectorMemo.key(text, workspaceId));
+  }
+
+  forWorkspace(workspaceId: string): WorkspaceVectors {
+    return {
+      embedMany: (texts) => this.embedMany(texts, workspaceId),
+      embed: (text) => this.embed(text, workspaceId),
+      peek: (text) => this.peek(text, workspaceId),
+    };
   }
 
   #touch(key: string): Float32Array | undefined {

@@ -1,12 +1,13 @@
 import { z } from "zod";
+import { wholeNumber } from "../http/whole-number";
 
 export const evidenceQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
-  offset: z.coerce.number().int().min(0).default(0),
+  limit: wholeNumber(1, 1000).default(100),
+  offset: wholeNumber(0, Number.MAX_SAFE_INTEGER).default(0),
   /** ISO 8601 or epoch milliseconds. */
   since: z.string().optional(),
   until: z.string().optional(),
-  status: z.coerce.number().int().min(100).max(599).optional(),
+  status: wholeNumber(100, 599).optional(),
   cache: z.enum(["hit", "miss", "skip"]).optional(),
   firewall: z.enum(["allow", "log", "warn", "block"]).optional(),
   /** The API used, exactly as recorded: "POST /v1/responses", "GET /v1/models"… */

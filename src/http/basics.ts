@@ -1,16 +1,29 @@
 import { Elysia, type ValidationError } from "elysia";
 import type { Logger } from "../logging/logger";
-import { HttpError, jsonResponse } from "./errors";
+import { HttpError, httpError, jsonResponse } from "./errors";
+import { assertJsonDepth, isJsonContentType } from "./json-body";
 import { requestContext, requestContextPlugin } from "./request-context";
 import { describeValidationError } from "./validation";
 
+export type BodyLimits = { maxJsonDepth: number };
+
 /**
  * Cross-cutting HTTP behaviour for the whole app: a request id on every request, one JSON log
- * line per response, and every error turned into a JSON body that names the problem.
+ * line per response, every error turned into a JSON body that names the problem, and the one
+ * check of every body Elysia parses (JSON only, nesting bounded) before validation walks it.
+ * Routes that read their own body (`parse: "none"`: the proxy, uploads) check it themselves.
  */
-export const httpBasics = (log: Logger) =>
+export const httpBasics = (log: Logger, limits: BodyLimits) =>
   new Elysia({ name: "http.basics" })
     .use(requestContextPlugin)
+    .onTransform({ as: "global" }, ({ body, request }) => {
+      if (body === undefined) return;
+      const contentType = request.headers.get("content-type");
+      if (!isJsonContentType(contentType)) {
+        throw httpError(415, "unsupported_media_type", `body: send application/json (got ${contentType ? contentType.split(";")[0] : "no content type"})`);
+      }
+      if (body !== null && typeof body === "object") assertJsonDepth(body, limits.maxJsonDepth);
+    })
     .onAfterResponse({ as: "global" }, ({ request, path, set, responseValue }) => {
       const { requestId, receivedAt } = requestContext(request);
       log.debug("request", {

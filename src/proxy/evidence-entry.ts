@@ -15,15 +15,19 @@ export type RequestOutcome = {
   error?: string;
 };
 
+/** What the record is about: a whole ProxiedRequest, or one refused before its body was understood. */
+export type EvidenceSubject = Pick<ProxiedRequest, "requestId" | "scope" | "workspace" | "receivedAt" | "dialect"> &
+  Partial<Pick<ProxiedRequest, "view" | "stream">> & { rawBody: string | undefined };
+
 /** Spec §6 evidence: one record per request. The provider key is never part of it. */
-export function evidenceEntry(request: ProxiedRequest, outcome: RequestOutcome, logBodies: boolean): EvidenceRecord {
+export function evidenceEntry(request: EvidenceSubject, outcome: RequestOutcome, logBodies: boolean): EvidenceRecord {
   return {
     requestId: request.requestId,
     workspaceId: request.scope.workspaceId,
     keyId: request.scope.actor.keyId,
-    api: request.view.api,
-    model: request.view.model,
-    stream: request.stream,
+    api: request.dialect.api,
+    model: request.view?.model ?? null,
+    stream: request.stream ?? false,
     status: outcome.status,
     cacheStatus: outcome.cacheStatus,
     firewallAction: strongest(outcome.verdicts).action,
@@ -33,11 +37,23 @@ export function evidenceEntry(request: ProxiedRequest, outcome: RequestOutcome, 
     promptTokens: outcome.usage?.prompt_tokens ?? null,
     completionTokens: outcome.usage?.completion_tokens ?? null,
     totalTokens: outcome.usage?.total_tokens ?? null,
-    promptSha256: sha256(JSON.stringify(request.view.conversation)),
-    requestBody: logBodies ? request.rawBody : null,
-    responseBody: logBodies ? (outcome.responseBody ?? null) : null,
+    promptSha256: sha256(request.view ? JSON.stringify(request.view.conversation) : (request.rawBody ?? "")),
+    requestBody: logBodies ? loggedBody(request.rawBody) : null,
+    responseBody: logBodies ? loggedBody(outcome.responseBody) : null,
     error: outcome.error ?? null,
   };
 }
 
 export const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/**
+ * Bodies kept in the evidence log, up to 1 MiB each: the background writer inserts its batch in
+ * one go, and a 20 MB answer held the event loop for half a second there.
+ */
+export const MAX_LOGGED_BODY_CHARS = 1024 * 1024;
+
+function loggedBody(body: string | undefined): string | null {
+  if (body === undefined) return null;
+  if (body.length <= MAX_LOGGED_BODY_CHARS) return body;
+  return `${body.slice(0, MAX_LOGGED_BODY_CHARS)}…[truncated: ${body.length - MAX_LOGGED_BODY_CHARS} more characters]`;
+}

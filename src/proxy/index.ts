@@ -5,13 +5,14 @@ import { requestContextPlugin } from "../http/request-context";
 import { serviceKeyAuth } from "../tenancy/auth";
 import type { WorkspaceScope } from "../tenancy/scope";
 import { findWorkspace } from "../tenancy/service";
+import { parseAllowedHosts } from "../egress/allowed-hosts";
 import { anthropicMessages } from "./dialects/anthropic-messages";
 import type { Dialect } from "./dialects/dialect";
 import { openaiChat } from "./dialects/openai-chat";
 import { openaiResponses } from "./dialects/openai-responses";
 import { forwardPassthrough, isSievePath } from "./passthrough";
-import { runPipeline, type PipelineDeps } from "./pipeline";
-import { readProxiedRequest } from "./request";
+import { failedRequest, runPipeline, type PipelineDeps } from "./pipeline";
+import { readProxiedRequest, readRequestBody } from "./request";
 import type { CacheStage, FirewallStage } from "./stages";
 
 export type ProxyStages = { firewall: FirewallStage; cache: CacheStage };
@@ -35,24 +36,37 @@ const routeDoc = (dialect: Dialect, summary: string) => ({
  * /v1 path is passed through to the provider.
  */
 export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
-  const deps: PipelineDeps = { ...stages, evidence: ctx.evidence, log: ctx.log, upstreamTimeoutMs: ctx.config.upstreamTimeoutMs };
+  const deps: PipelineDeps = {
+    ...stages,
+    evidence: ctx.evidence,
+    log: ctx.log,
+    upstreamTimeoutMs: ctx.config.upstreamTimeoutMs,
+    allowedUpstreamHosts: parseAllowedHosts(ctx.config.allowUpstreamHosts),
+  };
   const providerUrls = { openai: ctx.config.upstreamUrl, anthropic: ctx.config.anthropicUpstreamUrl };
   const handle = (dialect: Dialect) => async ({ request, scope, requestId, receivedAt }: Context) => {
-    const proxied = await readProxiedRequest(request, dialect, {
-      requestId,
-      scope,
-      workspace: findWorkspace(ctx.database.db, scope.workspaceId)!,
-      providerUrls,
-      maxBodyBytes: ctx.config.maxBodyBytes,
-      receivedAt,
-      cacheOn: ctx.config.cache,
-    });
-    return runPipeline(proxied, deps);
+    const workspace = findWorkspace(ctx.database.db, scope.workspaceId)!;
+    let rawBody: string | undefined;
+    try {
+      rawBody = await readRequestBody(request, ctx.config.maxBodyBytes);
+      const proxied = readProxiedRequest(request, rawBody, dialect, {
+        requestId,
+        scope,
+        workspace,
+        providerUrls,
+        maxJsonDepth: ctx.config.maxJsonDepth,
+        receivedAt,
+        cacheOn: ctx.config.cache,
+      });
+      return await runPipeline(proxied, deps);
+    } catch (error) {
+      return failedRequest({ requestId, scope, workspace, receivedAt, rawBody, dialect }, error, deps);
+    }
   };
   const passthrough = async ({ request, scope, requestId, receivedAt }: Context) => {
     // Under Sieve's own prefixes a path Sieve does not serve is a 404 here, never a provider call.
     if (isSievePath(new URL(request.url).pathname)) throw httpError(404, "not_found", "no such route");
-    return forwardPassthrough(request, request.body, { ctx, scope, requestId, receivedAt });
+    return forwardPassthrough(request, request.body, { ctx, scope, requestId, receivedAt, allowedUpstreamHosts: deps.allowedUpstreamHosts });
   };
   return new Elysia({ prefix: "/v1", detail: { tags: ["proxy"] } })
     .use(requestContextPlugin)

@@ -9,6 +9,7 @@ import { sha256 } from "./evidence-entry";
 import { providerBaseUrl } from "./request";
 import { serviceHeaders } from "./service-headers";
 import { callUpstream, UpstreamError } from "./upstream";
+import type { AllowedHosts } from "../egress/allowed-hosts";
 
 /** /v1 prefixes that are Sieve's own API: never forwarded. */
 const SIEVE_PREFIXES = ["/v1/firewall", "/v1/cache", "/v1/evidence"];
@@ -28,6 +29,14 @@ export function isSievePath(path: string): boolean {
   return SIEVE_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
 }
 
+/** Paths whose JSON bodies Sieve reads itself; every other /v1 body is a pass-through, relayed as it arrives. */
+const READ_PATHS = new Set(["/v1/chat/completions", "/v1/responses", "/v1/messages", "/v1/embeddings"]);
+
+/** Whether a request's body goes to the provider as it arrives (uploads of files, audio, batches…), never buffered whole. */
+export function isStreamedPassthrough(url: URL): boolean {
+  return url.pathname.startsWith("/v1/") && !READ_PATHS.has(url.pathname) && !isSievePath(url.pathname);
+}
+
 /** Anthropic's SDK always sends anthropic-version, and its key in x-api-key: that is how /v1/models finds the right provider. */
 export function providerOf(headers: Headers): Dialect["provider"] {
   return headers.has("anthropic-version") || headers.has("x-api-key") ? "anthropic" : "openai";
@@ -43,12 +52,12 @@ export function providerOf(headers: Headers): Dialect["provider"] {
 export async function forwardPassthrough(
   request: Request,
   body: string | ReadableStream<Uint8Array> | null,
-  at: { ctx: AppContext; scope: WorkspaceScope; requestId: string; receivedAt: number; /** When the caller read it from a buffered body. */ model?: string },
+  at: { ctx: AppContext; scope: WorkspaceScope; requestId: string; receivedAt: number; allowedUpstreamHosts: AllowedHosts; /** When the caller read it from a buffered body. */ model?: string },
 ): Promise<Response> {
   const { ctx, scope, requestId, receivedAt } = at;
   const url = new URL(request.url);
   const provider = providerOf(request.headers);
-  const base = providerBaseUrl(provider, findWorkspace(ctx.database.db, scope.workspaceId)!, { openai: ctx.config.upstreamUrl, anthropic: ctx.config.anthropicUpstreamUrl });
+  const { upstreamUrl: base, upstreamFromWorkspace } = providerBaseUrl(provider, findWorkspace(ctx.database.db, scope.workspaceId)!, { openai: ctx.config.upstreamUrl, anthropic: ctx.config.anthropicUpstreamUrl });
   const path = provider === "openai" ? url.pathname.replace(/^\/v1(?=\/|$)/, "") : url.pathname;
   const headers: Record<string, string> = {};
   request.headers.forEach((value, name) => {
@@ -76,8 +85,9 @@ export async function forwardPassthrough(
 
   try {
     const { response, upstreamMs } = await callUpstream(
-      { url: base + path + url.search, method: request.method, headers, body: hasBody ? body : null, clientSignal: request.signal },
+      { url: base + path + url.search, method: request.method, headers, body: hasBody ? body : null, clientSignal: request.signal, checkAddress: upstreamFromWorkspace },
       ctx.config.upstreamTimeoutMs,
+      at.allowedUpstreamHosts,
     );
     const relayed: Record<string, string> = {};
     response.headers.forEach((value, name) => {
@@ -92,7 +102,7 @@ export async function forwardPassthrough(
     const upstreamMs = performance.now() - receivedAt;
     record(status, upstreamMs, false, error.message);
     const dialect = provider === "anthropic" ? anthropicMessages : openaiChat;
-    const body = dialect.errorBody(error.kind === "timeout" ? "upstream_timeout" : "upstream_unreachable", error.message, requestId);
+    const body = dialect.errorBody(`upstream_${error.kind}` as const, error.message, requestId);
     return jsonResponse(status, body, serviceHeaders({ requestId, cache: "miss", receivedAt, upstreamMs }));
   }
 }

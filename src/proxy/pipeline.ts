@@ -1,13 +1,21 @@
+import type { AllowedHosts } from "../egress/allowed-hosts";
 import type { EvidenceWriter } from "../evidence/writer";
-import { jsonResponse } from "../http/errors";
+import { HttpError, jsonResponse } from "../http/errors";
 import type { Logger } from "../logging/logger";
 import type { Answer } from "./dialects/dialect";
-import { evidenceEntry, type RequestOutcome } from "./evidence-entry";
+import { evidenceEntry, type EvidenceSubject, type RequestOutcome } from "./evidence-entry";
+import { outputCheckText } from "./output-sample";
 import type { ProxiedRequest } from "./request";
 import { firewallHeader, serviceHeaders } from "./service-headers";
 import type { CacheStage, FirewallStage, FirewallVerdict } from "./stages";
 import { relayStream, type StreamOutcome } from "./stream-relay";
 import { callUpstream, relayedHeaders, UpstreamError } from "./upstream";
+
+/**
+ * Larger answers are relayed but not cached: storing (and later replaying) a 20 MB completion
+ * costs the event loop most of a second each time, and answers that size are rarely asked twice.
+ */
+const MAX_CACHED_RESPONSE_CHARS = 4 * 1024 * 1024;
 
 export type PipelineDeps = {
   firewall: FirewallStage;
@@ -15,6 +23,8 @@ export type PipelineDeps = {
   evidence: EvidenceWriter;
   log: Logger;
   upstreamTimeoutMs: number;
+  /** Where a workspace's own upstream_url may lead (--allow-upstream-hosts). */
+  allowedUpstreamHosts: AllowedHosts;
 };
 
 /**
@@ -80,15 +90,18 @@ async function forward(
   let call;
   try {
     call = await callUpstream(
-      { url: request.upstreamUrl + dialect.upstreamPath, method: "POST", headers: request.forwardHeaders, body: request.rawBody, clientSignal: request.clientSignal },
+      { url: request.upstreamUrl + dialect.upstreamPath, method: "POST", headers: request.forwardHeaders, body: request.rawBody, clientSignal: request.clientSignal, checkAddress: request.upstreamFromWorkspace },
       deps.upstreamTimeoutMs,
+      deps.allowedUpstreamHosts,
     );
   } catch (error) {
     if (!(error instanceof UpstreamError)) throw error;
     release?.();
+    if (error.cause) deps.log.warn("provider unreachable", { request_id: request.requestId, error: error.cause.message });
     const status = error.kind === "timeout" ? 504 : 502;
     const upstreamMs = performance.now() - request.receivedAt;
-    const body = dialect.errorBody(error.kind === "timeout" ? "upstream_timeout" : "upstream_unreachable", error.message, request.requestId);
+    const code = ({ timeout: "upstream_timeout", unreachable: "upstream_unreachable", refused: "upstream_refused" } as const)[error.kind];
+    const body = dialect.errorBody(code, error.message, request.requestId);
     record({ status, cacheStatus, verdicts: [inputVerdict], overheadMs: 0, upstreamMs, error: error.message });
     return jsonResponse(status, body, serviceHeaders({ requestId: request.requestId, cache: "miss", receivedAt: request.receivedAt, upstreamMs }));
   }
@@ -137,13 +150,14 @@ async function forward(
     text = await response.text();
   } catch (error) {
     release?.();
-    const message = `the provider response failed: ${(error as Error).message}`;
+    deps.log.warn("provider response failed", { request_id: request.requestId, error: (error as Error).message });
+    const message = "the provider response broke off";
     record({ status: 502, cacheStatus, verdicts: [inputVerdict], overheadMs, upstreamMs, error: message });
     return jsonResponse(502, dialect.errorBody("upstream_error", message, request.requestId), headers);
   }
   const completion = response.ok ? parseJson(text) : undefined;
   const answer: Answer | undefined = completion && dialect.answer(completion);
-  const outputVerdict = monitor && answer ? await monitor.finish(answer.text) : undefined;
+  const outputVerdict = monitor && answer ? await monitor.finish(outputCheckText(answer.text)) : undefined;
   const verdicts = outputVerdict ? [inputVerdict, outputVerdict] : [inputVerdict];
   if (outputVerdict?.action === "block") {
     release?.();
@@ -151,10 +165,28 @@ async function forward(
     record({ status: 403, cacheStatus, verdicts, overheadMs, upstreamMs, usage: answer?.usage, responseBody: text });
     return jsonResponse(403, body, headers);
   }
-  if (completion && answer?.complete) store(completion);
+  if (completion && answer?.complete && text.length <= MAX_CACHED_RESPONSE_CHARS) store(completion);
   release?.();
   record({ status: response.status, cacheStatus, verdicts, overheadMs, upstreamMs, usage: answer?.usage, responseBody: text });
   return new Response(text, { status: response.status, headers });
+}
+
+/**
+ * A request that ended in an error outside the pipeline's own outcomes: refused while being read
+ * (bad JSON, too deep, bad header, 413) or failed inside a stage. It gets the same X-Service-*
+ * headers and one evidence record like every other proxied request.
+ */
+export function failedRequest(subject: EvidenceSubject, error: unknown, deps: Pick<PipelineDeps, "evidence" | "log">): Response {
+  const known = error instanceof HttpError;
+  if (!known) deps.log.error("proxy request failed", { request_id: subject.requestId, error });
+  const status = known ? error.status : 500;
+  const body = known ? { ...error.body, request_id: subject.requestId } : { error: "internal_error", detail: "an internal error occurred", request_id: subject.requestId };
+  const elapsed = performance.now() - subject.receivedAt;
+  deps.evidence.record(
+    evidenceEntry(subject, { status, cacheStatus: "skip", verdicts: [], overheadMs: elapsed, upstreamMs: 0, responseBody: JSON.stringify(body), error: String(body.detail ?? body.error) }, subject.workspace.logBodies),
+  );
+  const headers = { ...(known ? error.headers : {}), ...serviceHeaders({ requestId: subject.requestId, cache: "miss", receivedAt: subject.receivedAt, upstreamMs: 0 }) };
+  return jsonResponse(status, body, headers);
 }
 
 function parseJson(text: string): Record<string, unknown> | undefined {

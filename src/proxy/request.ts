@@ -1,4 +1,5 @@
 import { badRequest, httpError } from "../http/errors";
+import { parseJsonBody } from "../http/json-body";
 import { describeZodIssues } from "../http/validation";
 import type { WorkspaceScope } from "../tenancy/scope";
 import type { Workspace } from "../tenancy/service";
@@ -12,9 +13,13 @@ export type CacheControl = { lookup: boolean; store: boolean; ttlSeconds: number
 /** The server's provider base URLs (--upstream-url, --anthropic-upstream-url). */
 export type ProviderUrls = { openai: string; anthropic: string };
 
-/** The provider base URL of a workspace: its own setting, else the server's. */
-export function providerBaseUrl(provider: Dialect["provider"], workspace: Workspace, defaults: ProviderUrls): string {
-  return (provider === "anthropic" ? workspace.anthropicUpstreamUrl : workspace.upstreamUrl) ?? defaults[provider];
+/**
+ * The provider base URL of a workspace: its own setting, else the server's. A workspace's own URL
+ * is a tenant's choice, so its addresses are checked when connecting (src/egress); the operator's is trusted.
+ */
+export function providerBaseUrl(provider: Dialect["provider"], workspace: Workspace, defaults: ProviderUrls): { upstreamUrl: string; upstreamFromWorkspace: boolean } {
+  const own = provider === "anthropic" ? workspace.anthropicUpstreamUrl : workspace.upstreamUrl;
+  return own !== null && own !== defaults[provider] ? { upstreamUrl: own, upstreamFromWorkspace: true } : { upstreamUrl: defaults[provider], upstreamFromWorkspace: false };
 }
 
 /** One proxied request, whatever its dialect, as every pipeline stage sees it. */
@@ -32,6 +37,8 @@ export type ProxiedRequest = {
   forwardHeaders: Record<string, string>;
   /** The provider's base URL; the dialect's path is appended when forwarding. */
   upstreamUrl: string;
+  /** The workspace's own upstream_url (not the operator's --upstream-url): its addresses are checked at connect time. */
+  upstreamFromWorkspace: boolean;
   cacheControl: CacheControl;
   /** performance.now() when the request arrived; the base of the overhead figure. */
   receivedAt: number;
@@ -39,25 +46,24 @@ export type ProxiedRequest = {
   clientSignal: AbortSignal;
 };
 
-export async function readProxiedRequest(
-  request: Request,
-  dialect: Dialect,
-  ctx: { requestId: string; scope: WorkspaceScope; workspace: Workspace; providerUrls: ProviderUrls; maxBodyBytes: number; receivedAt: number; cacheOn: boolean },
-): Promise<ProxiedRequest> {
+/** The body as text, within the size limit (413 above it). */
+export async function readRequestBody(request: Request, maxBodyBytes: number): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "0");
-  const tooLarge = () => httpError(413, "payload_too_large", `request body exceeds the ${ctx.maxBodyBytes}-byte limit`);
-  if (declared > ctx.maxBodyBytes) throw tooLarge();
+  const tooLarge = () => httpError(413, "payload_too_large", `request body exceeds the ${maxBodyBytes}-byte limit`);
+  if (declared > maxBodyBytes) throw tooLarge();
   const rawBody = await request.text();
-  if (Buffer.byteLength(rawBody) > ctx.maxBodyBytes) throw tooLarge();
-  if (!rawBody.trim()) throw badRequest(`body: a JSON request for ${dialect.api} is required`);
+  if (Buffer.byteLength(rawBody) > maxBodyBytes) throw tooLarge();
+  return rawBody;
+}
 
-  let json: unknown;
-  try {
-    json = JSON.parse(rawBody);
-  } catch (error) {
-    throw httpError(400, "invalid_json", `body is not valid JSON: ${(error as Error).message}`);
-  }
-  const parsed = dialect.schema.safeParse(json);
+export function readProxiedRequest(
+  request: Request,
+  rawBody: string,
+  dialect: Dialect,
+  ctx: { requestId: string; scope: WorkspaceScope; workspace: Workspace; providerUrls: ProviderUrls; maxJsonDepth: number; receivedAt: number; cacheOn: boolean },
+): ProxiedRequest {
+  if (!rawBody.trim()) throw badRequest(`body: a JSON request for ${dialect.api} is required`);
+  const parsed = dialect.schema.safeParse(parseJsonBody(rawBody, ctx.maxJsonDepth));
   if (!parsed.success) throw badRequest(describeZodIssues("body", parsed.error.issues));
   const view = dialect.read(parsed.data);
 
@@ -76,7 +82,7 @@ export async function readProxiedRequest(
     rawBody,
     stream: view.stream,
     forwardHeaders,
-    upstreamUrl: providerBaseUrl(dialect.provider, ctx.workspace, ctx.providerUrls),
+    ...providerBaseUrl(dialect.provider, ctx.workspace, ctx.providerUrls),
     cacheControl: readCacheControl(request.headers, cacheOn),
     receivedAt: ctx.receivedAt,
     clientSignal: request.signal,

@@ -57,7 +57,8 @@ export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
           try {
             chunk = await readWithin(reader, options.idleTimeoutMs);
           } catch (error) {
-            return fail(controller, `the provider stream failed: ${(error as Error).message}`);
+            // Our own stall message says what happened; a network error's text is the runtime's, not the client's business.
+            return fail(controller, error instanceof StreamStalled ? error.message : "the provider stream broke off");
           }
           if (chunk.done) {
             if (!transcript.done) return fail(controller, "the provider closed the stream before its end event");
@@ -97,10 +98,12 @@ export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
   );
 }
 
+class StreamStalled extends Error {}
+
 async function readWithin<R>(reader: { read(): Promise<R> }, ms: number): Promise<R> {
   let timer: Timer | undefined;
   const stalled = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no data for ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new StreamStalled(`the provider stream sent no data for ${ms} ms`)), ms);
   });
   try {
     return await Promise.race([reader.read(), stalled]);

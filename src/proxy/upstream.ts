@@ -1,7 +1,12 @@
+import type { AllowedHosts } from "../egress/allowed-hosts";
+import { pinnedUpstream, UpstreamTargetRefused } from "../egress/upstream-target";
+
 export class UpstreamError extends Error {
   constructor(
-    readonly kind: "unreachable" | "timeout",
+    readonly kind: "unreachable" | "timeout" | "refused",
     message: string,
+    /** The network error, for the server log only. */
+    readonly cause?: Error,
   ) {
     super(message);
   }
@@ -35,10 +40,16 @@ export type UpstreamTarget = {
   body: string | ReadableStream<Uint8Array> | null;
   /** Aborted when the client goes away: the provider request is aborted too. */
   clientSignal: AbortSignal;
+  /** The URL is a workspace's own setting: reached only at an address checked against the allowed hosts (src/egress). */
+  checkAddress: boolean;
 };
 
-/** Sends a request to the provider. The timeout covers the wait for response headers. */
-export async function callUpstream(target: UpstreamTarget, timeoutMs: number): Promise<UpstreamCall> {
+/**
+ * Sends a request to the provider. The timeout covers the wait for response headers; a client
+ * disconnect aborts the provider request too. Failure messages never carry the network error:
+ * "refused" and "did not speak HTTP" must look alike, or the proxy becomes a port scanner.
+ */
+export async function callUpstream(target: UpstreamTarget, timeoutMs: number, allowed: AllowedHosts): Promise<UpstreamCall> {
   const controller = new AbortController();
   const abort = (reason = "aborted") => controller.abort(new Error(reason));
   const onClientGone = () => abort("client disconnected");
@@ -46,9 +57,11 @@ export async function callUpstream(target: UpstreamTarget, timeoutMs: number): P
   const timer = setTimeout(() => abort("timeout"), timeoutMs);
   const started = performance.now();
   try {
-    const response = await fetch(target.url, {
+    const pinned = target.checkAddress ? await pinnedUpstream(target.url, allowed) : { url: target.url, headers: {}, tls: undefined };
+    const response = await fetch(pinned.url, {
       method: target.method,
-      headers: target.headers,
+      headers: { ...target.headers, ...pinned.headers },
+      ...(pinned.tls ? { tls: pinned.tls } : {}),
       body: target.body,
       signal: controller.signal,
       // Sieve relays bytes as they come; it never wants fetch to follow redirects to other hosts.
@@ -58,10 +71,11 @@ export async function callUpstream(target: UpstreamTarget, timeoutMs: number): P
     return { response, upstreamMs: performance.now() - started, abort };
   } catch (error) {
     target.clientSignal.removeEventListener("abort", onClientGone);
+    if (error instanceof UpstreamTargetRefused) throw new UpstreamError("refused", error.message);
     if (controller.signal.aborted && (controller.signal.reason as Error)?.message === "timeout") {
       throw new UpstreamError("timeout", `the provider did not answer within ${timeoutMs} ms`);
     }
-    throw new UpstreamError("unreachable", `cannot reach the provider at ${new URL(target.url).origin}: ${(error as Error).message}`);
+    throw new UpstreamError("unreachable", `cannot reach the provider at ${new URL(target.url).origin}`, error as Error);
   } finally {
     clearTimeout(timer);
   }

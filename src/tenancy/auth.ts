@@ -18,9 +18,10 @@ function keyScope(ctx: AppContext, presented: string | undefined, header: string
   if (!API_KEY_PATTERN.test(presented)) throw unauthorized(`malformed API key in ${header}`);
   const owner = resolveApiKey(ctx.database.db, presented);
   if (!owner) throw unauthorized("unknown or revoked API key");
-  const retryAfter = ctx.rateLimiter.take(owner.keyId);
-  if (retryAfter > 0) throw httpError(429, "rate_limited", "too many requests for this API key", { "retry-after": String(retryAfter) });
-  return new WorkspaceScope(ctx.database.db, ctx.database.sqlite, owner.workspaceId, { keyId: owner.keyId, userId: null });
+  // One budget per workspace: a new key must not bring a fresh one.
+  const retryAfter = ctx.rateLimiter.take(owner.workspaceId);
+  if (retryAfter > 0) throw httpError(429, "rate_limited", "too many requests for this workspace (--rate-limit-rpm)", { "retry-after": String(retryAfter) });
+  return new WorkspaceScope(ctx.database.db, ctx.database.sqlite, owner.workspaceId, { keyId: owner.keyId, userId: null, keyRole: owner.role });
 }
 
 function bearer(headers: Headers): string | undefined {
@@ -86,6 +87,16 @@ export function readCookie(header: string | undefined, name: string): string | u
     if (key === name) return decodeURIComponent(rest.join("="));
   }
   return undefined;
+}
+
+/**
+ * Key management (list, create, revoke) is for a dashboard session or an admin key; a service
+ * key cannot mint more keys or revoke its siblings.
+ */
+export function requireKeyManager(scope: WorkspaceScope): void {
+  if (scope.actor.userId === null && scope.actor.keyRole !== "admin") {
+    throw httpError(403, "forbidden", "managing API keys needs a dashboard session or an admin key; this is a service key");
+  }
 }
 
 /** Plugins that give routes a `scope`; `as: "scoped"` applies them to the routes of the plugin that uses them. */

@@ -1,11 +1,16 @@
 import { Elysia } from "elysia";
 import { eq } from "drizzle-orm";
 import type { AppContext } from "../runtime/context";
-import { httpError } from "../http/errors";
-import { SESSION_COOKIE, sessionFromCookie, bearerKeyAuth } from "./auth";
+import { parseAllowedHosts } from "../egress/allowed-hosts";
+import { upstreamUrlProblem } from "../egress/upstream-target";
+import { badRequest, httpError } from "../http/errors";
+import { SESSION_COOKIE, sessionFromCookie, bearerKeyAuth, requireKeyManager } from "./auth";
 import { createKeyBody, credentialsBody, keyIdParams, signUpBody, workspaceSettingsPatch } from "./model";
 import { workspaces } from "./schema";
 import { AccountError, createApiKey, findWorkspace, listApiKeys, logIn, logOut, revokeApiKey, signUp, type SessionInfo } from "./service";
+import { LoginThrottle } from "./login-throttle";
+import { constantTimeEqual } from "./secrets";
+import { requestContextPlugin } from "../http/request-context";
 import { apiKeyView, workspaceSettingsView, workspaceView } from "./views";
 
 function sessionCookie(session: SessionInfo): string {
@@ -20,9 +25,33 @@ function accountFailure(error: unknown): never {
   throw error;
 }
 
-/** Free sign-up, login, logout and "who am I" for the dashboard (JSON, cookie sessions). */
-export const authController = (ctx: AppContext) =>
-  new Elysia({ prefix: "/api/auth", detail: { tags: ["auth"] } })
+/**
+ * A browser always sends Origin on a cross-site POST: the cookie-setting routes accept only
+ * their own origin (login CSRF, forced sign-up). Clients that are not browsers send no Origin.
+ */
+function assertSameOrigin(request: Request): void {
+  const origin = request.headers.get("origin");
+  const crossSite = request.headers.get("sec-fetch-site") === "cross-site";
+  if (origin === null && !crossSite) return;
+  let originHost: string | undefined;
+  try {
+    originHost = origin ? new URL(origin).host : undefined;
+  } catch {
+    originHost = undefined;
+  }
+  if (crossSite || originHost === undefined || originHost !== request.headers.get("host")) {
+    throw httpError(403, "forbidden_origin", `Origin ${origin ?? "(cross-site)"} may not log in or sign up here`);
+  }
+}
+
+/** Free sign-up, login, logout and "who am I" for the dashboard (JSON only, cookie sessions). */
+export const authController = (ctx: AppContext) => {
+  const throttle = new LoginThrottle(ctx.config.loginMaxFailures);
+  return new Elysia({ prefix: "/api/auth", detail: { tags: ["auth"] } })
+    .use(requestContextPlugin)
+    .onBeforeHandle(({ request }) => {
+      if (request.method === "POST" && !request.url.endsWith("/logout")) assertSameOrigin(request);
+    })
     .post(
       "/signup",
       async ({ body, set }) => {
@@ -39,8 +68,15 @@ export const authController = (ctx: AppContext) =>
     )
     .post(
       "/login",
-      async ({ body, set }) => {
-        const { user, session } = await logIn(ctx.database.db, body, ctx.sessionTtlMs).catch(accountFailure);
+      async ({ body, set, clientAddress }) => {
+        const email = body.email.toLowerCase();
+        const wait = throttle.retryAfter(email, clientAddress);
+        if (wait > 0) throw httpError(429, "too_many_attempts", `too many failed logins; retry in ${wait} s`, { "retry-after": String(wait) });
+        const { user, session } = await logIn(ctx.database.db, body, ctx.sessionTtlMs).catch((error) => {
+          if (error instanceof AccountError && error.status === 401) throttle.failed(email, clientAddress);
+          return accountFailure(error);
+        });
+        throttle.succeeded(email);
         const workspace = findWorkspace(ctx.database.db, user.workspaceId)!;
         set.headers["set-cookie"] = sessionCookie(session);
         return { user: { id: user.id, email: user.email }, workspace: workspaceView(workspace), csrf_token: session.csrfToken, expires_at: session.expiresAt.toISOString() };
@@ -51,11 +87,14 @@ export const authController = (ctx: AppContext) =>
       "/logout",
       ({ headers, set }) => {
         const found = sessionFromCookie(ctx, headers.cookie);
+        if (found && !constantTimeEqual(headers["x-csrf-token"] ?? "", found.session.csrfToken)) {
+          throw httpError(403, "csrf_failed", "missing or wrong X-CSRF-Token for this session");
+        }
         if (found) logOut(ctx.database.db, found.token);
         set.headers["set-cookie"] = clearedCookie;
         return { status: "logged_out" };
       },
-      { detail: { summary: "End the session" } },
+      { detail: { summary: "End the session (X-CSRF-Token required)" } },
     )
     .get(
       "/me",
@@ -68,16 +107,18 @@ export const authController = (ctx: AppContext) =>
       },
       { detail: { summary: "The logged-in user, their workspace and the CSRF token" } },
     );
+};
 
-/** Settings → API Keys. Session (with X-CSRF-Token on changes) or Authorization: Bearer <API_KEY>. */
+/** Settings → API Keys. Session (with X-CSRF-Token on changes) or an admin key (Authorization: Bearer <API_KEY>). */
 export const keysController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/keys", detail: { tags: ["api keys"] } })
     .use(bearerKeyAuth(ctx))
+    .onBeforeHandle(({ scope }) => requireKeyManager(scope))
     .get("/", ({ scope }) => ({ keys: listApiKeys(scope).map(apiKeyView) }), { detail: { summary: "List the workspace's keys (never the secret)" } })
     .post(
       "/",
       ({ scope, body, set }) => {
-        const { key, record } = createApiKey(scope, body.name);
+        const { key, record } = createApiKey(scope, body.name, body.role);
         set.status = 201;
         return { ...apiKeyView(record), api_key: key, workspace_id: scope.workspaceId };
       },
@@ -94,16 +135,21 @@ export const keysController = (ctx: AppContext) =>
     );
 
 /** The caller's workspace and its general settings (Bearer key or dashboard session). */
-export const workspaceController = (ctx: AppContext) =>
-  new Elysia({ prefix: "/api/workspace", detail: { tags: ["workspace"] } })
+export const workspaceController = (ctx: AppContext) => {
+  const allowedUpstreamHosts = parseAllowedHosts(ctx.config.allowUpstreamHosts);
+  return new Elysia({ prefix: "/api/workspace", detail: { tags: ["workspace"] } })
     .use(bearerKeyAuth(ctx))
     .get("/", ({ scope }) => workspaceSettingsView(scope.workspace(), ctx.config), {
       detail: { summary: "The workspace: id, name, body logging, system-prompt scanning, provider URLs (OpenAI-compatible and Anthropic)" },
     })
     .patch(
       "/",
-      ({ scope, body }) =>
-        workspaceSettingsView(
+      ({ scope, body }) => {
+        for (const field of ["upstream_url", "anthropic_upstream_url"] as const) {
+          const problem = body[field] ? upstreamUrlProblem(body[field], allowedUpstreamHosts) : undefined;
+          if (problem) throw badRequest(`body.${field}: ${problem}`);
+        }
+        return workspaceSettingsView(
           scope.updateWorkspace({
             name: body.name,
             logBodies: body.log_bodies,
@@ -112,6 +158,15 @@ export const workspaceController = (ctx: AppContext) =>
             anthropicUpstreamUrl: body.anthropic_upstream_url,
           }),
           ctx.config,
-        ),
-      { body: workspaceSettingsPatch, detail: { summary: "Change settings; unknown fields are refused (400) and nothing changes" } },
+        );
+      },
+      {
+        body: workspaceSettingsPatch,
+        detail: {
+          summary: "Change settings; unknown fields are refused (400) and nothing changes",
+          description:
+            "upstream_url, anthropic_upstream_url: http(s), no credentials, query or fragment; public addresses only unless the operator allows more (--allow-upstream-hosts).",
+        },
+      },
     );
+};

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { KEY_ROLES } from "./schema";
 
 export const credentialsBody = z.object({
   email: z.string().trim().email().max(254),
@@ -9,8 +10,10 @@ export const signUpBody = credentialsBody.extend({
   workspace_name: z.string().trim().min(1).max(100).optional(),
 });
 
-export const createKeyBody = z.object({
+export const createKeyBody = z.strictObject({
   name: z.string().trim().min(1).max(100).default("default"),
+  /** admin keys may manage keys too; only a session or an admin key can create one. */
+  role: z.enum(KEY_ROLES).default("service"),
 });
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
@@ -32,6 +35,7 @@ export const apiKeyView = z.object({
   id: z.string(),
   name: z.string(),
   prefix: z.string(),
+  role: z.enum(KEY_ROLES),
   created_at: z.string(),
   last_used_at: z.string().nullable(),
   revoked_at: z.string().nullable(),

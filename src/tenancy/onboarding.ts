@@ -20,6 +20,6 @@ export function bootstrapFirstKey(db: Db, sqlite: import("bun:sqlite").Database)
   const keys = db.select({ n: count() }).from(apiKeys).get()!.n;
   if (keys > 0) return undefined;
   const workspace = createWorkspace(db, "default");
-  const { key } = createApiKey(new WorkspaceScope(db, sqlite, workspace.id), "bootstrap");
+  const { key } = createApiKey(new WorkspaceScope(db, sqlite, workspace.id), "bootstrap", "admin");
   return { workspaceId: workspace.id, apiKey: key };
 }

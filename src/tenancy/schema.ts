@@ -1,6 +1,9 @@
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { createdAt, timestamp, workspaceIdColumn } from "../db/columns";
 
+export const KEY_ROLES = ["admin", "service"] as const;
+export type KeyRole = (typeof KEY_ROLES)[number];
+
 export const workspaces = sqliteTable("workspaces", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
@@ -59,6 +62,11 @@ export const apiKeys = sqliteTable(
     visiblePrefix: text("visible_prefix").notNull(),
     /** SHA-256 of the whole key; keys are 190 bits of randomness, so a fast hash is enough. */
     secretHash: text("secret_hash").notNull(),
+    /**
+     * admin: may also manage the workspace's keys (like a dashboard session); service: the proxy,
+     * firewall, cache, documents and settings APIs only. Existing keys become service keys.
+     */
+    role: text("role", { enum: KEY_ROLES }).notNull().default("service"),
     createdAt: createdAt(),
     lastUsedAt: timestamp("last_used_at"),
     revokedAt: timestamp("revoked_at"),

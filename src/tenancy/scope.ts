@@ -2,13 +2,13 @@ import type { Database } from "bun:sqlite";
 import { and, count, eq, type InferInsertModel, type InferSelectModel, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/connection";
-import { workspaces } from "./schema";
+import { workspaces, type KeyRole } from "./schema";
 
 /** A table of tenant data: it has a workspace_id column. */
 export type TenantTable = SQLiteTable & { workspaceId: SQLiteColumn };
 
-/** Who acts within the workspace: an API key or a dashboard user. */
-export type Actor = { keyId: string | null; userId: string | null };
+/** Who acts within the workspace: an API key (with its role) or a dashboard user. */
+export type Actor = { keyId: string | null; userId: string | null; keyRole?: KeyRole };
 
 /**
  * The only door to tenant data. It is created by authentication (never from a request

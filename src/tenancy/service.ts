@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/connection";
-import { apiKeys, sessions, users, workspaces } from "./schema";
+import { apiKeys, sessions, users, workspaces, type KeyRole } from "./schema";
 import type { WorkspaceScope } from "./scope";
 import { constantTimeEqual, generateApiKey, randomToken, sha256Hex, visiblePrefix } from "./secrets";
 
@@ -26,7 +26,7 @@ function prepareHotStatements(db: Db) {
   return {
     workspaceById: db.select().from(workspaces).where(eq(workspaces.id, sql.placeholder("id"))).prepare(),
     activeKeyByHash: db
-      .select({ id: apiKeys.id, workspaceId: apiKeys.workspaceId, secretHash: apiKeys.secretHash, lastUsedAt: apiKeys.lastUsedAt })
+      .select({ id: apiKeys.id, workspaceId: apiKeys.workspaceId, role: apiKeys.role, secretHash: apiKeys.secretHash, lastUsedAt: apiKeys.lastUsedAt })
       .from(apiKeys)
       .where(and(eq(apiKeys.secretHash, sql.placeholder("hash")), isNull(apiKeys.revokedAt)))
       .prepare(),
@@ -56,10 +56,11 @@ export function publicKey(record: typeof apiKeys.$inferSelect): ApiKeyRecord {
 }
 
 /** Creates a key; the clear key is returned this once and only its hash is stored. */
-export function createApiKey(scope: WorkspaceScope, name: string): { key: string; record: ApiKeyRecord } {
+export function createApiKey(scope: WorkspaceScope, name: string, role: KeyRole): { key: string; record: ApiKeyRecord } {
   const key = generateApiKey();
+  const row = { id: crypto.randomUUID(), name, role, visiblePrefix: visiblePrefix(key), secretHash: sha256Hex(key) };
   const record = scope
-    .insert(apiKeys, { id: crypto.randomUUID(), name, visiblePrefix: visiblePrefix(key), secretHash: sha256Hex(key) })
+    .insert(apiKeys, row)
     .returning()
     .get() as typeof apiKeys.$inferSelect;
   return { key, record: publicKey(record) };
@@ -78,7 +79,7 @@ export function revokeApiKey(scope: WorkspaceScope, id: string): ApiKeyRecord | 
   return publicKey(updated);
 }
 
-export type KeyOwner = { keyId: string; workspaceId: string };
+export type KeyOwner = { keyId: string; workspaceId: string; role: KeyRole };
 
 /** Looks a presented key up by its hash; revoked keys resolve to nothing. */
 export function resolveApiKey(db: Db, presented: string): KeyOwner | undefined {
@@ -89,7 +90,7 @@ export function resolveApiKey(db: Db, presented: string): KeyOwner | undefined {
   if (!row || !constantTimeEqual(row.secretHash, hash)) return undefined;
   const now = Date.now();
   if (!row.lastUsedAt || now - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) statements.touchKey.run({ id: row.id, now });
-  return { keyId: row.id, workspaceId: row.workspaceId };
+  return { keyId: row.id, workspaceId: row.workspaceId, role: row.role };
 }
 
 // ---- dashboard accounts -------------------------------------------------------------------

@@ -6,6 +6,7 @@ export const apiKeyView = (key: ApiKeyRecord) => ({
   id: key.id,
   name: key.name,
   prefix: key.visiblePrefix,
+  role: key.role,
   created_at: key.createdAt.toISOString(),
   last_used_at: iso(key.lastUsedAt),
   revoked_at: iso(key.revokedAt),

@@ -6,6 +6,7 @@ import { firewallBuiltinPatterns } from "../../src/firewall/schema";
 import { PatternStore } from "../../src/firewall/store";
 import type { Tenant, TestSieve } from "../support/sieve";
 import { firewallClient, startFirewallSuite, type FirewallClient, type FirewallSuite } from "./http";
+import { SHARED_TEXTS } from "../../src/embeddings/vector-memo";
 
 let suite: FirewallSuite;
 let sieve: TestSieve;
@@ -199,7 +200,7 @@ describe("built-in library upgrades", () => {
     expect(missing.map((row) => row.id)).toEqual(["pi.ignore-previous"]);
     expect(store.findBuiltin("pi.ignore-previous")!.text).toBe(BUILTIN_PATTERNS.find((p) => p.slug === "pi.ignore-previous")!.text);
     expect(store.loadBuiltins().some((p) => p.meta.id === "pi.ignore-previous")).toBe(false);
-    store.saveBuiltinVectors(model, [{ id: "pi.ignore-previous", vector: await sieve.ctx.vectors.embed(store.findBuiltin("pi.ignore-previous")!.text) }]);
+    store.saveBuiltinVectors(model, [{ id: "pi.ignore-previous", vector: await sieve.ctx.vectors.embed(store.findBuiltin("pi.ignore-previous")!.text, SHARED_TEXTS) }]);
     expect(store.syncBuiltins(model)).toEqual([]);
     expect(store.loadBuiltins().length).toBe(BUILTIN_PATTERNS.length);
   });

@@ -6,7 +6,8 @@ export type DialectSuite = { upstream: FakeUpstream; sieve: TestSieve; tenant: T
 /** A fake provider speaking every dialect, a Sieve in front of it (both provider URLs set) and one tenant. */
 export async function startDialectSuite(tenantName: string): Promise<DialectSuite> {
   const upstream = startFakeUpstream();
-  const sieve = await startSieve({ upstreamUrl: upstream.url, anthropicUpstreamUrl: upstream.anthropicUrl, upstreamTimeoutMs: 1500, evidenceFlushMs: 20 });
+  // The fake providers listen on loopback: workspaces may point there only because the operator allows it.
+  const sieve = await startSieve({ upstreamUrl: upstream.url, anthropicUpstreamUrl: upstream.anthropicUrl, upstreamTimeoutMs: 1500, evidenceFlushMs: 20, allowUpstreamHosts: "127.0.0.1" });
   return {
     upstream,
     sieve,

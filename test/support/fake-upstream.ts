@@ -13,6 +13,7 @@
  *   "slow"             → (stream) 30 ms between deltas
  *   "say:<text>"       → answers <text> instead of the echo
  *   "leak"             → answers with the request's system prompt, word for word
+ *   "large:<bytes>"    → answers that many bytes of ordinary sentences
  * Other paths: GET /v1/models (OpenAI's list, or Anthropic's when anthropic-version is sent),
  * POST /v1/embeddings (1536 dimensions), POST /v1/files (multipart; reports the bytes received),
  * GET /v1/files/<id>/content (binary), GET /v1/responses/<id>, POST /v1/messages/count_tokens.
@@ -162,6 +163,18 @@ function readConversation(dialect: Dialect, body: any): Conversation {
   return { ...base, lastUser: partsText(lastUser?.content), system };
 }
 
+/** Ordinary varied prose of about `bytes` bytes. */
+function largeAnswer(bytes: number): string {
+  const parts: string[] = [];
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const sentence = `Paragraph ${i} reviews the quarterly figures for region ${i % 17} and notes ${(i * 7919) % 1000} open items. `;
+    parts.push(sentence);
+    size += sentence.length;
+  }
+  return parts.join("");
+}
+
 export function startFakeUpstream(): FakeUpstream {
   const received: ReceivedRequest[] = [];
   const arrivals: string[] = [];
@@ -172,7 +185,7 @@ export function startFakeUpstream(): FakeUpstream {
   async function answerDialect(request: Request, dialect: Dialect, rawBody: string): Promise<Response> {
     const wire = WIRES[dialect];
     const { model, stream: streamed, lastUser, system } = readConversation(dialect, JSON.parse(rawBody));
-    const answer = model.startsWith("say:") ? model.slice(4) : model === "leak" ? system : `echo: ${lastUser || "…"}`;
+    const answer = model.startsWith("say:") ? model.slice(4) : model.startsWith("large:") ? largeAnswer(Number(model.slice(6))) : model === "leak" ? system : `echo: ${lastUser || "…"}`;
 
     if (model === "stall") {
       await new Promise<void>((resolve) => request.signal.addEventListener("abort", () => resolve()));

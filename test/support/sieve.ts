@@ -41,7 +41,7 @@ export async function startSieve(overrides: Partial<Config> = {}): Promise<TestS
     logs,
     tenant(name = "test") {
       const workspace = createWorkspace(db, name);
-      const { key, record } = createApiKey(new WorkspaceScope(db, sqlite, workspace.id), `${name}-key`);
+      const { key, record } = createApiKey(new WorkspaceScope(db, sqlite, workspace.id), `${name}-key`, "admin");
       return {
         workspaceId: workspace.id,
         apiKey: key,

@@ -138,7 +138,7 @@ describe("dashboard accounts", () => {
     expect(((await withCsrf.json()) as any).workspace_id).toBe(signed.workspace.id);
 
     expect((await fetch(`${sieve.url}/api/auth/signup`, json({ email, password }))).status).toBe(409);
-    expect((await fetch(`${sieve.url}/api/auth/logout`, json({}, { cookie }))).status).toBe(200);
+    expect((await fetch(`${sieve.url}/api/auth/logout`, json({}, { cookie, "x-csrf-token": me.csrf_token }))).status).toBe(200);
     expect((await fetch(`${sieve.url}/api/auth/me`, { headers: { cookie } })).status).toBe(401);
 
     expect((await fetch(`${sieve.url}/api/auth/login`, json({ email, password: "wrong password!" }))).status).toBe(401);
@@ -179,7 +179,8 @@ describe("workspace settings", () => {
     const mine = (await (await fetch(`${sieve.url}/api/workspace`, { headers: erin.bearer })).json()) as any;
     expect(mine).toMatchObject({ id: erin.workspaceId, name: "erin", log_bodies: true, firewall_scan_system: false, upstream_url: null });
     // Point the server default somewhere dead: only the workspace setting can reach the provider.
-    const dead = await startSieve({ upstreamUrl: "http://127.0.0.1:9/v1" });
+    // The fake provider is on loopback, which a workspace may use only when the operator allows it.
+    const dead = await startSieve({ upstreamUrl: "http://127.0.0.1:9/v1", allowUpstreamHosts: "127.0.0.1" });
     try {
       const t = dead.tenant("routed");
       const before = await fetch(`${dead.url}/v1/chat/completions`, {

@@ -15,6 +15,7 @@ const ANTHROPIC_ERROR_TYPES: Record<ErrorKind, string> = {
   upstream_error: "api_error",
   upstream_timeout: "timeout_error",
   upstream_unreachable: "api_error",
+  upstream_refused: "api_error",
 };
 
 type Block = { type: string; text?: unknown; content?: unknown };

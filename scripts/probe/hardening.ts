@@ -1,0 +1,119 @@
+/**
+ * `npm run probe`: the attack classes of issue #17 against a real `sieve serve` process (or the
+ * built binary: --binary dist/sieve), with the test suite's fake provider in its own process.
+ * For each attack it prints the status received against the one expected and the slowest
+ * /healthz answer while the attack ran (a stalled event loop shows there). Exit status 1 when
+ * any status is not the expected one. Timing figures are reported, never judged: they depend
+ * on the machine (see README "Hardening").
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { REPO, runCli, spawnServe } from "../../test/support/process";
+import { rawExchange, statusOf } from "../../test/hardening/raw-http";
+import { markdownTable, ms } from "../bench/stats";
+
+const { values } = parseArgs({ options: { binary: { type: "string" } } });
+const command = values.binary ? [values.binary] : [process.execPath, join(REPO, "src/main.ts")];
+
+const upstreamChild = Bun.spawn([process.execPath, join(REPO, "scripts/bench/fake-upstream-process.ts")], { stdout: "pipe", stderr: "inherit" });
+const firstLine = new TextDecoder().decode((await upstreamChild.stdout.getReader().read()).value);
+const upstreamUrl: string = JSON.parse(firstLine).url;
+
+const dataDir = mkdtempSync(join(tmpdir(), "sieve-probe-"));
+// Whatever happens below, the provider process does not outlive the probe.
+process.on("exit", () => upstreamChild.kill("SIGTERM"));
+const created = await runCli(["keys", "create", "--data-dir", dataDir, "--json"]);
+const { workspace_id: workspaceId, api_key: adminKey } = JSON.parse(created.stdout.trim().split("\n").at(-1)!);
+const serve = await spawnServe(["--data-dir", dataDir, "--upstream-url", upstreamUrl, "--log-level", "info", "--body-timeout-ms", "2000", "--login-max-failures", "3"], command);
+const base = serve.url;
+for (let i = 0; i < 400 && !(await fetch(`${base}/readyz`).then((r) => r.ok, () => false)); i++) await Bun.sleep(50);
+
+const bearer = { authorization: `Bearer ${adminKey}` };
+const service = { "x-service-api-key": adminKey, "x-service-workspace-id": workspaceId };
+const json = (method: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${base}${path}`, { method, headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+
+/** Runs `attack` while /healthz is asked again and again; returns its status and the slowest /healthz. */
+async function underWatch(attack: () => Promise<number>): Promise<{ status: number; healthzMs: number }> {
+  let running = true;
+  let slowest = 0;
+  const watcher = (async () => {
+    while (running) {
+      const started = performance.now();
+      await fetch(`${base}/healthz`).then((r) => r.arrayBuffer());
+      slowest = Math.max(slowest, performance.now() - started);
+      await Bun.sleep(10);
+    }
+  })();
+  const status = await attack();
+  running = false;
+  await watcher;
+  return { status, healthzMs: slowest };
+}
+
+const deep = `{"x":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+const rows: (string | number)[][] = [];
+let failures = 0;
+async function probe(defect: string, what: string, expected: number, attack: () => Promise<number>) {
+  const { status, healthzMs } = await underWatch(attack);
+  const ok = status === expected;
+  if (!ok) failures++;
+  rows.push([defect, what, expected, status, ok ? "ok" : "FAIL", ms(healthzMs, 1)]);
+}
+const statusOfResponse = async (response: Promise<Response>) => {
+  const r = await response;
+  await r.arrayBuffer();
+  return r.status;
+};
+
+for (const [method, path, headers] of [
+  ["POST", "/api/auth/login", {}],
+  ["POST", "/api/auth/signup", {}],
+  ["POST", "/api/keys", bearer],
+  ["PATCH", "/api/workspace", bearer],
+  ["POST", "/v1/firewall/patterns", service],
+  ["POST", "/v1/firewall/test", service],
+  ["POST", "/v1/embeddings", service],
+  ["POST", "/v1/chat/completions", service],
+] as const) {
+  await probe("2 nested JSON", `${method} ${path}`, 400, () => statusOfResponse(json(method, path, deep, headers)));
+}
+for (const url of ["http://127.0.0.1:22/", "http://169.254.169.254/latest/meta-data", "http://[::1]/", "http://[::ffff:127.0.0.1]/", "https://u:p@api.example.com/v1", "https://api.example.com/v1#x"]) {
+  await probe("3 SSRF", `upstream_url ${url}`, 400, () => statusOfResponse(json("PATCH", "/api/workspace", { upstream_url: url }, bearer)));
+}
+const port = Number(new URL(base).port);
+for (const host of ["llm", "ai", "a:1"]) {
+  await probe("4 short Host", `GET /healthz Host: ${host}`, 200, async () => statusOf((await rawExchange(port, `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)).text));
+}
+await probe("5 large answer", "20 MB non-streamed provider answer", 200, () =>
+  statusOfResponse(json("POST", "/v1/chat/completions", { model: "large:20000000", messages: [{ role: "user", content: "report" }] }, service)),
+);
+await probe("5 baseline", "2 KB non-streamed provider answer", 200, () =>
+  statusOfResponse(json("POST", "/v1/chat/completions", { model: "large:2000", messages: [{ role: "user", content: "short report" }] }, service)),
+);
+const serviceKey = (await (await json("POST", "/api/keys", { name: "probe-service" }, bearer)).json()) as { api_key: string };
+await probe("7 key privileges", "service key creates a key", 403, () => statusOfResponse(json("POST", "/api/keys", { name: "more" }, { authorization: `Bearer ${serviceKey.api_key}` })));
+await json("POST", "/api/auth/signup", { email: "probe@example.com", password: "probe password 1" });
+for (let i = 0; i < 3; i++) await json("POST", "/api/auth/login", { email: "probe@example.com", password: "wrong password" });
+await probe("7 login throttling", "4th login after 3 failures", 429, () => statusOfResponse(json("POST", "/api/auth/login", { email: "probe@example.com", password: "probe password 1" })));
+await probe("8 cross-site", "form-encoded login", 415, () =>
+  statusOfResponse(fetch(`${base}/api/auth/login`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "email=a%40b.example&password=xxxxxxxxxx" })),
+);
+await probe("8 cross-site", "sign-up from a foreign Origin", 403, () => statusOfResponse(json("POST", "/api/auth/signup", { email: "x@example.com", password: "probe password 2" }, { origin: "https://evil.example" })));
+for (const value of ["0x10", "1e3", "+5", " 5", ""]) {
+  await probe("9 loose validation", `offset=${JSON.stringify(value)}`, 400, () => statusOfResponse(fetch(`${base}/api/documents?offset=${encodeURIComponent(value)}`, { headers: bearer })));
+}
+await probe("9 loose validation", "chunk_overlap: true", 400, () => statusOfResponse(json("POST", "/api/documents", { filename: "a.txt", text: "words", chunk_overlap: true }, bearer)));
+await probe("10 body timeout", "Content-Length 100, 9 bytes sent", 408, async () =>
+  statusOf((await rawExchange(port, `POST /api/auth/login HTTP/1.1\r\nHost: sieve\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email":`)).text),
+);
+
+console.log(markdownTable(["defect", "attack", "expected", "got", "", "slowest /healthz ms"], rows));
+console.log(`\n${rows.length - failures} of ${rows.length} attacks answered as expected`);
+serve.child.kill("SIGTERM");
+await serve.child.exited;
+upstreamChild.kill("SIGTERM");
+rmSync(dataDir, { recursive: true, force: true });
+process.exit(failures > 0 ? 1 : 0);

@@ -1,0 +1,36 @@
+import { httpError } from "./errors";
+
+/**
+ * JSON parses deep nesting fine, but everything that walks the value afterwards (schema
+ * validation, canonical cache keys, JSON.stringify) recurses and, at ~10^5 levels, spends
+ * seconds on the event loop before a stack overflow. Every JSON body is checked here, once,
+ * right after parsing and before anything else touches it.
+ */
+export function assertJsonDepth(value: unknown, maxDepth: number): void {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (depth > maxDepth) {
+      throw httpError(400, "invalid_json", `body: JSON nested deeper than ${maxDepth} levels (--max-json-depth)`);
+    }
+    const children = Array.isArray(node) ? node : Object.values(node as object);
+    for (const child of children) if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+  }
+}
+
+/** Parses a JSON text with the depth check; a syntax error is a 400 too. */
+export function parseJsonBody(text: string, maxDepth: number): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw httpError(400, "invalid_json", "body: not valid JSON");
+  }
+  if (value !== null && typeof value === "object") assertJsonDepth(value, maxDepth);
+  return value;
+}
+
+/** `application/json` and the `+json` family (`application/merge-patch+json`, …). */
+export function isJsonContentType(contentType: string | null): boolean {
+  return contentType !== null && /^application\/([\w.-]+\+)?json\s*(;|$)/i.test(contentType.trim());
+}

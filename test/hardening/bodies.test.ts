@@ -1,0 +1,179 @@
+/**
+ * Issue #17, defects 2, 4, 9, 10, 11: bodies, queries, paths and hosts as an attacker sends
+ * them. Every case must end in a fast, clear 4xx naming the problem, never a 500 or a hang.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
+import { startSieve, type Tenant, type TestSieve } from "../support/sieve";
+import { rawExchange, statusOf } from "./raw-http";
+
+let sieve: TestSieve;
+let upstream: FakeUpstream;
+let tenant: Tenant;
+
+beforeAll(async () => {
+  upstream = startFakeUpstream();
+  sieve = await startSieve({ upstreamUrl: upstream.url, evidenceFlushMs: 20, bodyTimeoutMs: 500 });
+  tenant = sieve.tenant("hardening");
+});
+afterAll(async () => {
+  await sieve.close();
+  await upstream.stop();
+});
+
+const DEPTH = 100_000;
+const deepArray = "[".repeat(DEPTH) + "]".repeat(DEPTH);
+
+async function evidenceFor(requestId: string): Promise<any> {
+  for (let i = 0; i < 100; i++) {
+    const response = await fetch(`${sieve.url}/v1/evidence/${requestId}`, { headers: tenant.serviceHeaders });
+    if (response.status === 200) return response.json();
+    await Bun.sleep(20);
+  }
+  throw new Error(`no evidence for ${requestId}`);
+}
+
+describe("deeply nested JSON (defect 2)", () => {
+  const routes: [method: string, path: string, body: string, auth: () => Record<string, string>][] = [
+    ["POST", "/api/auth/login", `{"email":"a@b.example","password":${deepArray}}`, () => ({})],
+    ["POST", "/api/auth/signup", `{"email":"a@b.example","password":"longenough","x":${deepArray}}`, () => ({})],
+    ["POST", "/api/keys", `{"name":${deepArray}}`, () => tenant.bearer],
+    ["PATCH", "/api/workspace", `{"name":${deepArray}}`, () => tenant.bearer],
+    ["POST", "/v1/firewall/patterns", `{"text":${deepArray}}`, () => tenant.serviceHeaders],
+    ["POST", "/v1/firewall/test", `{"text":"hi","extra":${deepArray}}`, () => tenant.serviceHeaders],
+    ["POST", "/v1/embeddings", `{"model":"m","input":${deepArray}}`, () => tenant.serviceHeaders],
+  ];
+  for (const [method, path, body, auth] of routes) {
+    test(`${method} ${path} → 400 naming the depth limit`, async () => {
+      const response = await fetch(`${sieve.url}${path}`, { method, headers: { "content-type": "application/json", ...auth() }, body });
+      expect(response.status).toBe(400);
+      const error = (await response.json()) as any;
+      expect(error.error).toBe("invalid_json");
+      expect(error.detail).toContain("nested deeper than 64 levels");
+    });
+  }
+
+  test("the proxy: 400 with the X-Service-* headers and an evidence record; nothing forwarded", async () => {
+    const forwardedBefore = upstream.received.length;
+    const body = `{"model":"m","messages":[{"role":"user","content":"hi"}],"passthrough":${deepArray}}`;
+    const response = await fetch(`${sieve.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...tenant.serviceHeaders }, body });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as any).detail).toContain("nested deeper than 64 levels");
+    const requestId = response.headers.get("x-service-request-id")!;
+    expect(requestId).toBeTruthy();
+    expect(response.headers.get("x-service-cache")).toBe("miss");
+    expect(response.headers.get("x-service-latency-ms")).toMatch(/^\d+$/);
+    expect(response.headers.get("x-service-upstream-latency-ms")).toBe("0");
+    const record = await evidenceFor(requestId);
+    expect(record.status).toBe(400);
+    expect(upstream.received.length).toBe(forwardedBefore);
+  });
+
+  test("every other proxy 4xx (bad JSON, bad fields) is in the evidence log too", async () => {
+    const response = await fetch(`${sieve.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...tenant.serviceHeaders }, body: "{not json" });
+    expect(response.status).toBe(400);
+    expect(response.headers.get("x-service-latency-ms")).toMatch(/^\d+$/);
+    expect((await evidenceFor(response.headers.get("x-service-request-id")!)).status).toBe(400);
+  });
+
+  test("nesting within the limit is accepted", async () => {
+    const nested = "[".repeat(40) + "1" + "]".repeat(40);
+    const response = await fetch(`${sieve.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...tenant.serviceHeaders },
+      body: `{"model":"m","messages":[{"role":"user","content":"nested ok"}],"metadata":{"deep":${nested}}}`,
+    });
+    expect(response.status).toBe(200);
+  });
+});
+
+describe("the schema is the contract (defect 9)", () => {
+  test("POST /api/keys: an XML body → 415; unknown fields → 400 naming them", async () => {
+    const xml = await fetch(`${sieve.url}/api/keys`, { method: "POST", headers: { ...tenant.bearer, "content-type": "application/xml" }, body: "<key><name>x</name></key>" });
+    expect(xml.status).toBe(415);
+    const unknown = await fetch(`${sieve.url}/api/keys`, { method: "POST", headers: { ...tenant.bearer, "content-type": "application/json" }, body: JSON.stringify({ name: "k", scopes: ["all"] }) });
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as any).detail).toContain("scopes");
+  });
+
+  for (const value of ["0x10", "1e3", "+5", " 5", "", "5.0", "-1", "abc"]) {
+    test(`limit=${JSON.stringify(value)} and offset=${JSON.stringify(value)} → 400 naming the field`, async () => {
+      for (const [path, headers] of [
+        ["/v1/evidence", tenant.serviceHeaders],
+        ["/api/documents", tenant.bearer],
+      ] as const) {
+        for (const field of ["limit", "offset"]) {
+          const response = await fetch(`${sieve.url}${path}?${field}=${encodeURIComponent(value)}`, { headers });
+          expect(response.status).toBe(400);
+          expect(((await response.json()) as any).detail).toContain(`query.${field}`);
+        }
+      }
+    });
+  }
+
+  test("plain digits are fine", async () => {
+    const response = await fetch(`${sieve.url}/api/documents?limit=5&offset=0`, { headers: tenant.bearer });
+    expect(response.status).toBe(200);
+  });
+
+  for (const value of [true, null, 1.5, -1, "x"]) {
+    test(`chunk_overlap: ${JSON.stringify(value)} (JSON upload) → 400 naming the field`, async () => {
+      const response = await fetch(`${sieve.url}/api/documents`, {
+        method: "POST",
+        headers: { ...tenant.bearer, "content-type": "application/json" },
+        body: JSON.stringify({ filename: "a.txt", text: "Some words to chunk.", chunk_overlap: value }),
+      });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as any).detail).toContain("chunk_overlap");
+    });
+  }
+
+  test("a path id `null` is the text null, not JSON null", async () => {
+    const response = await fetch(`${sieve.url}/api/keys/null`, { method: "DELETE", headers: tenant.bearer });
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as any).detail).toBe("API key not found");
+    for (const [method, path, headers] of [
+      ["GET", "/api/documents/variants/null", tenant.bearer],
+      ["GET", "/api/documents/null", tenant.bearer],
+      ["GET", "/v1/evidence/null", tenant.serviceHeaders],
+      ["DELETE", "/v1/firewall/patterns/null", tenant.serviceHeaders],
+    ] as const) {
+      const response = await fetch(`${sieve.url}${path}`, { method, headers });
+      expect(response.status, path).toBe(404);
+      expect(await response.text(), path).not.toContain("null");
+    }
+  });
+});
+
+describe("Host header (defect 4)", () => {
+  for (const host of ["llm", "api", "ai", "a", "a:1", "llm:80", "localhost", "sieve.internal:8080"]) {
+    test(`Host: ${host} reaches the routes`, async () => {
+      const { text } = await rawExchange(sieve.port, `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      expect(statusOf(text)).toBe(200);
+      const keys = await fetch(`${sieve.url}/api/keys`, { headers: { ...tenant.bearer, host } });
+      expect(keys.status).toBe(200);
+    });
+  }
+});
+
+describe("request bodies that never arrive (defect 10)", () => {
+  test("a body that stops short of its Content-Length → 408 and the connection is closed", async () => {
+    const { text, closedByServer } = await rawExchange(
+      sieve.port,
+      `POST /api/auth/login HTTP/1.1\r\nHost: sieve\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email":`,
+    );
+    expect(statusOf(text)).toBe(408);
+    expect(text).toContain("--body-timeout-ms");
+    expect(closedByServer).toBe(true);
+  });
+
+  test("the same on the proxy", async () => {
+    const headers = Object.entries(tenant.serviceHeaders).map(([k, v]) => `${k}: ${v}\r\n`).join("");
+    const { text, closedByServer } = await rawExchange(
+      sieve.port,
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: sieve\r\n${headers}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"model":`,
+    );
+    expect(statusOf(text)).toBe(408);
+    expect(closedByServer).toBe(true);
+  });
+});
