@@ -40,8 +40,6 @@ async function main(argv: string[]): Promise<number> {
     case "keys":
     case "workspaces":
       return admin(command, rest);
-    case "embed-worker": // internal: the server's document embedding process (src/embeddings/embedding-process.ts)
-      return (await import("./embeddings/embedding-worker")).runEmbeddingWorker();
     default:
       throw new UsageError(`${command}: unknown command (see --help)`);
   }
