@@ -3,6 +3,7 @@ import { documentJobs } from "./documents/jobs";
 import type { Config } from "./config";
 import { openDatabase } from "./db/connection";
 import type { Embedder } from "./embeddings/embedder";
+import { EmbedderLoadError } from "./embeddings/errors";
 import { checkModelFolder } from "./embeddings/model-files";
 import { InferencePool } from "./inference/pool";
 import { EvidenceWriter } from "./evidence/writer";
@@ -62,7 +63,12 @@ export function loadEmbedder(config: Config): Promise<Embedder> {
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const assets = assetPaths();
   // A missing or corrupt model file stops start-up here, naming the file, before anything listens.
-  if (!options.embedder) checkModelFolder(modelDirOf(config), config.embedPrecision === "int8");
+  if (!options.embedder) {
+    if (assets.embedded && !config.modelDir && config.embedPrecision === "fp32") {
+      throw new EmbedderLoadError("the fp32 model is not built into this executable (only int8 is): pass --model-dir with a model folder that has onnx/model.onnx, e.g. models/all-MiniLM-L6-v2 of a source checkout after `bun run convert-model`");
+    }
+    checkModelFolder(modelDirOf(config), config.embedPrecision === "int8");
+  }
   const log = new Logger(config.logLevel, options.logSink);
   const database = openDatabase({ dataDir: config.dataDir, vecExtension: assets.vecExtension, migrationsDir: assets.migrationsDir });
   const embedder = options.embedder ? EmbedderSlot.of(options.embedder) : new EmbedderSlot(() => loadEmbedder(config));

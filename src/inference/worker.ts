@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { dlopen, FFIType, ptr } from "bun:ffi";
 import type { InferenceSession, Tensor } from "onnxruntime-common";
 import { meanPoolNormalized } from "../embeddings/vectors.ts";
 import type { Backend, BackendChoice, FromWorker, RuntimeFiles, ToWorker } from "./protocol.ts";
@@ -23,12 +24,26 @@ const models = new Map<number, Loaded>();
 const reply = (message: FromWorker) => self.postMessage(message);
 
 async function loadNative(files: RuntimeFiles): Promise<Ort> {
+  disableNativeTelemetry();
   if (files.nativeBinding) {
     // Loading it here first makes a missing or broken library fail with its own path in the message.
     createRequire(import.meta.url)(files.nativeBinding);
     (globalThis as Record<symbol, unknown>)[NATIVE_BINDING] = files.nativeBinding;
   }
   return (await import("onnxruntime-node")) as unknown as Ort;
+}
+
+/**
+ * Native ONNX Runtime 1.30 keeps a device id under ~/.cache and uploads usage telemetry over HTTPS
+ * unless ORT_DISABLE_TELEMETRY is in the C environment when it loads; Sieve talks to nobody but its
+ * provider. Bun's process.env does not reach the C environment, so libc's setenv does it.
+ */
+function disableNativeTelemetry(): void {
+  if (process.platform === "win32") return;
+  const libc = dlopen(process.platform === "darwin" ? "libc.dylib" : "libc.so.6", { setenv: { args: [FFIType.cstring, FFIType.cstring, FFIType.i32], returns: FFIType.i32 } });
+  const text = (value: string) => ptr(new TextEncoder().encode(`${value}\0`));
+  libc.symbols.setenv(text("ORT_DISABLE_TELEMETRY"), text("1"), 1);
+  libc.close();
 }
 
 async function loadWasm(files: RuntimeFiles): Promise<Ort> {
