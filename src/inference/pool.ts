@@ -45,8 +45,8 @@ export class InferencePool {
   readonly #workerUrl: string | URL;
   readonly #slots: WorkerSlot[] = [];
   readonly #queue = new PriorityQueue<Job>();
-  /** onnx file per model id, in load order: a replacement worker loads them all again. */
-  readonly #models: string[] = [];
+  /** onnx file per model id, in load order (undefined: failed to load): a replacement worker loads them all again. */
+  readonly #models: (string | undefined)[] = [];
   readonly #embedders = new Map<string, Promise<Embedder>>();
   #info: PoolInfo | undefined;
   #stopped = false;
@@ -103,12 +103,14 @@ export class InferencePool {
   async #load({ modelDir, quantized }: ModelFolder): Promise<Embedder> {
     checkModelFolder(modelDir, quantized);
     const tokenizing = Embedder.tokenizerFor(modelDir);
+    tokenizing.catch(() => {}); // awaited below, after the runtime
     const info = await this.started.catch((error: Error) => {
       throw new EmbedderLoadError(`the ${this.#choice} ONNX Runtime did not load: ${error.message}`);
     });
     const onnxPath = join(modelDir, onnxFile(quantized));
     const model = this.#models.push(onnxPath) - 1;
     const dimensions = await Promise.all(this.#slots.map((slot) => slot.load(model, onnxPath))).catch((error: Error) => {
+      this.#models[model] = undefined;
       throw new EmbedderLoadError(`cannot load ${onnxPath}: ${error.message}`);
     });
     return new Embedder(await tokenizing, {
@@ -143,7 +145,7 @@ export class InferencePool {
         // A replacement takes its place and reloads every model; the crashed job was rejected.
         const replacement = this.#spawn(this.#info?.backend ?? backend);
         this.#slots[at] = replacement;
-        this.#models.forEach((onnxPath, model) => void replacement.load(model, onnxPath).catch(() => {}));
+        this.#models.forEach((onnxPath, model) => onnxPath && void replacement.load(model, onnxPath).catch(() => {}));
       },
     });
     return slot;
