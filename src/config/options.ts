@@ -71,7 +71,7 @@ export const serveOptions = {
   modelDir: {
     flag: "--model-dir",
     env: "SIEVE_MODEL_DIR",
-    help: "transformers.js feature-extraction model folder",
+    help: "Embedding model folder in the transformers.js layout (config.json, tokenizer.json, tokenizer_config.json, onnx/model_quantized.onnx or onnx/model.onnx)",
     default: "",
     defaultLabel: "the embedded all-MiniLM-L6-v2",
     parse: nonEmpty,
