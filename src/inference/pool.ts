@@ -82,7 +82,7 @@ export class InferencePool {
     return embedder;
   }
 
-  /** Terminates the workers; queued and running work is rejected. */
+  /** Rejects queued work, lets each worker finish the text it is running, then ends the threads. */
   async stop(): Promise<void> {
     this.#stopped = true;
     const error = new Error("the inference pool was stopped");
@@ -157,6 +157,8 @@ class WorkerSlot {
   readonly #worker: Worker;
   readonly ready: Promise<{ backend: Backend; fallback?: string }>;
   #job: Job | undefined;
+  /** Settles when the current job's reply arrives (or the worker fails). */
+  #jobDone = Promise.withResolvers<void>();
   #failed: Error | undefined;
   readonly #loads = new Map<number, { resolve: (dimensions: number) => void; reject: (error: Error) => void }>();
   readonly #started = Promise.withResolvers<{ backend: Backend; fallback?: string }>();
@@ -190,11 +192,17 @@ class WorkerSlot {
 
   run(job: Job): void {
     this.#job = job;
+    this.#jobDone = Promise.withResolvers<void>();
     this.#worker.ref();
     this.#send({ type: "run", model: job.model, ids: job.ids });
   }
 
+  /**
+   * Ends the thread once its current run is answered: terminating a thread in the middle of a
+   * native session.run aborts the whole process (onnxruntime-node throws into a torn-down N-API env).
+   */
   async terminate(error: Error): Promise<void> {
+    if (this.#job) await this.#jobDone.promise;
     this.#fail(error);
     this.#worker.terminate();
   }
@@ -224,6 +232,7 @@ class WorkerSlot {
       case "run-failed": {
         const job = this.#job;
         this.#job = undefined;
+        this.#jobDone.resolve();
         this.#worker.unref();
         if (message.type === "vector") job?.resolve(message.vector);
         else job?.reject(new Error(message.error));
@@ -247,5 +256,6 @@ class WorkerSlot {
     this.#loads.clear();
     this.#job?.reject(error);
     this.#job = undefined;
+    this.#jobDone.resolve();
   }
 }
