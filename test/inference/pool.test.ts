@@ -120,13 +120,14 @@ describe("the pool", () => {
     await expect(loading).rejects.toThrow(missing);
   });
 
-  test("threads default to at least one; stop rejects queued work", async () => {
+  test("threads default to at least one; stop rejects queued work and does not abort the process mid-run", async () => {
     const stopping = newPool({ threads: 0, backend: pool().info?.backend ?? "auto" });
     expect(stopping.threads).toBe(1);
     const e = await stopping.loadModel({ modelDir: MODEL_DIR, quantized: true });
-    const queued = Array.from({ length: 8 }, (_, i) => e.embed(`${i} ${LONG}`, { priority: "bulk" }));
+    const queued = Promise.allSettled(Array.from({ length: 8 }, (_, i) => e.embed(`${i} ${LONG}`, { priority: "bulk" })));
+    await Bun.sleep(10); // the first text is running on the only thread: stop lets it finish
     await stopping.stop();
-    const settled = await Promise.allSettled(queued);
+    const settled = await queued;
     expect(settled.some((result) => result.status === "rejected")).toBe(true);
     await expect(e.embed("after stop")).rejects.toThrow(/stopped/);
   });
