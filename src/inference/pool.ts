@@ -146,6 +146,7 @@ export class InferencePool {
         const replacement = this.#spawn(this.#info?.backend ?? backend);
         this.#slots[at] = replacement;
         this.#models.forEach((onnxPath, model) => onnxPath && void replacement.load(model, onnxPath).catch(() => {}));
+        this.#dispatch();
       },
     });
     return slot;
