@@ -10,10 +10,11 @@
  * the model folder and the migrations folder work as folders) and registers their paths before
  * src/main.ts runs.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename, join, relative, resolve } from "node:path";
 import type { BunPlugin } from "bun";
 import { DEFAULT_MODEL_NAME } from "./src/runtime/assets";
+import { filesDigest } from "./src/runtime/embedded-files";
 
 const root = resolve(import.meta.dir);
 const args = process.argv.slice(2);
@@ -66,6 +67,9 @@ const folderFiles = [
   ...filesUnder(modelDir).filter((f) => !f.endsWith("convert-stamp.json") && !f.endsWith(join("onnx", "model.onnx"))),
 ];
 
+// Hashed here once, so a start-up only compares the extracted copies with the embedded bytes.
+const ortNativeDigest = ortNative ? filesDigest([ortNative.binding, ortNative.library].map((file) => ({ name: basename(file), bytes: readFileSync(join(root, file)) }))) : undefined;
+
 const entry = join(root, ".build-entry.ts");
 const importLines = [
   ...Object.entries(assets).map(([name, file]) => `import ${name} from "./${file}" with { type: "file" };`),
@@ -88,7 +92,7 @@ registerEmbeddedAssets({
   modelDir: dirname(modelConfig),
   ortWasmMjs: ortMjs,
   ortWasm: ortWasm,
-  ${ortNative ? "ortNativeBinding: join(extractEmbeddedFiles([ortBinding, ortLibrary]), basename(ortBinding))," : ""}
+  ${ortNative ? `ortNativeBinding: join(extractEmbeddedFiles([ortBinding, ortLibrary], ${JSON.stringify(ortNativeDigest)}), basename(ortBinding)),` : ""}
   inferenceWorker: "./src/inference/worker.ts",
   docsUiScript: docsUi,
 });

@@ -34,12 +34,17 @@ function writeChecked(target: string, bytes: Buffer): void {
 /**
  * Several files that must sit side by side (a native binding and the library it links with
  * $ORIGIN), copied into one directory named by their combined content hash; returns the directory.
+ * build.ts passes the hash it computed (filesDigest), so start-up only compares bytes.
  */
-export function extractEmbeddedFiles(embeddedPaths: string[]): string {
+export function extractEmbeddedFiles(embeddedPaths: string[], digest?: string): string {
   const contents = embeddedPaths.map((path) => ({ name: basename(path), bytes: readFileSync(path) }));
-  const hash = createHash("sha256");
-  for (const { name, bytes } of contents) hash.update(name).update(bytes);
-  const dir = privateDir(hash.digest("hex").slice(0, 16));
+  const dir = privateDir(digest ?? filesDigest(contents));
   for (const { name, bytes } of contents) writeChecked(join(dir, name), bytes);
   return dir;
+}
+
+export function filesDigest(contents: { name: string; bytes: Uint8Array }[]): string {
+  const hash = createHash("sha256");
+  for (const { name, bytes } of contents) hash.update(name).update(bytes);
+  return hash.digest("hex").slice(0, 16);
 }
