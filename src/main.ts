@@ -2,7 +2,7 @@
 import { formatHelp, loadConfig, parseOptions, serveOptions, UsageError } from "./config";
 import { adminOptions } from "./cli/admin-options";
 import { keysCreate, keysList, keysRevoke, openAdminDatabase, workspacesCreate, workspacesList } from "./cli/admin";
-import { startServer } from "./server";
+import { inferencePool, startServer } from "./server";
 import { bootstrapFirstKey } from "./tenancy/onboarding";
 import { VERSION } from "./version";
 
@@ -40,8 +40,6 @@ async function main(argv: string[]): Promise<number> {
     case "keys":
     case "workspaces":
       return admin(command, rest);
-    case "embed-worker": // internal: the server's document embedding process (src/embeddings/embedding-process.ts)
-      return (await import("./embeddings/embedding-worker")).runEmbeddingWorker();
     default:
       throw new UsageError(`${command}: unknown command (see --help)`);
   }
@@ -55,7 +53,8 @@ async function serve(args: string[]): Promise<number> {
     // Printed on request only (--bootstrap-key), to stderr, never through the structured log.
     if (created) process.stderr.write(`bootstrap key created: workspace ${created.workspaceId} key ${created.apiKey}\n`);
   }
-  const shutdown = () => running.stop().then(() => process.exit(0));
+  // The pool's threads finish the texts they are running before the process exits.
+  const shutdown = () => running.stop().then(() => inferencePool(config).stop()).then(() => process.exit(0));
   // Without its model Sieve cannot run the firewall or the cache: fail loudly rather than half-serve.
   running.ctx.embedder.loaded.catch((error: Error) => {
     process.stderr.write(`sieve: the embedding model failed to load: ${error.message}\n`);

@@ -1,18 +1,18 @@
-import { readFileSync } from "node:fs";
 import { createApp } from "./app";
 import { withBodyDeadline } from "./http/body-deadline";
 import { isStreamedPassthrough } from "./proxy/passthrough";
 import { documentJobs } from "./documents/jobs";
 import type { Config } from "./config";
 import { openDatabase } from "./db/connection";
-import { Embedder } from "./embeddings/embedder";
-import { EmbeddingProcess } from "./embeddings/embedding-process";
+import type { Embedder } from "./embeddings/embedder";
+import { EmbedderLoadError } from "./embeddings/errors";
 import { checkModelFolder } from "./embeddings/model-files";
+import { InferencePool } from "./inference/pool";
 import { EvidenceWriter } from "./evidence/writer";
 import { VectorMemo } from "./embeddings/vector-memo";
 import { Logger } from "./logging/logger";
 import { assetPaths } from "./runtime/assets";
-import type { AppContext, DocumentEmbedding } from "./runtime/context";
+import type { AppContext } from "./runtime/context";
 import { EmbedderSlot } from "./runtime/embedder-slot";
 import { RateLimiter } from "./tenancy/rate-limit";
 import { onboardingHint } from "./tenancy/onboarding";
@@ -37,30 +37,46 @@ function modelDirOf(config: Config): string {
   return config.modelDir || assetPaths().modelDir;
 }
 
-export function loadEmbedder(config: Config): Promise<Embedder> {
+/** A new inference pool with this configuration's backend and threads, on this build's runtime files. */
+export function createInferencePool(config: Pick<Config, "embedBackend" | "inferenceThreads">): InferencePool {
   const assets = assetPaths();
-  return Embedder.load({
-    modelDir: modelDirOf(config),
-    quantized: config.embedPrecision === "int8",
-    allowRemote: config.allowRemoteModels,
-    // Inside the binary ORT is handed the WASM bytes: it cannot fetch them from the embedded file system.
-    wasm: { mjsPath: assets.ortWasmMjs, wasmPath: assets.ortWasm, wasmBinary: assets.embedded ? new Uint8Array(readFileSync(assets.ortWasm)) : undefined },
+  return new InferencePool({
+    threads: config.inferenceThreads,
+    backend: config.embedBackend,
+    files: { nativeBinding: assets.ortNativeBinding, wasmMjs: assets.ortWasmMjs, wasm: assets.ortWasm },
+    workerUrl: assets.inferenceWorker,
   });
+}
+
+let processPool: InferencePool | undefined;
+
+/**
+ * The process's one inference pool (threads = cores by default): every server, model and caller
+ * in this process shares it. The first caller's backend and thread settings win.
+ */
+export function inferencePool(config: Config): InferencePool {
+  return (processPool ??= createInferencePool(config));
+}
+
+export function loadEmbedder(config: Config): Promise<Embedder> {
+  return inferencePool(config).loadModel({ modelDir: modelDirOf(config), quantized: config.embedPrecision === "int8" });
 }
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const assets = assetPaths();
   // A missing or corrupt model file stops start-up here, naming the file, before anything listens.
-  if (!options.embedder && !config.allowRemoteModels) checkModelFolder(modelDirOf(config), config.embedPrecision === "int8");
+  if (!options.embedder) {
+    if (assets.embedded && !config.modelDir && config.embedPrecision === "fp32") {
+      throw new EmbedderLoadError("the fp32 model is not built into this executable (only int8 is): pass --model-dir with a model folder that has onnx/model.onnx, e.g. models/all-MiniLM-L6-v2 of a source checkout after `bun run convert-model`");
+    }
+    checkModelFolder(modelDirOf(config), config.embedPrecision === "int8");
+  }
   const log = new Logger(config.logLevel, options.logSink);
   const database = openDatabase({ dataDir: config.dataDir, vecExtension: assets.vecExtension, migrationsDir: assets.migrationsDir });
   const embedder = options.embedder ? EmbedderSlot.of(options.embedder) : new EmbedderSlot(() => loadEmbedder(config));
   const evidence = new EvidenceWriter(database.db, log, config.evidenceFlushMs);
   const vectors = new VectorMemo(() => embedder.require());
-  const embedInline = async (texts: string[]) => (await embedder.loaded).embedMany(texts);
-  const documentEmbedding: DocumentEmbedding =
-    config.documentEmbedding === "process" ? new EmbeddingProcess(config, log, embedInline) : { embedMany: embedInline, stop: async () => {} };
-  const ctx: AppContext = { config, log, database, embedder, vectors, documentEmbedding, evidence, rateLimiter: new RateLimiter(config.rateLimitRpm), sessionTtlMs: SESSION_TTL_MS };
+  const ctx: AppContext = { config, log, database, embedder, vectors, evidence, rateLimiter: new RateLimiter(config.rateLimitRpm), sessionTtlMs: SESSION_TTL_MS };
 
   const app = createApp(ctx, assets.docsUiScript);
   const server = Bun.serve({
@@ -77,7 +93,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   for (const line of onboardingHint(database.db, config)) log.info(line);
   documentJobs(ctx).resume();
   embedder.loaded.then(
-    (loaded) => log.info("embedder ready", { model: loaded.modelName, dimensions: loaded.dimensions, precision: config.embedPrecision }),
+    (loaded) => {
+      const { backend, threads, fallback } = loaded.runtime;
+      if (fallback) log.warn("inference on ONNX Runtime WASM", { reason: fallback });
+      log.info("embedder ready", { model: loaded.modelName, dimensions: loaded.dimensions, precision: config.embedPrecision, backend, threads });
+    },
     (error: Error) => log.error("embedder failed to load", { error: error.message }),
   );
 
@@ -92,7 +112,6 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         await server.stop(true);
       }
       await documentJobs(ctx).stop();
-      await documentEmbedding.stop();
       evidence.close();
       database.sqlite.close();
       log.info("stopped");

@@ -1,15 +1,19 @@
 /**
- * Embedding benchmark: fp32 vs int8 on ONNX Runtime WASM (plus int8 on two threads). Each
+ * Embedding benchmark: native ONNX Runtime vs its WASM build side by side, int8 and fp32, on one
+ * inference thread and on one per core. Single-text latency runs one text at a time (what a
+ * fresh prompt costs); batches run through the whole pool (what a document costs). Each
  * configuration runs in its own child process so load time and peak RSS are not mixed up; the
- * parent prints a markdown table.
+ * parent prints a markdown table and the native/WASM ratios measured in the same run.
  *
- *   bun scripts/bench/embed.ts                               # all configurations, table
- *   bun scripts/bench/embed.ts --precision int8 --threads 1  # one configuration, JSON (used by the parent)
+ *   bun scripts/bench/embed.ts                                                # all configurations, table
+ *   bun scripts/bench/embed.ts --backend native --precision int8 --threads 1  # one configuration, JSON (used by the parent)
  */
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { Embedder } from "../../src/embeddings/embedder.ts";
+import { availableParallelism } from "node:os";
+import { configWith } from "../../src/config/index.ts";
+import { createInferencePool } from "../../src/server.ts";
 import { textOfTokens } from "./texts.ts";
 
 const MODEL_DIR = join(import.meta.dir, "..", "..", "models", "all-MiniLM-L6-v2");
@@ -18,13 +22,16 @@ const SINGLE_LENGTHS = [16, 64, 256];
 const BATCH_SIZES = [16, 32];
 const BATCH_TEXT_TOKENS = 64;
 
-const CONFIGURATIONS = [
-  { precision: "fp32", threads: 1 },
-  { precision: "int8", threads: 1 },
-  { precision: "int8", threads: 2 },
-];
+const CORES = availableParallelism();
+const CONFIGURATIONS = (["native", "wasm"] as const).flatMap((backend) => [
+  { backend, precision: "fp32", threads: 1 },
+  { backend, precision: "int8", threads: 1 },
+  { backend, precision: "int8", threads: CORES },
+]);
 
+type Backend = "native" | "wasm";
 type Result = {
+  backend: Backend;
   precision: string;
   threads: number;
   loadMs: number;
@@ -34,21 +41,23 @@ type Result = {
   peakRssMb: number;
 };
 
-const { values: args } = parseArgs({ options: { precision: { type: "string" }, threads: { type: "string" } } });
+const { values: args } = parseArgs({ options: { backend: { type: "string" }, precision: { type: "string" }, threads: { type: "string" } } });
 if (args.precision) {
-  console.log(JSON.stringify(await measure(args.precision, Number(args.threads ?? 1))));
+  console.log(JSON.stringify(await measure((args.backend ?? "native") as Backend, args.precision, Number(args.threads ?? 1))));
 } else {
   const loadBefore = loadavg()[0];
   const results: Result[] = [];
   // One at a time: parallel children would compete for the cores.
-  for (const { precision, threads } of CONFIGURATIONS) results.push(await runChild(precision, threads));
+  for (const { backend, precision, threads } of CONFIGURATIONS) results.push(await runChild(backend, precision, threads));
   printTable(results);
+  printRatios(results);
   console.log(`\n${cpus().length} cores; 1-min load average ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after.`);
 }
 
-async function measure(precision: string, threads: number): Promise<Result> {
+async function measure(backend: Backend, precision: string, threads: number): Promise<Result> {
   const started = performance.now();
-  const embedder = await Embedder.load({ modelDir: MODEL_DIR, quantized: precision === "int8", threads });
+  const pool = createInferencePool(configWith({ embedBackend: backend, inferenceThreads: threads }));
+  const embedder = await pool.loadModel({ modelDir: MODEL_DIR, quantized: precision === "int8" });
   const loadMs = performance.now() - started;
   const count = (text: string) => embedder.countTokens(text);
 
@@ -62,7 +71,7 @@ async function measure(precision: string, threads: number): Promise<Result> {
       const cpu0 = process.cpuUsage();
       const t0 = performance.now();
       await embedder.embed(text);
-      if (i < 5) continue; // the first runs warm up the WASM heap
+      if (i < 5) continue; // the first runs warm up the runtime
       wall.push(performance.now() - t0);
       const used = process.cpuUsage(cpu0);
       cpu.push((used.user + used.system) / 1000);
@@ -84,16 +93,17 @@ async function measure(precision: string, threads: number): Promise<Result> {
       perCpuSecond: (size * rounds) / ((cpu.user + cpu.system) / 1e6),
     };
   }
-  return { precision, threads, loadMs, single, batch, peakRssMb: process.resourceUsage().maxRSS / 1024 };
+  await pool.stop();
+  return { backend, precision, threads, loadMs, single, batch, peakRssMb: process.resourceUsage().maxRSS / 1024 };
 }
 
-async function runChild(precision: string, threads: number): Promise<Result> {
-  const child = Bun.spawn([process.execPath, import.meta.path, "--precision", precision, "--threads", String(threads)], {
+async function runChild(backend: Backend, precision: string, threads: number): Promise<Result> {
+  const child = Bun.spawn([process.execPath, import.meta.path, "--backend", backend, "--precision", precision, "--threads", String(threads)], {
     stdout: "pipe",
     stderr: "inherit",
   });
   const [output, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
-  if (code !== 0) throw new Error(`benchmark child for ${precision} (${threads} threads) failed`);
+  if (code !== 0) throw new Error(`benchmark child for ${backend} ${precision} (${threads} threads) failed`);
   return JSON.parse(output.trim().split("\n").pop()!) as Result;
 }
 
@@ -105,6 +115,7 @@ function percentile(values: number[], p: number): number {
 function printTable(results: Result[]): void {
   const ms = (n: number) => n.toFixed(1);
   const header = [
+    "backend",
     "model",
     "threads",
     "load ms",
@@ -116,6 +127,7 @@ function printTable(results: Result[]): void {
   console.log(`|${header.map(() => "---").join("|")}|`);
   for (const r of results) {
     const cells = [
+      r.backend,
       r.precision,
       String(r.threads),
       ms(r.loadMs),
@@ -124,5 +136,17 @@ function printTable(results: Result[]): void {
       r.peakRssMb.toFixed(0),
     ];
     console.log(`| ${cells.join(" | ")} |`);
+  }
+}
+
+/** How many times faster native is than WASM for the same precision and threads, from this run. */
+function printRatios(results: Result[]): void {
+  console.log("\nNative speed-up over WASM (same run; single texts by p50, batches by texts/s):");
+  for (const native of results.filter((r) => r.backend === "native")) {
+    const wasm = results.find((r) => r.backend === "wasm" && r.precision === native.precision && r.threads === native.threads);
+    if (!wasm) continue;
+    const single = SINGLE_LENGTHS.map((l) => `${l} tok ×${(wasm.single[l].p50 / native.single[l].p50).toFixed(1)}`);
+    const batch = BATCH_SIZES.map((b) => `batch ${b} ×${(native.batch[b].perSecond / wasm.batch[b].perSecond).toFixed(1)}`);
+    console.log(`- ${native.precision}, ${native.threads} thread(s): ${[...single, ...batch].join(", ")}`);
   }
 }

@@ -1,22 +1,27 @@
 /**
  * `npm run bench:proxy`: what the proxy adds. In one run, against the same fake provider (its own
- * process): direct calls vs calls through Sieve (its own process), at concurrency 1 and 32,
- * non-streamed (whole response) and streamed (time to first byte), with the firewall and cache
- * stages off and then on. Prints p50/p95/p99, requests/s, and overhead as difference and ratio.
- * With the stages on, one row each for OpenAI's Responses API and Anthropic's Messages API
- * (non-streamed, concurrency 1) against the same fake provider speaking those dialects.
+ * process): direct calls vs calls through Sieve (its own process, default settings: firewall and
+ * cache on, native inference where it loads), with the stages off as the plain-proxy baseline.
+ * Cells: fresh prompts at concurrency 1 and 8 (prompts/s sustained), streamed time to first byte,
+ * a non-streamed 600-character answer (the output check over the whole answer), the same prompt
+ * repeated (exact cache hits) and paraphrases of cached prompts (semantic hits). Prints
+ * p50/p95/p99, requests/s, and overhead as difference and ratio. With the stages on, one fresh-prompt
+ * row each for OpenAI's Responses API and Anthropic's Messages API, against the same fake provider.
  *
- *   bun scripts/bench/proxy.ts [--requests 400]
+ *   bun scripts/bench/proxy.ts [--requests 400] [--embed-backend auto|native|wasm]
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { markdownTable, ms, summarize } from "./stats";
 
 const root = resolve(import.meta.dir, "../..");
-const { values } = parseArgs({ options: { requests: { type: "string", default: "400" } } });
+const { values } = parseArgs({ options: { requests: { type: "string", default: "400" }, "embed-backend": { type: "string", default: "auto" } } });
 const REQUESTS = Number(values.requests);
+const BACKEND = values["embed-backend"]!;
+/** A typical answer length for the output check: ~600 characters, three windows. */
+const LONG_ANSWER = "say:" + "The forecast for the coming days shows mild temperatures, light winds from the west and a chance of showers in the afternoon. ".repeat(5);
 
 async function startProcess(command: string[], ready: RegExp): Promise<{ child: ReturnType<typeof Bun.spawn>; match: RegExpExecArray }> {
   const child = Bun.spawn(command, { cwd: root, stdout: "pipe", stderr: "inherit" });
@@ -42,36 +47,41 @@ async function startSieve(upstreamUrl: string, stages: boolean) {
   const created = Bun.spawnSync([process.execPath, "src/main.ts", "keys", "create", "--data-dir", dataDir, "--json"], { cwd: root });
   const { workspace_id, api_key } = JSON.parse(created.stdout.toString());
   const { child, match } = await startProcess(
-    [process.execPath, "src/main.ts", "serve", "--port", "0", "--data-dir", dataDir, "--upstream-url", upstreamUrl, "--anthropic-upstream-url", upstreamUrl.replace(/\/v1$/, ""), "--log-level", "info", "--firewall", String(stages), "--cache", String(stages)],
+    [process.execPath, "src/main.ts", "serve", "--port", "0", "--data-dir", dataDir, "--upstream-url", upstreamUrl, "--anthropic-upstream-url", upstreamUrl.replace(/\/v1$/, ""), "--log-level", "info", "--firewall", String(stages), "--cache", String(stages), "--embed-backend", BACKEND],
     /"msg":"listening","url":"([^"]+)"/,
   );
   const url = match[1]!;
+  let ready: { inference?: { backend: string; threads: number } } = {};
   for (let i = 0; i < 400; i++) {
-    if ((await fetch(`${url}/readyz`).catch(() => undefined))?.ok) break;
+    const response = await fetch(`${url}/readyz`).catch(() => undefined);
+    if (response?.ok) {
+      ready = (await response.json()) as typeof ready;
+      break;
+    }
     await Bun.sleep(50);
   }
-  return { url, headers: { "x-service-api-key": api_key, "x-service-workspace-id": workspace_id }, stop: () => (child.kill("SIGTERM"), child.exited.then(() => rmSync(dataDir, { recursive: true, force: true }))) };
+  return { url, inference: ready.inference, headers: { "x-service-api-key": api_key, "x-service-workspace-id": workspace_id }, stop: () => (child.kill("SIGTERM"), child.exited.then(() => rmSync(dataDir, { recursive: true, force: true }))) };
 }
 
-type Scenario = { stream: boolean; concurrency: number };
-
 /** A provider API to measure: its path under the base URL and a request body for a prompt. */
-type BenchApi = { name: string; path: string; body: (prompt: string, stream: boolean) => object };
-const CHAT: BenchApi = { name: "chat", path: "/chat/completions", body: (content, stream) => ({ model: "bench", stream, messages: [{ role: "user", content }] }) };
-const DIALECT_ROWS: BenchApi[] = [
-  { name: "responses", path: "/responses", body: (input, stream) => ({ model: "bench", stream, input }) },
-  { name: "messages", path: "/messages", body: (content, stream) => ({ model: "bench", max_tokens: 64, stream, messages: [{ role: "user", content }] }) },
-];
+type BenchApi = { path: string; body: (model: string, prompt: string, stream: boolean) => object };
+const CHAT: BenchApi = { path: "/chat/completions", body: (model, content, stream) => ({ model, stream, messages: [{ role: "user", content }] }) };
+const RESPONSES: BenchApi = { path: "/responses", body: (model, input, stream) => ({ model, stream, input }) };
+const MESSAGES: BenchApi = { path: "/messages", body: (model, content, stream) => ({ model, max_tokens: 64, stream, messages: [{ role: "user", content }] }) };
 
-/** Runs REQUESTS requests at the given concurrency; every request has a distinct prompt (no cache hits). */
-async function measure(baseUrl: string, headers: Record<string, string>, scenario: Scenario, tag: string, api: BenchApi = CHAT) {
+type Scenario = { stream: boolean; concurrency: number; prompt: (i: number) => string; model?: string; api?: BenchApi };
+
+/** Runs REQUESTS requests at the given concurrency; counts the responses Sieve served from its cache. */
+async function measure(baseUrl: string, headers: Record<string, string>, scenario: Scenario) {
   const latencies: number[] = [];
   let next = 0;
+  let cacheHits = 0;
   const started = performance.now();
   const worker = async () => {
     while (next < REQUESTS) {
       const i = next++;
-      const body = JSON.stringify(api.body(`What is the weather like in city number ${tag}-${i}?`, scenario.stream));
+      const api = scenario.api ?? CHAT;
+      const body = JSON.stringify(api.body(scenario.model ?? "bench", scenario.prompt(i), scenario.stream));
       const t0 = performance.now();
       const response = await fetch(`${baseUrl}${api.path}`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer sk-bench", ...headers }, body });
       if (scenario.stream) {
@@ -84,62 +94,67 @@ async function measure(baseUrl: string, headers: Record<string, string>, scenari
         latencies.push(performance.now() - t0);
       }
       if (!response.ok) throw new Error(`status ${response.status}`);
+      if (response.headers.get("x-service-cache") === "hit") cacheHits++;
     }
   };
   await Promise.all(Array.from({ length: scenario.concurrency }, worker));
   const seconds = (performance.now() - started) / 1000;
-  return { ...summarize(latencies), rps: REQUESTS / seconds };
+  return { ...summarize(latencies), rps: REQUESTS / seconds, cacheHits };
 }
+
+let run = 0;
+/** Distinct prompts per cell (never cached before), so "fresh" really means a new embedding. */
+const fresh = (tag: string) => (i: number) => `What is the weather like in city number ${tag}-${run}-${i}?`;
+const topic = (i: number) => `the ${["migration", "invoice", "onboarding", "backup", "firewall", "release"][i % 6]} plan number ${i}`;
 
 const upstream = await startProcess([process.execPath, "scripts/bench/fake-upstream-process.ts"], /"url":"([^"]+)"/);
 const upstreamUrl = upstream.match[1]!;
 const rows: (string | number)[][] = [];
-type Measured = Awaited<ReturnType<typeof measure>>;
-function addRow(stages: boolean, mode: string, concurrency: number, direct: Measured, proxied: Measured) {
+let inference = "";
+async function cell(sieve: Awaited<ReturnType<typeof startSieve>>, stages: boolean, label: string, scenario: Scenario) {
+  run++;
+  // Warm both paths (connections, JIT, model) with prompts of their own before measuring.
+  const warm = { ...scenario, concurrency: 4, prompt: fresh(`warm-${label}`) };
+  await measure(upstreamUrl, {}, warm);
+  await measure(`${sieve.url}/v1`, sieve.headers, warm);
+  const direct = await measure(upstreamUrl, {}, scenario);
+  const proxied = await measure(`${sieve.url}/v1`, sieve.headers, scenario);
   rows.push([
-    `${stages ? "on" : "off"}`,
-    mode,
-    concurrency,
+    stages ? "on" : "off",
+    label,
+    scenario.concurrency,
     `${ms(direct.p50)} / ${ms(direct.p95)} / ${ms(direct.p99)}`,
     `${ms(proxied.p50)} / ${ms(proxied.p95)} / ${ms(proxied.p99)}`,
     `${ms(proxied.p50 - direct.p50)} / ${ms(proxied.p99 - direct.p99)}`,
     `${ms(proxied.p50 / direct.p50)}×`,
     `${direct.rps.toFixed(0)} / ${proxied.rps.toFixed(0)}`,
+    `${proxied.cacheHits}/${REQUESTS}`,
   ]);
 }
+
 for (const stages of [false, true]) {
   const sieve = await startSieve(upstreamUrl, stages);
-  for (const scenario of [
-    { stream: false, concurrency: 1 },
-    { stream: false, concurrency: 32 },
-    { stream: true, concurrency: 1 },
-    { stream: true, concurrency: 32 },
-  ]) {
-    const tag = `${stages}-${scenario.stream}-${scenario.concurrency}`;
-    // Warm both paths (connections, JIT, embedder) before measuring.
-    await measure(upstreamUrl, {}, { ...scenario, concurrency: 4 }, `warm-d-${tag}`);
-    await measure(`${sieve.url}/v1`, sieve.headers, { ...scenario, concurrency: 4 }, `warm-p-${tag}`);
-    const direct = await measure(upstreamUrl, {}, scenario, `d-${tag}`);
-    const proxied = await measure(`${sieve.url}/v1`, sieve.headers, scenario, `p-${tag}`);
-    addRow(stages, scenario.stream ? "stream (TTFB)" : "non-stream", scenario.concurrency, direct, proxied);
-  }
-  // One row per other dialect, stages on: the same measurement through their adapters.
-  for (const api of stages ? DIALECT_ROWS : []) {
-    const scenario = { stream: false, concurrency: 1 };
-    await measure(upstreamUrl, {}, { ...scenario, concurrency: 4 }, `warm-d-${api.name}`, api);
-    await measure(`${sieve.url}/v1`, sieve.headers, { ...scenario, concurrency: 4 }, `warm-p-${api.name}`, api);
-    const direct = await measure(upstreamUrl, {}, scenario, `d-${api.name}`, api);
-    const proxied = await measure(`${sieve.url}/v1`, sieve.headers, scenario, `p-${api.name}`, api);
-    addRow(stages, `${api.name} non-stream`, scenario.concurrency, direct, proxied);
+  inference = `${sieve.inference?.backend} ONNX Runtime, ${sieve.inference?.threads} inference threads`;
+  await cell(sieve, stages, "fresh prompt, non-stream", { stream: false, concurrency: 1, prompt: fresh("c1") });
+  await cell(sieve, stages, "fresh prompt, non-stream", { stream: false, concurrency: 8, prompt: fresh("c8") });
+  if (stages) {
+    await cell(sieve, stages, "fresh prompt, stream (TTFB)", { stream: true, concurrency: 1, prompt: fresh("s1") });
+    await cell(sieve, stages, "fresh prompt, non-stream, 600-char answer (output check)", { stream: false, concurrency: 1, prompt: fresh("long"), model: LONG_ANSWER });
+    await cell(sieve, stages, "the same prompt repeated (exact hit)", { stream: false, concurrency: 1, prompt: () => "What should I know about the quarterly migration plan?" });
+    // Cached first, then asked in other words.
+    await measure(`${sieve.url}/v1`, sieve.headers, { stream: false, concurrency: 1, prompt: (i) => `What should I know about ${topic(i)}?` });
+    await cell(sieve, stages, "paraphrase of a cached prompt (semantic hit)", { stream: false, concurrency: 1, prompt: (i) => `What do I need to know about ${topic(i)}?` });
+    await cell(sieve, stages, "fresh prompt, Responses API, non-stream", { stream: false, concurrency: 1, prompt: fresh("responses"), api: RESPONSES });
+    await cell(sieve, stages, "fresh prompt, Anthropic Messages, non-stream", { stream: false, concurrency: 1, prompt: fresh("messages"), api: MESSAGES });
   }
   await sieve.stop();
 }
 upstream.child.kill("SIGTERM");
 
-console.log(`\nbench:proxy — ${REQUESTS} requests per cell, distinct prompts (cache misses), fake provider in its own process, Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores\n`);
+console.log(`\nbench:proxy — ${REQUESTS} requests per cell, fake provider in its own process, Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores, ${inference}; 1-min load average ${loadavg()[0].toFixed(2)}\n`);
 console.log(
   markdownTable(
-    ["firewall+cache", "mode", "concurrency", "direct p50/p95/p99 ms", "via Sieve p50/p95/p99 ms", "overhead p50 / p99 ms", "ratio p50", "req/s direct / via"],
+    ["firewall+cache", "requests", "concurrency", "direct p50/p95/p99 ms", "via Sieve p50/p95/p99 ms", "overhead p50 / p99 ms", "ratio p50", "req/s direct / via", "cache hits"],
     rows,
   ),
 );

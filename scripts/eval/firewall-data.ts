@@ -55,7 +55,9 @@ export class FirstSightEmbedding implements Embedding {
   }
 
   static async load(config: Config = configWith({})): Promise<FirstSightEmbedding> {
-    return new FirstSightEmbedding(await loadEmbedder(config), embedderKey(config));
+    // Vectors are cached per backend too: native and WASM int8 differ in the last digits.
+    const embedder = await loadEmbedder(config);
+    return new FirstSightEmbedding(embedder, `${embedderKey(config)}-${embedder.runtime.backend}`);
   }
 
   peek(): Float32Array | undefined {

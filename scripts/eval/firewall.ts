@@ -8,7 +8,7 @@
  * and TPR/FPR of the configured thresholds, overall and per source and family.
  */
 import { join } from "node:path";
-import { configWith } from "../../src/config";
+import { configWith, loadConfig } from "../../src/config";
 import { embedderKey, libraryIndexInput } from "../../src/firewall/builtins";
 import { CALIBRATION } from "../../src/firewall/calibration";
 import { FAMILY_DEFAULTS } from "../../src/firewall/library";
@@ -19,7 +19,8 @@ import { DATASETS, FirstSightEmbedding, readLabelled, type LabelledRow } from ".
 import { percent, rocAuc, tprAtFpr, type Scored } from "./firewall-metrics";
 
 const file = process.argv[2] ?? join(DATASETS, "firewall-dev.jsonl");
-const config = configWith({});
+// SIEVE_EMBED_BACKEND=wasm evaluates on the WASM fallback (default: native where it loads).
+const config = configWith({ embedBackend: loadConfig([], { SIEVE_EMBED_BACKEND: process.env.SIEVE_EMBED_BACKEND }).embedBackend });
 const embedding = await FirstSightEmbedding.load(config);
 const library = await libraryIndexInput(embedderKey(config), (texts) => embedding.embedMany(texts));
 const patterns = WorkspacePatterns.defaults(new BuiltinIndex(library.patterns, library.contrast, CALIBRATION, embedding.embedder.dimensions));

@@ -15,6 +15,8 @@ export type OptionSpec<T> = {
   defaultLabel?: string;
 };
 
+import { availableParallelism } from "node:os";
+
 class OptionValueError extends Error {}
 
 const integer = (min: number, max: number) => (raw: string): number => {
@@ -85,7 +87,7 @@ export const serveOptions = {
   modelDir: {
     flag: "--model-dir",
     env: "SIEVE_MODEL_DIR",
-    help: "transformers.js feature-extraction model folder",
+    help: "Embedding model folder in the transformers.js layout (config.json, tokenizer.json, tokenizer_config.json, onnx/model_quantized.onnx or onnx/model.onnx)",
     default: "",
     defaultLabel: "the embedded all-MiniLM-L6-v2",
     parse: nonEmpty,
@@ -98,19 +100,20 @@ export const serveOptions = {
     default: "int8" as "int8" | "fp32",
     parse: oneOf("int8", "fp32"),
   },
-  documentEmbedding: {
-    flag: "--document-embedding",
-    env: "SIEVE_DOCUMENT_EMBEDDING",
-    help: "process | inline: embed document chunks in a child process (proxied requests never wait behind a document; ~370 MB more while documents are processed) or in the server's own thread",
-    default: "process" as "process" | "inline",
-    parse: oneOf("process", "inline"),
+  embedBackend: {
+    flag: "--embed-backend",
+    env: "SIEVE_EMBED_BACKEND",
+    help: "auto | native | wasm: ONNX Runtime for the embedding model; auto uses the native library where it loads (several times faster) and falls back to WASM with one log line saying why",
+    default: "auto" as "auto" | "native" | "wasm",
+    parse: oneOf("auto", "native", "wasm"),
   },
-  allowRemoteModels: {
-    flag: "--allow-remote-models",
-    env: "SIEVE_ALLOW_REMOTE_MODELS",
-    help: "Let --model-dir name a Hugging Face hub model id that is downloaded (off: never any download)",
-    default: false,
-    parse: bool,
+  inferenceThreads: {
+    flag: "--inference-threads",
+    env: "SIEVE_INFERENCE_THREADS",
+    help: "Worker threads running the embedding model (each holds its own copy of the model, ~25 MB int8)",
+    default: Math.max(1, availableParallelism()),
+    defaultLabel: "the available cores",
+    parse: integer(1, 256),
   },
   upstreamTimeoutMs: {
     flag: "--upstream-timeout-ms",

@@ -30,7 +30,8 @@ export class DocumentJobs {
     this.#env = {
       log: ctx.log,
       embedder: () => ctx.embedder.loaded,
-      embedTexts: (texts) => ctx.documentEmbedding.embedMany(texts),
+      // Bulk: every request-path text (firewall, cache, /v1/embeddings) is served before a document's chunks.
+      embedTexts: async (texts) => (await ctx.embedder.loaded).embedMany(texts, { priority: "bulk" }),
       checkpoint: () => {
         if (this.#stopping) throw new JobAborted("server stopping");
       },

@@ -32,13 +32,11 @@ import { addUsage } from "./usage";
 
 /**
  * Characters per embedding call (at least one text): the job's progress and stop checkpoints
- * fall between batches. With --document-embedding inline, inference runs on the server's thread
- * and its promise chain never gives timers or sockets a turn, so the job also yields to the event
- * loop after every batch; a small batch bounds how long a proxied request waits behind a document
- * (about one 256-token text, ~0.3 s here). Bigger batches would not be faster: per-text cost
- * measured flat from 3-4 short texts per batch, and flat from 1 for 256-token texts.
+ * fall between batches. Inference runs in the pool's worker threads at bulk priority, so a
+ * proxied request never waits behind a batch; a batch only needs enough texts (about 16
+ * chunks of 256 tokens) to keep every worker busy.
  */
-const EMBED_BATCH_CHARS = 1200;
+const EMBED_BATCH_CHARS = 20_000;
 
 /** A job that keeps dying with the process (it is started again on every restart) is given up after this many starts. */
 export const MAX_ATTEMPTS = 3;
@@ -50,7 +48,7 @@ export type JobEnv = {
   log: Logger;
   /** The server's embedder, for its tokenizer (chunk sizes are counted in its tokens). */
   embedder: () => Promise<Embedder>;
-  /** Chunk vectors: the document embedding process, or the server's embedder (--document-embedding). */
+  /** Chunk vectors, computed at bulk priority (after every request-path text). */
   embedTexts: (texts: string[]) => Promise<Float32Array[]>;
   /** Throws JobAborted when the server is stopping. */
   checkpoint: () => void;

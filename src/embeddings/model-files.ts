@@ -1,4 +1,4 @@
-/** Checks a local model folder before transformers.js sees it, so failures name the exact file. */
+/** Checks a local model folder before the inference pool loads it, so failures name the exact file. */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EmbedderLoadError } from "./errors.ts";

@@ -11,7 +11,9 @@ export const healthController = (ctx: AppContext) =>
       () => {
         const checks = { database: true, embedder: ctx.embedder.ready };
         if (ctx.embedder.error) return jsonResponse(503, { status: "failed", checks, detail: ctx.embedder.error.message });
-        return checks.embedder ? { status: "ready", checks } : jsonResponse(503, { status: "starting", checks });
+        if (!checks.embedder) return jsonResponse(503, { status: "starting", checks });
+        const { backend, threads } = ctx.embedder.require().runtime;
+        return { status: "ready", checks, inference: { backend, threads } };
       },
       { detail: { summary: "200 once the database is migrated and the model loaded; 503 before", tags: ["health"] } },
     );

@@ -14,6 +14,10 @@ export type AssetPaths = {
   /** onnxruntime-web WASM glue module and binary. */
   ortWasmMjs: string;
   ortWasm: string;
+  /** Native ONNX Runtime binding (beside libonnxruntime), extracted from the binary; undefined: the onnxruntime-node package resolves it. */
+  ortNativeBinding?: string;
+  /** The inference worker's entry point when it is not src/inference/worker.ts beside the pool (the binary's embedded copy). */
+  inferenceWorker?: string;
   /** Scalar API reference standalone browser script for the /openapi page. */
   docsUiScript: string;
   /** True when these paths point into the binary's embedded file system. */

@@ -6,12 +6,6 @@ import type { Logger } from "../logging/logger";
 import type { RateLimiter } from "../tenancy/rate-limit";
 import type { EmbedderSlot } from "./embedder-slot";
 
-/** Embeddings for bulk work (document chunks): a child process or the server's own embedder (--document-embedding). */
-export type DocumentEmbedding = {
-  embedMany(texts: string[]): Promise<Float32Array[]>;
-  stop(): Promise<void>;
-};
-
 /**
  * What every feature plugin is built from: the long-lived parts of one running Sieve.
  * Passed explicitly (no module-level singletons) so tests can start several apps at once.
@@ -23,7 +17,6 @@ export type AppContext = {
   embedder: EmbedderSlot;
   /** Embeddings through an LRU shared by the firewall, the cache and the API. */
   vectors: VectorMemo;
-  documentEmbedding: DocumentEmbedding;
   evidence: EvidenceWriter;
   rateLimiter: RateLimiter;
   /** Session lifetime for dashboard logins. */

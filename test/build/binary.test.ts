@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { REPO, waitUntilReady } from "../support/process";
 import { tempDir } from "../support/sieve";
@@ -27,6 +27,20 @@ beforeAll(async () => {
 
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
+/** Process ids whose parent is pid (from /proc). */
+function childrenOf(pid: number): number[] {
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        return readFileSync(`/proc/${name}/stat`, "utf8").replace(/^.*\) /, "").split(" ")[1] === String(pid);
+      } catch {
+        return false; // exited meanwhile
+      }
+    })
+    .map(Number);
+}
+
 const run = (args: string[]) => {
   const result = Bun.spawnSync([binary, ...args], { cwd: workDir, env: { PATH: "/usr/bin:/bin", HOME: workDir }, stdout: "pipe", stderr: "pipe" });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
@@ -38,7 +52,15 @@ describe("dist/sieve from an empty directory", () => {
     expect(run(["--help"]).stdout).toContain("--upstream-url");
   });
 
-  test("serves: readyz, a real embedding, the docs page and its script, a document embedded by its own child process, and opens no outside connection", async () => {
+  test("--embed-precision fp32 without --model-dir explains that only int8 is built in", () => {
+    const result = run(["serve", "--port", "0", "--data-dir", "./data-fp32", "--embed-precision", "fp32"]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("fp32 model is not built into this executable");
+    expect(result.stderr).toContain("--model-dir");
+    rmSync(join(workDir, "data-fp32"), { recursive: true, force: true });
+  });
+
+  test("serves on native ONNX Runtime: readyz, a real embedding, the docs page and its script, a document embedded by the pool, one process, and no outside connection", async () => {
     const created = run(["keys", "create", "--data-dir", "./data", "--json"]);
     expect(created.code).toBe(0);
     const { workspace_id, api_key } = JSON.parse(created.stdout);
@@ -56,6 +78,11 @@ describe("dist/sieve from an empty directory", () => {
       }
       expect(url).toBeTruthy();
       await waitUntilReady(url!);
+      // The native runtime, extracted from the binary, runs the model in the pool's worker threads.
+      const ready = (await (await fetch(`${url}/readyz`)).json()) as { inference: { backend: string; threads: number } };
+      expect(ready.inference.backend).toBe("native");
+      expect(ready.inference.threads).toBeGreaterThanOrEqual(1);
+      expect(output).toMatch(/"msg":"embedder ready".*"backend":"native"/);
       const response = await fetch(`${url}/v1/embeddings`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-service-api-key": api_key, "x-service-workspace-id": workspace_id },
@@ -71,17 +98,14 @@ describe("dist/sieve from an empty directory", () => {
       expect(page).toContain("/openapi/assets/api-reference.js");
       expect(page).not.toMatch(/cdn\.jsdelivr|unpkg|fonts\.scalar/);
       expect((await fetch(`${url}/openapi/assets/api-reference.js`)).status).toBe(200);
-      // A long document: its chunks go to `sieve embed-worker`, the binary started again as a child.
+      // A long document: its chunks are embedded by the same process's inference threads (no second process).
       const docs = new DocumentsClient(url!, { workspaceId: workspace_id, apiKey: api_key, keyId: "", serviceHeaders: {}, bearer: { Authorization: `Bearer ${api_key}` } });
       const upload = await docs.uploadFile("handbook.md", longMarkdown(5, 40));
       expect([201, 202]).toContain(upload.status);
       const variant = await docs.waitForVariant(((await upload.json()) as { variant_id: string }).variant_id);
       expect(variant.chunks_count).toBeGreaterThan(20);
-      const readyLine = /"msg":"document embedding process ready","pid":(\d+)/;
-      for (let i = 0; i < 600 && !readyLine.test(output); i++) await Bun.sleep(50);
-      const workerPid = Number(readyLine.exec(output)?.[1]);
-      expect(workerPid).toBeGreaterThan(0);
-      for (const pid of [child.pid, workerPid]) expect(tcpPeersOf(pid).filter((peer) => !isLoopbackOrUnconnected(peer))).toEqual([]);
+      expect(childrenOf(child.pid)).toEqual([]);
+      expect(tcpPeersOf(child.pid).filter((peer) => !isLoopbackOrUnconnected(peer))).toEqual([]);
       // Nothing but the data dir was written next to the binary.
       expect(readdirSync(workDir).sort()).toEqual(["data", "sieve"]);
     } finally {

@@ -2,7 +2,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { EmbedderInputError } from "../../src/embeddings/embedder.ts";
 import { embedder, maxAbsDiff } from "./shared.ts";
 
-// The real model on WASM (and real child processes): seconds per test, more on a busy 2-core box.
+// The real model: seconds per test, more on a busy 2-core box.
 setDefaultTimeout(120_000);
 
 // Each of these is a single wordpiece token, so a text of N of them is exactly N tokens.

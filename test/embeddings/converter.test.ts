@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { REPO_ROOT } from "./shared.ts";
 
-// The real model on WASM (and real child processes): seconds per test, more on a busy 2-core box.
+// The real model: seconds per test, more on a busy 2-core box.
 setDefaultTimeout(120_000);
 
 const root = mkdtempSync(join(tmpdir(), "sieve-convert-"));

@@ -2,10 +2,10 @@ import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Embedder, EmbedderLoadError } from "../../src/embeddings/embedder.ts";
-import { MODEL_DIR } from "./shared.ts";
+import { EmbedderLoadError } from "../../src/embeddings/embedder.ts";
+import { MODEL_DIR, pool } from "./shared.ts";
 
-// The real model on WASM (and real child processes): seconds per test, more on a busy 2-core box.
+// The real model: seconds per test, more on a busy 2-core box.
 setDefaultTimeout(120_000);
 
 const root = mkdtempSync(join(tmpdir(), "sieve-embed-errors-"));
@@ -23,14 +23,14 @@ function brokenModel(name: string, change: (dir: string) => void): string {
 
 test("a missing ONNX file is named in the error", async () => {
   const dir = brokenModel("no-onnx", (d) => rmSync(join(d, "onnx/model_quantized.onnx")));
-  const loading = Embedder.load({ modelDir: dir, quantized: true });
+  const loading = pool().loadModel({ modelDir: dir, quantized: true });
   await expect(loading).rejects.toThrow(EmbedderLoadError);
   await expect(loading).rejects.toThrow(join(dir, "onnx/model_quantized.onnx"));
 });
 
 test("a missing tokenizer file is named in the error", async () => {
   const dir = brokenModel("no-tokenizer", (d) => rmSync(join(d, "tokenizer.json")));
-  await expect(Embedder.load({ modelDir: dir, quantized: false })).rejects.toThrow(join(dir, "tokenizer.json"));
+  await expect(pool().loadModel({ modelDir: dir, quantized: false })).rejects.toThrow(join(dir, "tokenizer.json"));
 });
 
 test("a corrupt ONNX file is named in the error", async () => {
@@ -38,17 +38,17 @@ test("a corrupt ONNX file is named in the error", async () => {
     rmSync(join(d, "onnx/model.onnx"));
     writeFileSync(join(d, "onnx/model.onnx"), "this is not a protobuf");
   });
-  const loading = Embedder.load({ modelDir: dir, quantized: false });
+  const loading = pool().loadModel({ modelDir: dir, quantized: false });
   await expect(loading).rejects.toThrow(EmbedderLoadError);
   await expect(loading).rejects.toThrow("onnx/model.onnx");
 });
 
 test("a corrupt JSON file is named in the error", async () => {
   const dir = brokenModel("corrupt-config", (d) => writeFileSync(join(d, "config.json"), "{ not json"));
-  await expect(Embedder.load({ modelDir: dir, quantized: true })).rejects.toThrow(join(dir, "config.json"));
+  await expect(pool().loadModel({ modelDir: dir, quantized: true })).rejects.toThrow(join(dir, "config.json"));
 });
 
 test("a missing model folder is named in the error", async () => {
   const dir = join(root, "nowhere", "all-MiniLM-L6-v2");
-  await expect(Embedder.load({ modelDir: dir, quantized: true })).rejects.toThrow(dir);
+  await expect(pool().loadModel({ modelDir: dir, quantized: true })).rejects.toThrow(dir);
 });

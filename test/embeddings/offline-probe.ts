@@ -1,7 +1,7 @@
 /**
  * Run as its own process by offline.test.ts, so nothing has loaded the runtime yet: traps every
  * way out to the network (fetch, node:net sockets, Bun.connect), then loads both models and
- * embeds. Prints one JSON line with what was attempted and which TCP sockets appeared.
+ * embeds, on both ONNX Runtime backends. Prints one JSON line with what was attempted and which TCP sockets appeared.
  */
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import net from "node:net";
@@ -42,11 +42,14 @@ function tcpSocketInodes(): string[] {
 }
 
 const before = new Set(tcpSocketInodes());
-const { Embedder } = await import("../../src/embeddings/embedder.ts");
+const { InferencePool } = await import("../../src/inference/pool.ts");
+const { assetPaths } = await import("../../src/runtime/assets.ts");
 const modelDir = join(import.meta.dir, "..", "..", "models", "all-MiniLM-L6-v2");
+const assets = assetPaths();
+const files = { wasmMjs: assets.ortWasmMjs, wasm: assets.ortWasm };
 const dims: number[] = [];
-for (const quantized of [false, true]) {
-  const embedder = await Embedder.load({ modelDir, quantized });
+for (const [backend, quantized] of [["native", false], ["native", true], ["wasm", true]] as const) {
+  const embedder = await new InferencePool({ threads: 1, backend, files }).loadModel({ modelDir, quantized });
   dims.push((await embedder.embed("Is anyone listening on the network?")).length);
 }
 const newTcpSockets = tcpSocketInodes().filter((inode) => !before.has(inode));

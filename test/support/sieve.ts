@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { configWith, type Config } from "../../src/config";
+import { configWith, loadConfig, type Config } from "../../src/config";
 import type { Embedder } from "../../src/embeddings/embedder";
 import { loadEmbedder, startServer, type RunningServer } from "../../src/server";
 import { WorkspaceScope } from "../../src/tenancy/scope";
@@ -9,9 +9,14 @@ import { createApiKey, createWorkspace } from "../../src/tenancy/service";
 
 let embedder: Promise<Embedder> | undefined;
 
-/** One real embedder per test process: loading the model takes about a second. */
+/** The ONNX Runtime backend the suites run on: SIEVE_EMBED_BACKEND (CI runs the model-dependent suites on both), default auto. */
+export function backendUnderTest(): Config["embedBackend"] {
+  return loadConfig([], { SIEVE_EMBED_BACKEND: process.env.SIEVE_EMBED_BACKEND }).embedBackend;
+}
+
+/** One real embedder per test process, on the backend under test: loading the model takes about a second. */
 export function sharedEmbedder(): Promise<Embedder> {
-  return (embedder ??= loadEmbedder(configWith({})));
+  return (embedder ??= loadEmbedder(configWith({ embedBackend: backendUnderTest() })));
 }
 
 export type Tenant = { workspaceId: string; apiKey: string; keyId: string; serviceHeaders: Record<string, string>; bearer: Record<string, string> };

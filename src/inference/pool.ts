@@ -1,0 +1,262 @@
+/**
+ * The process's inference engine: N worker threads, each with its own ONNX Runtime session per
+ * loaded model (one intra-op thread each), fed from one priority queue. The main thread only
+ * tokenises; it never runs a model, so the event loop stays free while every core computes.
+ *
+ * Each text runs alone and unpadded (see Embedder.embedMany), so which worker computes it, or
+ * what else is queued, never changes its vector.
+ */
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import { Embedder } from "../embeddings/embedder.ts";
+import { EmbedderLoadError } from "../embeddings/errors.ts";
+import { checkModelFolder, onnxFile } from "../embeddings/model-files.ts";
+import { PriorityQueue, type Priority } from "./priority-queue.ts";
+import type { Backend, BackendChoice, FromWorker, RuntimeFiles, ToWorker } from "./protocol.ts";
+
+export type { Backend, BackendChoice, RuntimeFiles } from "./protocol.ts";
+export type { Priority } from "./priority-queue.ts";
+
+export type InferencePoolOptions = {
+  /** Worker threads (default: the cores available to this process). */
+  threads?: number;
+  /** auto: native where its library loads, else WASM (the reason is in `fallback`). */
+  backend?: BackendChoice;
+  files: RuntimeFiles;
+  /** The worker script; the compiled binary passes its embedded copy. */
+  workerUrl?: string | URL;
+};
+
+/** A folder in the transformers.js layout: config.json, tokenizer.json, tokenizer_config.json, onnx/model[_quantized].onnx. */
+export type ModelFolder = { modelDir: string; quantized: boolean };
+
+export type PoolInfo = { backend: Backend; threads: number; fallback?: string };
+
+type Job = { model: number; ids: Int32Array; resolve: (vector: Float32Array) => void; reject: (error: Error) => void };
+
+export function defaultThreads(): number {
+  return Math.max(1, availableParallelism());
+}
+
+export class InferencePool {
+  readonly threads: number;
+  readonly #choice: BackendChoice;
+  readonly #files: RuntimeFiles;
+  readonly #workerUrl: string | URL;
+  readonly #slots: WorkerSlot[] = [];
+  readonly #queue = new PriorityQueue<Job>();
+  /** onnx file per model id, in load order (undefined: failed to load): a replacement worker loads them all again. */
+  readonly #models: (string | undefined)[] = [];
+  readonly #embedders = new Map<string, Promise<Embedder>>();
+  #info: PoolInfo | undefined;
+  #stopped = false;
+  /** Resolves once the first worker has settled the backend and the others are starting. */
+  readonly started: Promise<PoolInfo>;
+
+  constructor(options: InferencePoolOptions) {
+    this.threads = Math.max(1, Math.floor(options.threads ?? defaultThreads()));
+    this.#choice = options.backend ?? "auto";
+    this.#files = options.files;
+    this.#workerUrl = options.workerUrl ?? new URL("./worker.ts", import.meta.url);
+    this.started = this.#start();
+    this.started.catch(() => {}); // reported through loadModel
+  }
+
+  /** The backend in use and why WASM was chosen under auto; undefined until the first worker is up. */
+  get info(): PoolInfo | undefined {
+    return this.#info;
+  }
+
+  /**
+   * Loads a model folder into every worker and returns its embedder. The same folder and
+   * precision loaded twice give the same embedder; different folders live side by side.
+   */
+  loadModel(folder: ModelFolder): Promise<Embedder> {
+    const key = `${folder.modelDir}\0${folder.quantized}`;
+    let embedder = this.#embedders.get(key);
+    if (!embedder) {
+      embedder = this.#load(folder);
+      this.#embedders.set(key, embedder);
+      embedder.catch(() => this.#embedders.delete(key));
+    }
+    return embedder;
+  }
+
+  /** Rejects queued work, lets each worker finish the text it is running, then ends the threads. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    const error = new Error("the inference pool was stopped");
+    for (const job of this.#queue.drain()) job.reject(error);
+    await Promise.all(this.#slots.map((slot) => slot.terminate(error)));
+  }
+
+  async #start(): Promise<PoolInfo> {
+    // One worker settles the backend (auto may fall back); the rest then start on that backend directly.
+    const first = this.#spawn(this.#choice);
+    this.#slots.push(first);
+    const { backend, fallback } = await first.ready;
+    for (let i = 1; i < this.threads; i++) this.#slots.push(this.#spawn(backend));
+    this.#info = { backend, threads: this.threads, fallback };
+    return this.#info;
+  }
+
+  async #load({ modelDir, quantized }: ModelFolder): Promise<Embedder> {
+    checkModelFolder(modelDir, quantized);
+    const tokenizing = Embedder.tokenizerFor(modelDir);
+    tokenizing.catch(() => {}); // awaited below, after the runtime
+    const info = await this.started.catch((error: Error) => {
+      throw new EmbedderLoadError(`the ${this.#choice} ONNX Runtime did not load: ${error.message}`);
+    });
+    const onnxPath = join(modelDir, onnxFile(quantized));
+    const model = this.#models.push(onnxPath) - 1;
+    const dimensions = await Promise.all(this.#slots.map((slot) => slot.load(model, onnxPath))).catch((error: Error) => {
+      this.#models[model] = undefined;
+      throw new EmbedderLoadError(`cannot load ${onnxPath}: ${error.message}`);
+    });
+    return new Embedder(await tokenizing, {
+      dimensions: dimensions[0]!,
+      runtime: info,
+      run: (ids, priority) => this.#submit(model, ids, priority),
+    });
+  }
+
+  #submit(model: number, ids: Int32Array, priority: Priority): Promise<Float32Array> {
+    if (this.#stopped) return Promise.reject(new Error("the inference pool was stopped"));
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ model, ids, resolve, reject }, priority);
+      this.#dispatch();
+    });
+  }
+
+  /** Hands queued work to idle workers, request-path texts first. */
+  #dispatch(): void {
+    for (const slot of this.#slots) {
+      if (this.#queue.size === 0) return;
+      if (slot.idle) slot.run(this.#queue.shift()!);
+    }
+  }
+
+  #spawn(backend: BackendChoice): WorkerSlot {
+    const slot = new WorkerSlot(this.#workerUrl, backend, this.#files, {
+      onIdle: () => this.#dispatch(),
+      onCrash: (crashed) => {
+        const at = this.#slots.indexOf(crashed);
+        if (at < 0 || this.#stopped) return;
+        // A replacement takes its place and reloads every model; the crashed job was rejected.
+        const replacement = this.#spawn(this.#info?.backend ?? backend);
+        this.#slots[at] = replacement;
+        this.#models.forEach((onnxPath, model) => onnxPath && void replacement.load(model, onnxPath).catch(() => {}));
+        this.#dispatch();
+      },
+    });
+    return slot;
+  }
+}
+
+/** One worker thread and what it is doing. */
+class WorkerSlot {
+  readonly #worker: Worker;
+  readonly ready: Promise<{ backend: Backend; fallback?: string }>;
+  #job: Job | undefined;
+  /** Settles when the current job's reply arrives (or the worker fails). */
+  #jobDone = Promise.withResolvers<void>();
+  #failed: Error | undefined;
+  readonly #loads = new Map<number, { resolve: (dimensions: number) => void; reject: (error: Error) => void }>();
+  readonly #started = Promise.withResolvers<{ backend: Backend; fallback?: string }>();
+
+  constructor(
+    url: string | URL,
+    backend: BackendChoice,
+    files: RuntimeFiles,
+    private readonly events: { onIdle: () => void; onCrash: (slot: WorkerSlot) => void },
+  ) {
+    this.ready = this.#started.promise;
+    this.ready.catch(() => {});
+    this.#worker = new Worker(url);
+    // An idle pool must not keep the process alive; a running job does (see run).
+    this.#worker.unref();
+    this.#worker.onmessage = (event: MessageEvent<FromWorker>) => this.#receive(event.data);
+    this.#worker.addEventListener("error", (event) => this.#crash(new Error(`inference worker failed: ${(event as ErrorEvent).message}`)));
+    this.#send({ type: "init", backend, files });
+  }
+
+  get idle(): boolean {
+    return this.#job === undefined && this.#failed === undefined;
+  }
+
+  load(model: number, onnxPath: string): Promise<number> {
+    if (this.#failed) return Promise.reject(this.#failed);
+    const loaded = new Promise<number>((resolve, reject) => this.#loads.set(model, { resolve, reject }));
+    this.#send({ type: "load", model, onnxPath });
+    return loaded;
+  }
+
+  run(job: Job): void {
+    this.#job = job;
+    this.#jobDone = Promise.withResolvers<void>();
+    this.#worker.ref();
+    this.#send({ type: "run", model: job.model, ids: job.ids });
+  }
+
+  /**
+   * Ends the thread once its current run is answered: terminating a thread in the middle of a
+   * native session.run aborts the whole process (onnxruntime-node throws into a torn-down N-API env).
+   */
+  async terminate(error: Error): Promise<void> {
+    if (this.#job) await this.#jobDone.promise;
+    this.#fail(error);
+    this.#worker.terminate();
+  }
+
+  #send(message: ToWorker): void {
+    this.#worker.postMessage(message);
+  }
+
+  #receive(message: FromWorker): void {
+    switch (message.type) {
+      case "ready":
+        this.#started.resolve({ backend: message.backend, fallback: message.fallback });
+        return;
+      case "init-failed":
+        this.#fail(new Error(message.error));
+        this.#worker.terminate();
+        return;
+      case "loaded":
+      case "load-failed": {
+        const waiter = this.#loads.get(message.model);
+        this.#loads.delete(message.model);
+        if (message.type === "loaded") waiter?.resolve(message.dimensions);
+        else waiter?.reject(new Error(message.error));
+        return;
+      }
+      case "vector":
+      case "run-failed": {
+        const job = this.#job;
+        this.#job = undefined;
+        this.#jobDone.resolve();
+        this.#worker.unref();
+        if (message.type === "vector") job?.resolve(message.vector);
+        else job?.reject(new Error(message.error));
+        this.events.onIdle();
+      }
+    }
+  }
+
+  #crash(error: Error): void {
+    if (this.#failed) return;
+    this.#fail(error);
+    this.#worker.terminate();
+    this.events.onCrash(this);
+  }
+
+  /** Rejects everything waiting on this worker and takes it out of service. */
+  #fail(error: Error): void {
+    this.#failed ??= error;
+    this.#started.reject(error);
+    for (const waiter of this.#loads.values()) waiter.reject(error);
+    this.#loads.clear();
+    this.#job?.reject(error);
+    this.#job = undefined;
+    this.#jobDone.resolve();
+  }
+}

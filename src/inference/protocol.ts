@@ -1,0 +1,28 @@
+/** Messages between the inference pool (main thread) and its worker threads. */
+
+/** Which ONNX Runtime a worker runs: the native library (onnxruntime-node) or its WASM build (onnxruntime-web). */
+export type Backend = "native" | "wasm";
+export type BackendChoice = Backend | "auto";
+
+/** Where each runtime's files are: in development the installed packages, in the binary extracted/embedded copies. */
+export type RuntimeFiles = {
+  /** onnxruntime_binding.node (beside libonnxruntime); undefined: resolve the onnxruntime-node package. */
+  nativeBinding?: string;
+  /** The ONNX Runtime WASM glue module and binary (ort-wasm-simd-threaded.{mjs,wasm}). */
+  wasmMjs: string;
+  wasm: string;
+};
+
+/** A worker gets one run at a time: a reply always answers the run it was last sent. */
+export type ToWorker =
+  | { type: "init"; backend: BackendChoice; files: RuntimeFiles }
+  | { type: "load"; model: number; onnxPath: string }
+  | { type: "run"; model: number; ids: Int32Array };
+
+export type FromWorker =
+  | { type: "ready"; backend: Backend; fallback?: string }
+  | { type: "init-failed"; error: string }
+  | { type: "loaded"; model: number; dimensions: number }
+  | { type: "load-failed"; model: number; error: string }
+  | { type: "vector"; vector: Float32Array }
+  | { type: "run-failed"; error: string };

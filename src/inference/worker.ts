@@ -1,0 +1,131 @@
+/**
+ * One inference thread of the pool: its own ONNX Runtime session per model (one intra-op thread,
+ * so N workers use N cores without contending), one run at a time. Input is a token id sequence,
+ * output the mean-pooled, L2-normalised vector: only 384 floats cross back to the main thread.
+ */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dlopen, FFIType, ptr } from "bun:ffi";
+import type { InferenceSession, Tensor } from "onnxruntime-common";
+import { meanPoolNormalized } from "../embeddings/vectors.ts";
+import type { Backend, BackendChoice, FromWorker, RuntimeFiles, ToWorker } from "./protocol.ts";
+
+declare const self: Worker;
+
+type Ort = { InferenceSession: typeof InferenceSession; Tensor: typeof Tensor };
+type Loaded = { session: InferenceSession; dimensions: number; output: string };
+
+/** Where the bundled onnxruntime-node's binding.js looks for the native binding inside the compiled binary (build.ts). */
+const NATIVE_BINDING = Symbol.for("sieve.ortNativeBinding");
+
+let ort: Ort | undefined;
+let backend: Backend = "native";
+const models = new Map<number, Loaded>();
+const reply = (message: FromWorker) => self.postMessage(message);
+
+async function loadNative(files: RuntimeFiles): Promise<Ort> {
+  disableNativeTelemetry();
+  if (files.nativeBinding) {
+    // Loading it here first makes a missing or broken library fail with its own path in the message.
+    createRequire(import.meta.url)(files.nativeBinding);
+    (globalThis as Record<symbol, unknown>)[NATIVE_BINDING] = files.nativeBinding;
+  }
+  return (await import("onnxruntime-node")) as unknown as Ort;
+}
+
+/**
+ * Native ONNX Runtime 1.30 keeps a device id under ~/.cache and uploads usage telemetry over HTTPS
+ * unless ORT_DISABLE_TELEMETRY is in the C environment when it loads; Sieve talks to nobody but its
+ * provider. Bun's process.env does not reach the C environment, so libc's setenv does it.
+ */
+function disableNativeTelemetry(): void {
+  if (process.platform === "win32") return;
+  const libc = dlopen(process.platform === "darwin" ? "libc.dylib" : "libc.so.6", { setenv: { args: [FFIType.cstring, FFIType.cstring, FFIType.i32], returns: FFIType.i32 } });
+  const text = (value: string) => ptr(new TextEncoder().encode(`${value}\0`));
+  libc.symbols.setenv(text("ORT_DISABLE_TELEMETRY"), text("1"), 1);
+  libc.close();
+}
+
+async function loadWasm(files: RuntimeFiles): Promise<Ort> {
+  const web = await import("onnxruntime-web");
+  // Local files only (never a CDN); the bytes are handed over because the binary's embedded files cannot be fetched.
+  web.env.wasm.wasmPaths = { mjs: files.wasmMjs, wasm: files.wasm };
+  web.env.wasm.wasmBinary = readFileSync(files.wasm);
+  // ORT's own WASM threads spin-wait: with other work on the machine they cost more than they give.
+  web.env.wasm.numThreads = 1;
+  return web as unknown as Ort;
+}
+
+async function init(choice: BackendChoice, files: RuntimeFiles): Promise<void> {
+  backend = choice === "wasm" ? "wasm" : "native";
+  let fallback: string | undefined;
+  try {
+    ort = backend === "native" ? await loadNative(files) : await loadWasm(files);
+  } catch (error) {
+    if (choice !== "auto") throw error;
+    fallback = `native ONNX Runtime did not load: ${(error as Error).message}`;
+    backend = "wasm";
+    ort = await loadWasm(files);
+  }
+  reply({ type: "ready", backend, fallback });
+}
+
+async function load(model: number, onnxPath: string): Promise<void> {
+  // Bytes, not a path: native ORT cannot open a file inside the compiled binary's embedded file system.
+  const bytes = readFileSync(onnxPath);
+  const session = await ort!.InferenceSession.create(bytes, {
+    executionProviders: [backend === "native" ? "cpu" : "wasm"],
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+    executionMode: "sequential",
+  });
+  const output = session.outputNames.includes("last_hidden_state") ? "last_hidden_state" : session.outputNames[0]!;
+  const dimensions = dimensionsOf(session, output);
+  models.set(model, { session, dimensions, output });
+  reply({ type: "loaded", model, dimensions });
+}
+
+function dimensionsOf(session: InferenceSession, output: string): number {
+  const meta = session.outputMetadata.find((m) => m.name === output);
+  const shape = meta && meta.isTensor ? meta.shape : [];
+  const last = shape.at(-1);
+  if (typeof last !== "number") throw new Error(`output ${output} has no fixed hidden size`);
+  return last;
+}
+
+async function run(model: number, ids: Int32Array): Promise<void> {
+  const loaded = models.get(model);
+  if (!loaded) throw new Error(`model ${model} is not loaded in this worker`);
+  const { Tensor } = ort!;
+  const length = ids.length;
+  const dims = [1, length];
+  const inputs: Record<string, Tensor> = {
+    input_ids: new Tensor("int64", BigInt64Array.from(ids, (id) => BigInt(id)), dims),
+    attention_mask: new Tensor("int64", new BigInt64Array(length).fill(1n), dims),
+    token_type_ids: new Tensor("int64", new BigInt64Array(length), dims),
+  };
+  const feeds = Object.fromEntries(loaded.session.inputNames.map((name) => [name, inputs[name]!]));
+  const result = await loaded.session.run(feeds, [loaded.output]);
+  const hidden = result[loaded.output]!;
+  const vector = meanPoolNormalized(hidden.data as Float32Array, length, loaded.dimensions, 0, length);
+  hidden.dispose();
+  self.postMessage({ type: "vector", vector } satisfies FromWorker, [vector.buffer as ArrayBuffer]);
+}
+
+// One message at a time, in arrival order: a run never overlaps a model load.
+let tail: Promise<void> = Promise.resolve();
+self.onmessage = (event: MessageEvent<ToWorker>) => {
+  const message = event.data;
+  tail = tail.then(async () => {
+    try {
+      if (message.type === "init") await init(message.backend, message.files);
+      else if (message.type === "load") await load(message.model, message.onnxPath);
+      else await run(message.model, message.ids);
+    } catch (error) {
+      const text = (error as Error).message ?? String(error);
+      if (message.type === "init") reply({ type: "init-failed", error: text });
+      else if (message.type === "load") reply({ type: "load-failed", model: message.model, error: text });
+      else reply({ type: "run-failed", error: text });
+    }
+  });
+};
