@@ -3,7 +3,7 @@ import type { EvidenceWriter } from "../evidence/writer";
 import { HttpError, jsonResponse } from "../http/errors";
 import type { Logger } from "../logging/logger";
 import { evidenceEntry, type EvidenceSubject, type RequestOutcome } from "./evidence-entry";
-import { outputCheckText } from "./output-sample";
+import { sampleLongText } from "./long-text";
 import { replayCompletion } from "./replay";
 import type { ProxiedRequest } from "./request";
 import { firewallHeader, serviceHeaders } from "./service-headers";
@@ -141,7 +141,7 @@ async function forward(
     return jsonResponse(502, { error: "upstream_error", detail: message, request_id: request.requestId }, headers);
   }
   const completion = response.ok ? parseJson(text) : undefined;
-  const outputVerdict = monitor && completion ? await monitor.finish(outputCheckText(assistantText(completion))) : undefined;
+  const outputVerdict = monitor && completion ? await monitor.finish(sampleLongText(assistantText(completion))) : undefined;
   const verdicts = outputVerdict ? [inputVerdict, outputVerdict] : [inputVerdict];
   if (outputVerdict?.action === "block") {
     release?.();
