@@ -90,6 +90,9 @@ for (const host of ["llm", "ai", "a:1"]) {
 await probe("5 large answer", "20 MB non-streamed provider answer", 200, () =>
   statusOfResponse(json("POST", "/v1/chat/completions", { model: "large:20000000", messages: [{ role: "user", content: "report" }] }, service)),
 );
+await probe("5 large prompt", "9 MB prompt", 200, () =>
+  statusOfResponse(json("POST", "/v1/chat/completions", { model: "m", messages: [{ role: "user", content: "Quarterly figures and open items. ".repeat(270_000) }] }, service)),
+);
 await probe("5 baseline", "2 KB non-streamed provider answer", 200, () =>
   statusOfResponse(json("POST", "/v1/chat/completions", { model: "large:2000", messages: [{ role: "user", content: "short report" }] }, service)),
 );

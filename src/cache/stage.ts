@@ -167,6 +167,9 @@ export class ResponseCache implements CacheStage {
     if (prompt === undefined || !this.#deps.embedder.ready) return undefined;
     const embedder = this.#deps.embedder.require();
     if (embedder.dimensions !== VECTOR_DIMENSIONS) return undefined;
+    // Tokenizing runs on the event loop in time linear in the text (a 9 MB prompt: ~7 s). No real
+    // text averages 100 characters per token, so anything longer is over the limit without counting.
+    if (prompt.length > MAX_SEMANTIC_TOKENS * 100) return undefined;
     if (prompt.length > MAX_SEMANTIC_TOKENS && embedder.countTokens(prompt) > MAX_SEMANTIC_TOKENS) return undefined;
     return prompt;
   }

@@ -3,6 +3,7 @@
  * and `npm run eval:firewall` all run this function, so the figures in docs/firewall.md are the
  * behaviour of the server.
  */
+import { sampleLongText } from "../proxy/long-text";
 import { cueScore } from "./cues";
 import { decide, type Decision } from "./decision";
 import type { WorkspacePatterns } from "./pattern-index";
@@ -88,7 +89,8 @@ export function planWindows(texts: string[], known: (window: string) => boolean,
   const free: string[] = [];
   const fresh: Candidate[] = [];
   texts.forEach((text, message) => {
-    const windows = textWindows(text, options.windowTokens);
+    // With a budget only a few windows are embedded: a huge text is planned from a bounded sample.
+    const windows = textWindows(options.budgetTokens > 0 ? sampleLongText(text) : text, options.windowTokens);
     const spread = spreadRanks(windows.length);
     windows.forEach((window, i) => {
       if (seen.has(window)) return;

@@ -4,7 +4,7 @@ import { HttpError, jsonResponse } from "../http/errors";
 import type { Logger } from "../logging/logger";
 import type { Answer } from "./dialects/dialect";
 import { evidenceEntry, type EvidenceSubject, type RequestOutcome } from "./evidence-entry";
-import { outputCheckText } from "./output-sample";
+import { sampleLongText } from "./long-text";
 import type { ProxiedRequest } from "./request";
 import { firewallHeader, serviceHeaders } from "./service-headers";
 import type { CacheStage, FirewallStage, FirewallVerdict } from "./stages";
@@ -157,7 +157,7 @@ async function forward(
   }
   const completion = response.ok ? parseJson(text) : undefined;
   const answer: Answer | undefined = completion && dialect.answer(completion);
-  const outputVerdict = monitor && answer ? await monitor.finish(outputCheckText(answer.text)) : undefined;
+  const outputVerdict = monitor && answer ? await monitor.finish(sampleLongText(answer.text)) : undefined;
   const verdicts = outputVerdict ? [inputVerdict, outputVerdict] : [inputVerdict];
   if (outputVerdict?.action === "block") {
     release?.();

@@ -4,13 +4,13 @@ import type { AppContext } from "../runtime/context";
 import { parseAllowedHosts } from "../egress/allowed-hosts";
 import { upstreamUrlProblem } from "../egress/upstream-target";
 import { badRequest, httpError } from "../http/errors";
+import { requestContextPlugin } from "../http/request-context";
 import { SESSION_COOKIE, sessionFromCookie, bearerKeyAuth, requireKeyManager } from "./auth";
 import { createKeyBody, credentialsBody, keyIdParams, signUpBody, workspaceSettingsPatch } from "./model";
 import { workspaces } from "./schema";
 import { AccountError, createApiKey, findWorkspace, listApiKeys, logIn, logOut, revokeApiKey, signUp, type SessionInfo } from "./service";
 import { LoginThrottle } from "./login-throttle";
 import { constantTimeEqual } from "./secrets";
-import { requestContextPlugin } from "../http/request-context";
 import { apiKeyView, workspaceSettingsView, workspaceView } from "./views";
 
 function sessionCookie(session: SessionInfo): string {
@@ -49,9 +49,6 @@ export const authController = (ctx: AppContext) => {
   const throttle = new LoginThrottle(ctx.config.loginMaxFailures);
   return new Elysia({ prefix: "/api/auth", detail: { tags: ["auth"] } })
     .use(requestContextPlugin)
-    .onBeforeHandle(({ request }) => {
-      if (request.method === "POST" && !request.url.endsWith("/logout")) assertSameOrigin(request);
-    })
     .post(
       "/signup",
       async ({ body, set }) => {
@@ -64,7 +61,7 @@ export const authController = (ctx: AppContext) => {
         set.headers["set-cookie"] = sessionCookie(session);
         return { user: { id: user.id, email: user.email }, workspace: workspaceView(workspace), csrf_token: session.csrfToken, expires_at: session.expiresAt.toISOString() };
       },
-      { body: signUpBody, detail: { summary: "Create an account and its workspace; starts a session" } },
+      { body: signUpBody, beforeHandle: ({ request }) => assertSameOrigin(request), detail: { summary: "Create an account and its workspace; starts a session" } },
     )
     .post(
       "/login",
@@ -81,7 +78,7 @@ export const authController = (ctx: AppContext) => {
         set.headers["set-cookie"] = sessionCookie(session);
         return { user: { id: user.id, email: user.email }, workspace: workspaceView(workspace), csrf_token: session.csrfToken, expires_at: session.expiresAt.toISOString() };
       },
-      { body: credentialsBody, detail: { summary: "Log in; sets an HTTP-only session cookie" } },
+      { body: credentialsBody, beforeHandle: ({ request }) => assertSameOrigin(request), detail: { summary: "Log in; sets an HTTP-only session cookie" } },
     )
     .post(
       "/logout",

@@ -2,10 +2,11 @@
  * Issue #17, defect 5 (the proxy half): a 20 MB non-streamed answer held every other request
  * for ~6 s (output check over all of it, cache store, evidence insert). `bun run probe` prints
  * the event-loop lag; here: the answer is still relayed whole and checked, from a bounded sample.
+ * The same for a huge prompt (its scan and the cache's token count were seconds on the loop).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { MAX_LOGGED_BODY_CHARS } from "../../src/proxy/evidence-entry";
-import { OUTPUT_CHECK_MAX_CHARS, outputCheckText } from "../../src/proxy/output-sample";
+import { LONG_TEXT_MAX_CHARS, sampleLongText } from "../../src/proxy/long-text";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
 import { startSieve, type Tenant, type TestSieve } from "../support/sieve";
 
@@ -64,17 +65,36 @@ describe("a 20 MB non-streamed answer", () => {
   });
 });
 
-describe("outputCheckText", () => {
+describe("a 2.5 MB prompt", () => {
+  test("is scanned from a sample and forwarded whole; a repeat is an exact cache hit", async () => {
+    const content = "Paragraph reviews the quarterly figures and notes open items. ".repeat(40_000);
+    const send = () =>
+      fetch(`${sieve.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...tenant.serviceHeaders },
+        body: JSON.stringify({ model: "m", messages: [{ role: "user", content }] }),
+      });
+    const first = await send();
+    expect(first.status).toBe(200);
+    expect(((await first.json()) as any).choices[0].message.content).toBe(`echo: ${content}`);
+    expect(JSON.parse(upstream.received.at(-1)!.body).messages[0].content.length).toBe(content.length);
+    const second = await send();
+    expect(second.headers.get("x-service-cache")).toBe("hit");
+    await second.arrayBuffer();
+  });
+});
+
+describe("sampleLongText", () => {
   test("short answers are checked whole", () => {
     const text = "A short answer. ".repeat(100);
-    expect(outputCheckText(text)).toBe(text);
+    expect(sampleLongText(text)).toBe(text);
   });
 
   test("long answers: a bounded sample with the beginning, the end and the middle, in whole words", () => {
     const words = Array.from({ length: 400_000 }, (_, i) => `word${i}`);
     const text = words.join(" ");
-    const sample = outputCheckText(text);
-    expect(sample.length).toBeLessThanOrEqual(OUTPUT_CHECK_MAX_CHARS);
+    const sample = sampleLongText(text);
+    expect(sample.length).toBeLessThanOrEqual(LONG_TEXT_MAX_CHARS);
     expect(sample.startsWith("word0 word1 ")).toBe(true);
     expect(sample.endsWith("word399999")).toBe(true);
     expect(sample).toContain("word200");
