@@ -3,6 +3,8 @@
  * how a raw string becomes a typed value. `--help` and README are generated from the same rows,
  * so a setting cannot be documented in one place and missing in another.
  */
+import { DEFAULT_DECOMPRESSION_LIMITS } from "../documents/parsing/limits";
+
 export type OptionSpec<T> = {
   flag: string;
   env: string;
@@ -116,6 +118,20 @@ export const serveOptions = {
     help: "Largest accepted document upload (413 above)",
     default: 50 * 1024 * 1024,
     parse: integer(1024, 4 * 1024 * 1024 * 1024),
+  },
+  maxDecompressedBytes: {
+    flag: "--max-decompressed-bytes",
+    env: "SIEVE_MAX_DECOMPRESSED_BYTES",
+    help: "Most bytes one document's compressed parts (DOCX zip entries, PDF Flate streams) may inflate to, counted while inflating (413 above)",
+    default: DEFAULT_DECOMPRESSION_LIMITS.maxDecompressedBytes,
+    parse: integer(1024 * 1024, 4 * 1024 * 1024 * 1024),
+  },
+  maxCompressionRatio: {
+    flag: "--max-compression-ratio",
+    env: "SIEVE_MAX_COMPRESSION_RATIO",
+    help: "Largest inflated/compressed ratio of one DOCX entry or PDF stream beyond its first MiB (422 above)",
+    default: DEFAULT_DECOMPRESSION_LIMITS.maxCompressionRatio,
+    parse: integer(2, 100_000),
   },
   evidenceFlushMs: {
     flag: "--evidence-flush-ms",

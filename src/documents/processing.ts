@@ -14,7 +14,7 @@ import { chunkDocument, type ChunkDraft } from "./chunking";
 import type { ChunkingConfig } from "./chunking-config";
 import { deleteVectorsOf, readChunks, readVectors, writeChunks, type NewChunk } from "./chunk-store";
 import { dedupColumns } from "./dedup-columns";
-import { parseDocument, type ParsedDocument } from "./parsing";
+import { parseDocument, type DecompressionLimits, type ParsedDocument } from "./parsing";
 import {
   ensureVariant,
   findDocument,
@@ -48,6 +48,8 @@ export class JobAborted extends Error {}
 
 export type JobEnv = {
   log: Logger;
+  /** Bounds for parsing stored bytes again (the upload was checked against the same flags). */
+  limits: DecompressionLimits;
   /** The server's embedder, for its tokenizer (chunk sizes are counted in its tokens). */
   embedder: () => Promise<Embedder>;
   /** Chunk vectors: the document embedding process, or the server's embedder (--document-embedding). */
@@ -202,7 +204,7 @@ async function processDocument(
   document: DocumentRow,
   config: ChunkingConfig,
 ): Promise<VariantResult> {
-  const parsed = env.takeParsed(version.id) ?? (await parseStored(scope, document));
+  const parsed = env.takeParsed(version.id) ?? (await parseStored(scope, document, env.limits));
   const embedder = await env.embedder();
   const drafts = await chunkDocument(parsed, {
     strategy: config.strategy,
@@ -266,10 +268,10 @@ async function embedInBatches(embed: JobEnv["embedTexts"], texts: string[], afte
   return vectors;
 }
 
-async function parseStored(scope: WorkspaceScope, document: DocumentRow): Promise<ParsedDocument> {
+async function parseStored(scope: WorkspaceScope, document: DocumentRow, limits: DecompressionLimits): Promise<ParsedDocument> {
   const bytes = readBlob(scope, document.contentHash);
   if (!bytes) throw new Error(`the stored bytes of ${document.filename} are missing`);
-  return parseDocument(document.filename, bytes, document.mimeType);
+  return parseDocument(document.filename, bytes, document.mimeType, limits);
 }
 
 type ParentChunks = { versionId: string; chunks: ParentChunk[]; vectors: Map<string, Float32Array> };
