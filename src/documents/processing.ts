@@ -206,6 +206,7 @@ async function processDocument(
 ): Promise<VariantResult> {
   const parsed = env.takeParsed(version.id) ?? (await parseStored(scope, document, env.limits));
   const embedder = await env.embedder();
+  env.log.debug("document variant chunking", { variant_id: variant.id, blocks: parsed.blocks.length });
   const drafts = await chunkDocument(parsed, {
     strategy: config.strategy,
     chunkSize: config.chunkSize,
@@ -213,6 +214,7 @@ async function processDocument(
     countTokens: (text) => embedder.countTokens(text),
     embedMany: (texts) => embedInBatches(env.embedTexts, texts),
   });
+  env.log.debug("document variant chunked", { variant_id: variant.id, chunks: drafts.length });
   env.checkpoint();
   const parent = version.parentVersionId ? await parentChunks(env, scope, version.parentVersionId, config) : null;
 
