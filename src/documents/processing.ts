@@ -28,6 +28,7 @@ import {
   type VersionRow,
 } from "./records";
 import { documentChunks, documentVariants, type VariantStatus } from "./schema";
+import { TimeSlice } from "./time-slice";
 import { addUsage } from "./usage";
 
 /**
@@ -220,7 +221,12 @@ async function processDocument(
 
   // Exact chunks take their parent chunk's vector; every other chunk is embedded.
   const index = parent ? buildParentIndex(parent.chunks) : null;
-  const results: DedupResult[] = drafts.map((draft) => (index ? dedupChunk({ text: draft.text }, index) : noParentResult({ text: draft.text })));
+  const slice = new TimeSlice();
+  const results: DedupResult[] = [];
+  for (const draft of drafts) {
+    results.push(index ? dedupChunk({ text: draft.text }, index) : noParentResult({ text: draft.text }));
+    await slice.pause();
+  }
   const vectors: (Float32Array | undefined)[] = results.map((result) =>
     result.is_reused && result.dedup_source_chunk_id ? parent!.vectors.get(result.dedup_source_chunk_id) : undefined,
   );
@@ -235,7 +241,12 @@ async function processDocument(
   );
   toEmbed.forEach((i, k) => (vectors[i] = computed[k]));
   // With its own vector known, a chunk no sentence rule matched can still be a near-duplicate by cosine.
-  if (index) for (const i of toEmbed) results[i] = dedupChunk({ text: drafts[i].text }, index, { childEmbedding: vectors[i] });
+  if (index) {
+    for (const i of toEmbed) {
+      results[i] = dedupChunk({ text: drafts[i].text }, index, { childEmbedding: vectors[i] });
+      await slice.pause();
+    }
+  }
 
   const ids = drafts.map(() => crypto.randomUUID());
   const embedded = new Set(toEmbed);

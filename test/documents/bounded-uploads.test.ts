@@ -80,12 +80,17 @@ function variedSentences(bytes: number): string {
   return parts.join(" ");
 }
 
-async function waitForLog(serve: ServeProcess, message: string, attempts = 12_000): Promise<void> {
-  for (let i = 0; i < attempts && !serve.output().includes(`"msg":"${message}"`); i++) {
+/** The server's log lines with this message about this variant. */
+function logLines(serve: ServeProcess, message: string, variantId: string): string[] {
+  return serve.output().split("\n").filter((line) => line.includes(`"msg":"${message}"`) && line.includes(variantId));
+}
+
+async function waitForLog(serve: ServeProcess, message: string, variantId: string, attempts = 30_000): Promise<void> {
+  for (let i = 0; i < attempts && logLines(serve, message, variantId).length === 0; i++) {
     if (serve.child.exitCode !== null) throw new Error(`server exited while waiting for ${message}`);
     await Bun.sleep(10);
   }
-  expect(serve.output()).toContain(`"msg":"${message}"`);
+  expect(logLines(serve, message, variantId).length).toBeGreaterThan(0);
 }
 
 describe("zip bombs in a DOCX", () => {
@@ -146,7 +151,9 @@ describe("large plain text", () => {
       const peak = await peakDuring(server, name, 1024, async () => {
         const response = await server.api.uploadFile("large.txt", body);
         status = response.status;
-        await waitForLog(server.serve, "document variant chunked");
+        const { variant_id } = (await response.json()) as { variant_id: string };
+        // Logged after the first embedding batch, i.e. once parsing and chunking are done.
+        await waitForLog(server.serve, "document variant progress", variant_id);
       });
       expect([201, 202]).toContain(status);
       expect(peak).toBeLessThan(600);
@@ -156,21 +163,25 @@ describe("large plain text", () => {
 
 test("/healthz is answered while a 2 MB upload is being chunked (the job yields between slices)", async () => {
   const server = await serve();
+  const chunkedLines = () => server.serve.output().split("\n").filter((line) => line.includes('"msg":"document variant chunked"')).length;
+  const warmUpChunked = chunkedLines();
   const upload = server.api.uploadFile("two-megabytes.txt", variedSentences(2 * 1024 * 1024));
   const polling = (async () => {
-    while (!server.serve.output().includes('"msg":"document variant chunked"')) {
+    while (chunkedLines() === warmUpChunked && server.serve.child.exitCode === null) {
       await fetch(`${server.serve.url}/healthz`);
       await Bun.sleep(5);
     }
   })();
-  expect([201, 202]).toContain((await upload).status);
-  await waitForLog(server.serve, "document variant chunked");
+  const response = await upload;
+  expect([201, 202]).toContain(response.status);
+  const { variant_id } = (await response.json()) as { variant_id: string };
+  await waitForLog(server.serve, "document variant chunked", variant_id);
   await polling;
   // The server's own log orders what happened on its one thread: requests answered between the
   // job's "chunking" and "chunked" lines were served while the document was being chunked.
   const lines = server.serve.output().split("\n");
-  const chunking = lines.findLastIndex((line) => line.includes('"msg":"document variant chunking"'));
-  const chunked = lines.findIndex((line, i) => i > chunking && line.includes('"msg":"document variant chunked"'));
+  const chunking = lines.findIndex((line) => line.includes('"msg":"document variant chunking"') && line.includes(variant_id));
+  const chunked = lines.findIndex((line) => line.includes('"msg":"document variant chunked"') && line.includes(variant_id));
   expect(chunking).toBeGreaterThan(0);
   expect(chunked).toBeGreaterThan(chunking);
   const healthzMeanwhile = lines.slice(chunking, chunked).filter((line) => line.includes('"path":"/healthz"'));

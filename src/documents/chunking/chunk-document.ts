@@ -32,7 +32,7 @@ export async function chunkDocument(doc: ParsedDocument, options: ChunkingOption
   const tables = tableContexts(flow);
   const captionIndices = new Set([...tables.values()].flatMap((context) => (context.captionIndex === null ? [] : [context.captionIndex])));
   const isProse = (i: number) => !["heading", "table"].includes(flow[i].block.kind) && !captionIndices.has(i);
-  const units = options.strategy === "semantic" ? await semanticUnits(flow, isProse, requireEmbedMany(options)) : recursiveUnits(flow);
+  const units = options.strategy === "semantic" ? await semanticUnits(flow, isProse, requireEmbedMany(options), settings.maxChars) : recursiveUnits(flow);
 
   // Each chunk is assembled as soon as it is packed, so its units (one per word, for a text cut
   // that fine) are garbage right away rather than held for the whole document.

@@ -11,13 +11,20 @@ import { DecompressionLimitError, InflationBudget, RATIO_GRACE_BYTES, type Decom
 /** Compressed bytes handed to the inflater per step: one step can produce at most ~1032 times this. */
 const PUSH_BYTES = 16 * 1024;
 
-/** The zip's entries, inflated within the limits; throws DecompressionLimitError or CorruptFileError. */
-export function unzipWithinLimits(bytes: Uint8Array, limits: DecompressionLimits): Unzipped {
-  const compressedSizes = checkDeclaredSizes(bytes, limits);
+/**
+ * The zip's entries, inflated within the limits; throws DecompressionLimitError or CorruptFileError.
+ * Entries `wanted` rejects are neither inflated nor counted: they come back empty.
+ */
+export function unzipWithinLimits(bytes: Uint8Array, limits: DecompressionLimits, wanted: (name: string) => boolean): Unzipped {
+  const compressedSizes = checkDeclaredSizes(bytes, limits, wanted);
   const budget = new InflationBudget(limits);
   const files: Unzipped = {};
   const failures: Error[] = [];
   const unzip = new Unzip((file) => {
+    if (!wanted(file.name)) {
+      files[file.name] = new Uint8Array(0);
+      return;
+    }
     const pieces: Uint8Array<ArrayBuffer>[] = [];
     let inflated = 0;
     file.ondata = (error, chunk, final) => {
@@ -43,18 +50,19 @@ export function unzipWithinLimits(bytes: Uint8Array, limits: DecompressionLimits
   return files;
 }
 
-/** The DOCX rebuilt from its checked entries, stored uncompressed, for a parser that inflates on its own. */
-export function repackWithinLimits(bytes: Uint8Array, limits: DecompressionLimits): Uint8Array {
-  return zipSync(unzipWithinLimits(bytes, limits), { level: 0 });
+/** The zip rebuilt from its checked entries, stored uncompressed, for a parser that inflates on its own. */
+export function repackWithinLimits(bytes: Uint8Array, limits: DecompressionLimits, wanted: (name: string) => boolean): Uint8Array {
+  return zipSync(unzipWithinLimits(bytes, limits, wanted), { level: 0 });
 }
 
 /** Refuses an archive whose central directory already admits too much; returns each entry's compressed size. */
-function checkDeclaredSizes(bytes: Uint8Array, limits: DecompressionLimits): Map<string, number> {
+function checkDeclaredSizes(bytes: Uint8Array, limits: DecompressionLimits, wanted: (name: string) => boolean): Map<string, number> {
   const sizes = new Map<string, number>();
   let declaredTotal = 0;
   try {
     unzipSync(bytes, {
       filter: ({ name, size, originalSize }) => {
+        if (!wanted(name)) return false;
         sizes.set(name, size);
         declaredTotal += originalSize;
         if (originalSize > RATIO_GRACE_BYTES && originalSize > size * limits.maxCompressionRatio) {
