@@ -42,7 +42,7 @@ export class ChunkPacker {
   ) {}
 
   add(unit: Unit): void {
-    if (unit.topicShift && this.hasContent() && this.settings.countTokens(joinUnits(this.units)) >= this.settings.minTopicTokens) this.close(false);
+    if (unit.topicShift && this.hasContent() && this.heldTotals().tokens >= this.settings.minTopicTokens) this.close(false);
     for (const window of windowPieces(unit, this.settings.maxChars)) this.place(window);
   }
 
@@ -122,14 +122,14 @@ export class ChunkPacker {
   private fits(unit: Unit): boolean {
     const held = this.heldTotals();
     if (held.chars + (this.units.length > 0 ? unit.joiner.length : 0) + unit.text.length > this.settings.maxChars) return false;
-    return this.within([...this.units, unit], held.tokens + this.tokensOf(unit), this.settings.chunkSize);
+    return this.within(() => [...this.units, unit], held.tokens + this.tokensOf(unit), this.settings.chunkSize);
   }
 
-  /** Whether `units` joined count at most `limit` tokens, given the sum of their own counts. */
-  private within(units: Unit[], sum: number, limit: number): boolean {
+  /** Whether the units joined count at most `limit` tokens, given the sum of their own counts (the units are only listed near the limit). */
+  private within(units: () => Unit[], sum: number, limit: number): boolean {
     if (sum <= limit - EXACT_MARGIN) return true;
     if (sum > limit + EXACT_MARGIN) return false;
-    return this.settings.countTokens(joinUnits(units)) <= limit;
+    return this.settings.countTokens(joinUnits(units())) <= limit;
   }
 
   private fitsWithoutOverlap(unit: Unit): boolean {
@@ -188,7 +188,7 @@ export class ChunkPacker {
       const pieces = unit.level === "char" || unit.level === "word" ? [unit] : splitUnit(unit, unit.isCode ? "line" : "sentence");
       for (const piece of pieces.reverse()) {
         tokens += this.tokensOf(piece);
-        if (!this.within([piece, ...tail], tokens, chunkOverlap)) return asOverlap(tail.length > 0 ? tail : this.trailingWords(content.at(-1)!));
+        if (!this.within(() => [piece, ...tail], tokens, chunkOverlap)) return asOverlap(tail.length > 0 ? tail : this.trailingWords(content.at(-1)!));
         tail.unshift(piece);
       }
     }
@@ -201,7 +201,7 @@ export class ChunkPacker {
     let tokens = 0;
     for (const word of splitUnit(unit, "word").reverse()) {
       tokens += this.tokensOf(word);
-      if (!this.within([word, ...tail], tokens, this.settings.chunkOverlap)) break;
+      if (!this.within(() => [word, ...tail], tokens, this.settings.chunkOverlap)) break;
       tail.unshift(word);
     }
     return tail;
