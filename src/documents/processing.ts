@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { buildParentIndex, dedupChunk, noParentResult, normaliseText, type DedupResult, type ParentChunk } from "../dedup";
+import { dedupChunk, noParentResult, normaliseText, ParentIndexBuilder, type DedupResult, type ParentChunk, type ParentIndex } from "../dedup";
 import type { Embedder } from "../embeddings/embedder";
 import type { Logger } from "../logging/logger";
 import type { WorkspaceScope } from "../tenancy/scope";
@@ -220,8 +220,8 @@ async function processDocument(
   const parent = version.parentVersionId ? await parentChunks(env, scope, version.parentVersionId, config) : null;
 
   // Exact chunks take their parent chunk's vector; every other chunk is embedded.
-  const index = parent ? buildParentIndex(parent.chunks) : null;
   const slice = new TimeSlice();
+  const index = parent ? await parentIndex(parent.chunks, slice) : null;
   const results: DedupResult[] = [];
   for (const draft of drafts) {
     results.push(index ? dedupChunk({ text: draft.text }, index) : noParentResult({ text: draft.text }));
@@ -266,6 +266,15 @@ async function processDocument(
     embeddingsComputed: toEmbed.length,
     embeddingsReused: drafts.length - toEmbed.length,
   };
+}
+
+async function parentIndex(chunks: ParentChunk[], slice: TimeSlice): Promise<ParentIndex> {
+  const builder = new ParentIndexBuilder(chunks.length);
+  for (const chunk of chunks) {
+    builder.add(chunk);
+    await slice.pause();
+  }
+  return builder.finish(chunks);
 }
 
 async function embedInBatches(embed: JobEnv["embedTexts"], texts: string[], afterBatch?: (embedded: number) => void): Promise<Float32Array[]> {
