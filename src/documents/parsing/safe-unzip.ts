@@ -16,15 +16,20 @@ const PUSH_BYTES = 16 * 1024;
  * Entries `wanted` rejects are neither inflated nor counted: they come back empty.
  */
 export function unzipWithinLimits(bytes: Uint8Array, limits: DecompressionLimits, wanted: (name: string) => boolean): Unzipped {
-  const compressedSizes = checkDeclaredSizes(bytes, limits, wanted);
+  checkDeclaredSizes(bytes, limits, wanted);
   const budget = new InflationBudget(limits);
   const files: Unzipped = {};
   const failures: Error[] = [];
+  // Bytes handed to the unzipper so far: an entry's compressed size is counted from the push in
+  // which it started (an over-estimate, so the ratio is never over-stated), not from its headers.
+  let pushedBefore = 0;
+  let pushed = 0;
   const unzip = new Unzip((file) => {
     if (!wanted(file.name)) {
       files[file.name] = new Uint8Array(0);
       return;
     }
+    const startedAt = pushedBefore;
     const pieces: Uint8Array<ArrayBuffer>[] = [];
     let inflated = 0;
     file.ondata = (error, chunk, final) => {
@@ -32,7 +37,7 @@ export function unzipWithinLimits(bytes: Uint8Array, limits: DecompressionLimits
       inflated += chunk.length;
       pieces.push(chunk);
       // Throwing here unwinds out of unzip.push(): no further byte is inflated.
-      budget.add(file.name, chunk.length, inflated, compressedSizes.get(file.name) ?? file.size ?? 0);
+      budget.add(file.name, chunk.length, inflated, pushed - startedAt);
       if (final) files[file.name] = concat(pieces, inflated);
     };
     file.start();
@@ -40,6 +45,8 @@ export function unzipWithinLimits(bytes: Uint8Array, limits: DecompressionLimits
   unzip.register(UnzipInflate);
   try {
     for (let offset = 0; offset < bytes.length; offset += PUSH_BYTES) {
+      pushedBefore = offset;
+      pushed = Math.min(bytes.length, offset + PUSH_BYTES);
       unzip.push(bytes.subarray(offset, offset + PUSH_BYTES), offset + PUSH_BYTES >= bytes.length);
       if (failures.length > 0) throw failures[0];
     }
@@ -55,15 +62,13 @@ export function repackWithinLimits(bytes: Uint8Array, limits: DecompressionLimit
   return zipSync(unzipWithinLimits(bytes, limits, wanted), { level: 0 });
 }
 
-/** Refuses an archive whose central directory already admits too much; returns each entry's compressed size. */
-function checkDeclaredSizes(bytes: Uint8Array, limits: DecompressionLimits, wanted: (name: string) => boolean): Map<string, number> {
-  const sizes = new Map<string, number>();
+/** Refuses an archive whose central directory already admits too much. */
+function checkDeclaredSizes(bytes: Uint8Array, limits: DecompressionLimits, wanted: (name: string) => boolean): void {
   let declaredTotal = 0;
   try {
     unzipSync(bytes, {
       filter: ({ name, size, originalSize }) => {
         if (!wanted(name)) return false;
-        sizes.set(name, size);
         declaredTotal += originalSize;
         if (originalSize > RATIO_GRACE_BYTES && originalSize > size * limits.maxCompressionRatio) {
           throw new DecompressionLimitError(
@@ -86,7 +91,6 @@ function checkDeclaredSizes(bytes: Uint8Array, limits: DecompressionLimits, want
       "--max-decompressed-bytes",
     );
   }
-  return sizes;
 }
 
 function concat(pieces: Uint8Array<ArrayBuffer>[], length: number): Uint8Array<ArrayBuffer> {
