@@ -5,6 +5,8 @@ import { invalidAllowedHostEntry } from "../egress/allowed-hosts";
  * how a raw string becomes a typed value. `--help` and README are generated from the same rows,
  * so a setting cannot be documented in one place and missing in another.
  */
+import { DEFAULT_DECOMPRESSION_LIMITS } from "../documents/parsing/limits";
+
 export type OptionSpec<T> = {
   flag: string;
   env: string;
@@ -166,6 +168,20 @@ export const serveOptions = {
     help: "Failed logins per account within 15 minutes before further attempts get 429 (a client address may fail 4x as often)",
     default: 5,
     parse: integer(1, 1_000_000),
+  },
+  maxDecompressedBytes: {
+    flag: "--max-decompressed-bytes",
+    env: "SIEVE_MAX_DECOMPRESSED_BYTES",
+    help: "Most bytes one document's compressed parts (DOCX zip entries, PDF Flate streams) may inflate to, counted while inflating (413 above)",
+    default: DEFAULT_DECOMPRESSION_LIMITS.maxDecompressedBytes,
+    parse: integer(1024 * 1024, 4 * 1024 * 1024 * 1024),
+  },
+  maxCompressionRatio: {
+    flag: "--max-compression-ratio",
+    env: "SIEVE_MAX_COMPRESSION_RATIO",
+    help: "Largest inflated/compressed ratio of one DOCX entry or PDF stream beyond its first MiB (422 above)",
+    default: DEFAULT_DECOMPRESSION_LIMITS.maxCompressionRatio,
+    parse: integer(2, 100_000),
   },
   evidenceFlushMs: {
     flag: "--evidence-flush-ms",

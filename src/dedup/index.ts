@@ -1,5 +1,5 @@
 /** Version-aware chunk deduplication: pure functions, no database, no HTTP. */
-export { buildParentIndex, type ParentIndex } from './parent-index';
+export { buildParentIndex, ParentIndexBuilder, type ParentIndex } from './parent-index';
 export { dedupChunk, type DedupChunkOptions } from './dedup-chunk';
 export { dedupVersion } from './dedup-version';
 export { noParentResult } from './no-parent';

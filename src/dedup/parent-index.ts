@@ -32,52 +32,72 @@ export type ParentIndex = {
 };
 
 export function buildParentIndex(parents: readonly ParentChunk[]): ParentIndex {
-  const chunkByText = new Map<string, number>();
-  const sentencePositions = new Map<string, number[]>();
-  const sentenceAt: string[] = [];
-  const chunkOfSentence: number[] = [];
-  const sentenceCounts = new Int32Array(parents.length);
-  const signatures: (Uint32Array | null)[] = [];
-  const lshBuckets = new Map<number, number[]>();
-  const embeddingNorms = new Float64Array(parents.length);
+  const builder = new ParentIndexBuilder(parents.length);
+  for (const parent of parents) builder.add(parent);
+  return builder.finish(parents);
+}
 
-  parents.forEach((parent, ordinal) => {
+/**
+ * The index built one parent chunk at a time, in document order, so a caller on the server's
+ * thread can let other work run between chunks (MinHash over thousands of chunks takes seconds).
+ */
+export class ParentIndexBuilder {
+  private readonly chunkByText = new Map<string, number>();
+  private readonly sentencePositions = new Map<string, number[]>();
+  private readonly sentenceAt: string[] = [];
+  private readonly chunkOfSentence: number[] = [];
+  private readonly sentenceCounts: Int32Array;
+  private readonly signatures: (Uint32Array | null)[] = [];
+  private readonly lshBuckets = new Map<number, number[]>();
+  private readonly embeddingNorms: Float64Array;
+  private added = 0;
+
+  constructor(count: number) {
+    this.sentenceCounts = new Int32Array(count);
+    this.embeddingNorms = new Float64Array(count);
+  }
+
+  add(parent: ParentChunk): void {
+    const ordinal = this.added++;
     const text = normaliseText(parent.text);
-    if (text && !chunkByText.has(text)) chunkByText.set(text, ordinal);
+    if (text && !this.chunkByText.has(text)) this.chunkByText.set(text, ordinal);
 
     const keys = sentenceKeys(parent.text);
-    sentenceCounts[ordinal] = keys.length;
+    this.sentenceCounts[ordinal] = keys.length;
     for (const key of keys) {
-      const position = sentenceAt.length;
-      sentenceAt.push(key);
-      chunkOfSentence.push(ordinal);
-      const positions = sentencePositions.get(key);
+      const position = this.sentenceAt.length;
+      this.sentenceAt.push(key);
+      this.chunkOfSentence.push(ordinal);
+      const positions = this.sentencePositions.get(key);
       if (positions) positions.push(position);
-      else sentencePositions.set(key, [position]);
+      else this.sentencePositions.set(key, [position]);
     }
 
     const signature = minhashSignature(text);
-    signatures.push(signature);
+    this.signatures.push(signature);
     if (signature) {
       for (const key of lshBandKeys(signature)) {
-        const bucket = lshBuckets.get(key);
+        const bucket = this.lshBuckets.get(key);
         if (bucket) bucket.push(ordinal);
-        else lshBuckets.set(key, [ordinal]);
+        else this.lshBuckets.set(key, [ordinal]);
       }
     }
 
-    if (parent.embedding) embeddingNorms[ordinal] = vectorNorm(parent.embedding);
-  });
+    if (parent.embedding) this.embeddingNorms[ordinal] = vectorNorm(parent.embedding);
+  }
 
-  return {
-    chunks: parents,
-    chunkByText,
-    sentencePositions,
-    sentenceAt,
-    chunkOfSentence: Int32Array.from(chunkOfSentence),
-    sentenceCounts,
-    signatures,
-    lshBuckets,
-    embeddingNorms,
-  };
+  /** `parents`: the chunks added, in the order they were added. */
+  finish(parents: readonly ParentChunk[]): ParentIndex {
+    return {
+      chunks: parents,
+      chunkByText: this.chunkByText,
+      sentencePositions: this.sentencePositions,
+      sentenceAt: this.sentenceAt,
+      chunkOfSentence: Int32Array.from(this.chunkOfSentence),
+      sentenceCounts: this.sentenceCounts,
+      signatures: this.signatures,
+      lshBuckets: this.lshBuckets,
+      embeddingNorms: this.embeddingNorms,
+    };
+  }
 }

@@ -17,7 +17,8 @@ import {
   uploadDocument,
   type DocumentsEnv,
 } from "./service";
-import { readUpload } from "./upload";
+import { OneAtATime } from "./one-at-a-time";
+import { decompressionLimits, readUpload } from "./upload";
 import { usageView } from "./usage";
 
 /** The upload body is read by hand (two content types); these schemas only document it. */
@@ -43,7 +44,7 @@ const UPLOAD_DESCRIPTION =
  * session cookie (and X-CSRF-Token on changes).
  */
 export const documentsController = (ctx: AppContext) => {
-  const env: DocumentsEnv = { jobs: documentJobs(ctx), log: ctx.log };
+  const env: DocumentsEnv = { jobs: documentJobs(ctx), log: ctx.log, limits: decompressionLimits(ctx.config), parsing: new OneAtATime() };
   return new Elysia({ prefix: "/api", detail: { tags: ["documents"] } })
     .use(bearerKeyAuth(ctx))
     .post(

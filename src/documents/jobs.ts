@@ -10,6 +10,7 @@ import { WorkspaceScope } from "../tenancy/scope";
 import type { ParsedDocument } from "./parsing";
 import { JobAborted, runVariantJob, type JobEnv } from "./processing";
 import { documentVariants } from "./schema";
+import { decompressionLimits } from "./upload";
 
 type Job = { workspaceId: string; variantId: string };
 
@@ -29,6 +30,7 @@ export class DocumentJobs {
     this.#ctx = ctx;
     this.#env = {
       log: ctx.log,
+      limits: decompressionLimits(ctx.config),
       embedder: () => ctx.embedder.loaded,
       // Bulk: every request-path text (firewall, cache, /v1/embeddings) is served before a document's chunks.
       embedTexts: async (texts) => (await ctx.embedder.loaded).embedMany(texts, { priority: "bulk" }),

@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { buildParentIndex, dedupChunk, noParentResult, normaliseText, type DedupResult, type ParentChunk } from "../dedup";
+import { dedupChunk, noParentResult, normaliseText, ParentIndexBuilder, type DedupResult, type ParentChunk, type ParentIndex } from "../dedup";
 import type { Embedder } from "../embeddings/embedder";
 import type { Logger } from "../logging/logger";
 import type { WorkspaceScope } from "../tenancy/scope";
@@ -14,7 +14,7 @@ import { chunkDocument, type ChunkDraft } from "./chunking";
 import type { ChunkingConfig } from "./chunking-config";
 import { deleteVectorsOf, readChunks, readVectors, writeChunks, type NewChunk } from "./chunk-store";
 import { dedupColumns } from "./dedup-columns";
-import { parseDocument, type ParsedDocument } from "./parsing";
+import { parseDocument, type DecompressionLimits, type ParsedDocument } from "./parsing";
 import {
   ensureVariant,
   findDocument,
@@ -28,6 +28,7 @@ import {
   type VersionRow,
 } from "./records";
 import { documentChunks, documentVariants, type VariantStatus } from "./schema";
+import { TimeSlice } from "./time-slice";
 import { addUsage } from "./usage";
 
 /**
@@ -46,6 +47,8 @@ export class JobAborted extends Error {}
 
 export type JobEnv = {
   log: Logger;
+  /** Bounds for parsing stored bytes again (the upload was checked against the same flags). */
+  limits: DecompressionLimits;
   /** The server's embedder, for its tokenizer (chunk sizes are counted in its tokens). */
   embedder: () => Promise<Embedder>;
   /** Chunk vectors, computed at bulk priority (after every request-path text). */
@@ -200,8 +203,9 @@ async function processDocument(
   document: DocumentRow,
   config: ChunkingConfig,
 ): Promise<VariantResult> {
-  const parsed = env.takeParsed(version.id) ?? (await parseStored(scope, document));
+  const parsed = env.takeParsed(version.id) ?? (await parseStored(scope, document, env.limits));
   const embedder = await env.embedder();
+  env.log.debug("document variant chunking", { variant_id: variant.id, blocks: parsed.blocks.length });
   const drafts = await chunkDocument(parsed, {
     strategy: config.strategy,
     chunkSize: config.chunkSize,
@@ -209,12 +213,18 @@ async function processDocument(
     countTokens: (text) => embedder.countTokens(text),
     embedMany: (texts) => embedInBatches(env.embedTexts, texts),
   });
+  env.log.debug("document variant chunked", { variant_id: variant.id, chunks: drafts.length });
   env.checkpoint();
   const parent = version.parentVersionId ? await parentChunks(env, scope, version.parentVersionId, config) : null;
 
   // Exact chunks take their parent chunk's vector; every other chunk is embedded.
-  const index = parent ? buildParentIndex(parent.chunks) : null;
-  const results: DedupResult[] = drafts.map((draft) => (index ? dedupChunk({ text: draft.text }, index) : noParentResult({ text: draft.text })));
+  const slice = new TimeSlice();
+  const index = parent ? await parentIndex(parent.chunks, slice) : null;
+  const results: DedupResult[] = [];
+  for (const draft of drafts) {
+    results.push(index ? dedupChunk({ text: draft.text }, index) : noParentResult({ text: draft.text }));
+    await slice.pause();
+  }
   const vectors: (Float32Array | undefined)[] = results.map((result) =>
     result.is_reused && result.dedup_source_chunk_id ? parent!.vectors.get(result.dedup_source_chunk_id) : undefined,
   );
@@ -229,7 +239,12 @@ async function processDocument(
   );
   toEmbed.forEach((i, k) => (vectors[i] = computed[k]));
   // With its own vector known, a chunk no sentence rule matched can still be a near-duplicate by cosine.
-  if (index) for (const i of toEmbed) results[i] = dedupChunk({ text: drafts[i].text }, index, { childEmbedding: vectors[i] });
+  if (index) {
+    for (const i of toEmbed) {
+      results[i] = dedupChunk({ text: drafts[i].text }, index, { childEmbedding: vectors[i] });
+      await slice.pause();
+    }
+  }
 
   const ids = drafts.map(() => crypto.randomUUID());
   const embedded = new Set(toEmbed);
@@ -251,6 +266,15 @@ async function processDocument(
   };
 }
 
+async function parentIndex(chunks: ParentChunk[], slice: TimeSlice): Promise<ParentIndex> {
+  const builder = new ParentIndexBuilder(chunks.length);
+  for (const chunk of chunks) {
+    builder.add(chunk);
+    await slice.pause();
+  }
+  return builder.finish(chunks);
+}
+
 async function embedInBatches(embed: JobEnv["embedTexts"], texts: string[], afterBatch?: (embedded: number) => void): Promise<Float32Array[]> {
   const vectors: Float32Array[] = [];
   for (let start = 0; start < texts.length; ) {
@@ -264,10 +288,10 @@ async function embedInBatches(embed: JobEnv["embedTexts"], texts: string[], afte
   return vectors;
 }
 
-async function parseStored(scope: WorkspaceScope, document: DocumentRow): Promise<ParsedDocument> {
+async function parseStored(scope: WorkspaceScope, document: DocumentRow, limits: DecompressionLimits): Promise<ParsedDocument> {
   const bytes = readBlob(scope, document.contentHash);
   if (!bytes) throw new Error(`the stored bytes of ${document.filename} are missing`);
-  return parseDocument(document.filename, bytes, document.mimeType);
+  return parseDocument(document.filename, bytes, document.mimeType, limits);
 }
 
 type ParentChunks = { versionId: string; chunks: ParentChunk[]; vectors: Map<string, Float32Array> };

@@ -5,9 +5,18 @@
 import type { z } from "zod";
 import { badRequest, httpError } from "../http/errors";
 import { describeZodIssues } from "../http/validation";
+import type { Config } from "../config";
 import type { Logger } from "../logging/logger";
 import { jsonUploadBody, multipartUploadFields, type UploadOptions } from "./model";
-import { CorruptFileError, EmptyFileError, parseDocument, UnsupportedFormatError, type ParsedDocument } from "./parsing";
+import {
+  CorruptFileError,
+  DecompressionLimitError,
+  EmptyFileError,
+  parseDocument,
+  UnsupportedFormatError,
+  type DecompressionLimits,
+  type ParsedDocument,
+} from "./parsing";
 
 export type Upload = { filename: string; bytes: Uint8Array; declaredMime: string | undefined; options: UploadOptions };
 
@@ -59,12 +68,24 @@ function parse<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   return result.data;
 }
 
-/** Parses the file, turning the parser's rejections into 415 (unsupported), 422 (corrupt) or 400 (empty). */
-export async function parseUploadedFile(upload: Upload, log: Logger): Promise<ParsedDocument> {
+/** The parsing limits the server was started with. */
+export function decompressionLimits(config: Config): DecompressionLimits {
+  return { maxDecompressedBytes: config.maxDecompressedBytes, maxCompressionRatio: config.maxCompressionRatio };
+}
+
+/**
+ * Parses the file, turning the parser's rejections into 415 (unsupported), 422 (corrupt or
+ * suspiciously compressed), 413 (inflates beyond the limit) or 400 (empty).
+ */
+export async function parseUploadedFile(upload: Upload, limits: DecompressionLimits, log: Logger): Promise<ParsedDocument> {
   try {
-    return await parseDocument(upload.filename, upload.bytes, upload.declaredMime);
+    return await parseDocument(upload.filename, upload.bytes, upload.declaredMime, limits);
   } catch (error) {
     const message = `file: ${(error as Error).message}`;
+    if (error instanceof DecompressionLimitError) {
+      if (error.limit === "decompressed_size") throw httpError(413, "decompressed_too_large", message);
+      throw httpError(422, "compression_ratio_too_high", message);
+    }
     if (error instanceof UnsupportedFormatError) throw httpError(415, "unsupported_format", message);
     if (error instanceof EmptyFileError) throw httpError(400, "empty_file", message);
     if (error instanceof CorruptFileError) throw httpError(422, "corrupt_file", message);

@@ -7,8 +7,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { assetPaths } from "../../src/runtime/assets";
-import { runCli, spawnServe, waitUntilReady, type ServeProcess } from "../support/process";
-import { startSieve, tempDir, type Tenant } from "../support/sieve";
+import { runCli, spawnServe, tenantFromCli as tenantFromCliOn, waitUntilReady, type ServeProcess } from "../support/process";
+import { startSieve, tempDir } from "../support/sieve";
 import { DocumentsClient } from "./api-client";
 import { longMarkdown } from "./documents-gen";
 
@@ -28,19 +28,7 @@ async function serve(): Promise<ServeProcess> {
   return started;
 }
 
-async function tenantFromCli(workspaceId?: string): Promise<Tenant> {
-  const args = ["keys", "create", "--data-dir", dataDir, "--json", ...(workspaceId ? ["--workspace", workspaceId] : [])];
-  const { stdout, code, stderr } = await runCli(args);
-  if (code !== 0) throw new Error(stderr);
-  const created = JSON.parse(stdout) as { workspace_id: string; api_key: string; key_id: string };
-  return {
-    workspaceId: created.workspace_id,
-    apiKey: created.api_key,
-    keyId: created.key_id,
-    serviceHeaders: {},
-    bearer: { Authorization: `Bearer ${created.api_key}` },
-  };
-}
+const tenantFromCli = (workspaceId?: string) => tenantFromCliOn(dataDir, workspaceId);
 
 /** Reads the data dir directly, as the files are after the kill. */
 function inspect<T>(read: (db: Database) => T): T {

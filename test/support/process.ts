@@ -1,5 +1,6 @@
 import { spawn, type Subprocess } from "bun";
 import { join, resolve } from "node:path";
+import type { Tenant } from "./sieve";
 
 export const REPO = resolve(import.meta.dir, "../..");
 export const MAIN = join(REPO, "src/main.ts");
@@ -40,4 +41,19 @@ export async function waitUntilReady(url: string, attempts = 200): Promise<void>
     await Bun.sleep(50);
   }
   throw new Error(`${url} never became ready`);
+}
+
+/** A workspace and API key created with `sieve keys create` on a data dir (no server needed). */
+export async function tenantFromCli(dataDir: string, workspaceId?: string): Promise<Tenant> {
+  const args = ["keys", "create", "--data-dir", dataDir, "--json", ...(workspaceId ? ["--workspace", workspaceId] : [])];
+  const { stdout, code, stderr } = await runCli(args);
+  if (code !== 0) throw new Error(stderr);
+  const created = JSON.parse(stdout) as { workspace_id: string; api_key: string; key_id: string };
+  return {
+    workspaceId: created.workspace_id,
+    apiKey: created.api_key,
+    keyId: created.key_id,
+    serviceHeaders: {},
+    bearer: { Authorization: `Bearer ${created.api_key}` },
+  };
 }

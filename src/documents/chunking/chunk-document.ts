@@ -13,9 +13,17 @@ import { MIN_TOPIC_CHUNK_FRACTION, semanticUnits } from "./semantic-strategy.ts"
 import { tableContexts } from "./table-context.ts";
 import { tablePieces } from "./table-chunks.ts";
 import type { ChunkDraft, ChunkingOptions } from "./types.ts";
-import type { Unit } from "./units.ts";
+import { windowPieces, type Unit } from "./units.ts";
+import { TimeSlice } from "../time-slice.ts";
 
 export const DEFAULT_CHUNK_SIZE = 512;
+/**
+ * A chunk holds at most chunkSize × this many characters. Prose runs at about 4-5 characters per
+ * wordpiece and code at about 3, so only unbroken runs (base64, a megabyte without a space, which
+ * the tokenizer counts as one unknown token per 100 characters) ever meet the bound; it keeps every
+ * count, chunk and embedding input small whatever the text.
+ */
+export const MAX_CHARS_PER_TOKEN = 32;
 export const DEFAULT_CHUNK_OVERLAP = 50;
 
 export async function chunkDocument(doc: ParsedDocument, options: ChunkingOptions): Promise<ChunkDraft[]> {
@@ -24,24 +32,36 @@ export async function chunkDocument(doc: ParsedDocument, options: ChunkingOption
   const tables = tableContexts(flow);
   const captionIndices = new Set([...tables.values()].flatMap((context) => (context.captionIndex === null ? [] : [context.captionIndex])));
   const isProse = (i: number) => !["heading", "table"].includes(flow[i].block.kind) && !captionIndices.has(i);
-  const units = options.strategy === "semantic" ? await semanticUnits(flow, isProse, requireEmbedMany(options)) : recursiveUnits(flow);
+  const units = options.strategy === "semantic" ? await semanticUnits(flow, isProse, requireEmbedMany(options), settings.maxChars) : recursiveUnits(flow);
 
-  const drafts: DraftParts[] = [];
-  const packer = new ChunkPacker(settings, (packed) => drafts.push(proseParts(packed)));
+  // Each chunk is assembled as soon as it is packed, so its units (one per word, for a text cut
+  // that fine) are garbage right away rather than held for the whole document.
+  const context = { format: doc.format, strategy: options.strategy, countTokens: options.countTokens };
+  const drafts: ChunkDraft[] = [];
+  const addDraft = (parts: DraftParts) => drafts.push(assembleDraft(parts, drafts.length, context));
+  const packer = new ChunkPacker(settings, (packed) => addDraft(proseParts(packed)));
+  const slice = new TimeSlice();
   let section: Section | null = null;
-  flow.forEach((item, i) => {
+  for (const [i, item] of flow.entries()) {
+    await slice.pause();
     if (item.section !== section) packer.sectionBreak();
     section = item.section;
-    if (captionIndices.has(i)) return;
+    if (captionIndices.has(i)) continue;
     if (item.block.kind !== "table") {
-      for (const unit of units[i]) packer.add(unit);
-      return;
+      // One window at a time, so a huge block is packed over many turns of the event loop.
+      for (const unit of units[i]) {
+        for (const window of windowPieces(unit, settings.maxChars)) {
+          packer.add(window);
+          await slice.pause();
+        }
+      }
+      continue;
     }
     const { captionIndex, syntheticContext } = tables.get(i)!;
     const caption = captionIndex === null ? null : flow[captionIndex];
     const pieces = tablePieces(item, caption, packer.tableBreak(), settings);
     pieces.forEach((piece, part) => {
-      drafts.push({
+      addDraft({
         units: piece.units,
         chunkType: "table",
         table: piece.table,
@@ -52,11 +72,10 @@ export async function chunkDocument(doc: ParsedDocument, options: ChunkingOption
         },
       });
     });
-  });
+  }
   packer.finish();
 
-  const context = { format: doc.format, strategy: options.strategy, countTokens: options.countTokens };
-  return drafts.map((parts, index) => assembleDraft(parts, index, context));
+  return drafts;
 }
 
 function proseParts(units: Unit[]): DraftParts {
@@ -72,7 +91,13 @@ function packerSettings(options: ChunkingOptions): PackerSettings {
   if (!Number.isInteger(chunkOverlap) || chunkOverlap < 0 || chunkOverlap >= chunkSize) {
     throw new RangeError(`chunkOverlap must be an integer from 0 to chunkSize - 1, got ${chunkOverlap}`);
   }
-  return { chunkSize, chunkOverlap, countTokens: options.countTokens, minTopicTokens: Math.floor(chunkSize * MIN_TOPIC_CHUNK_FRACTION) };
+  return {
+    chunkSize,
+    chunkOverlap,
+    countTokens: options.countTokens,
+    minTopicTokens: Math.floor(chunkSize * MIN_TOPIC_CHUNK_FRACTION),
+    maxChars: chunkSize * MAX_CHARS_PER_TOKEN,
+  };
 }
 
 function requireEmbedMany(options: ChunkingOptions): NonNullable<ChunkingOptions["embedMany"]> {

@@ -9,14 +9,16 @@ import type { TableData } from "../parsing/types.ts";
 import { ChunkPacker, type PackerSettings } from "./chunk-packer.ts";
 import type { FlowItem } from "./section-flow.ts";
 import type { TableMetadata } from "./types.ts";
-import { blockUnit, joinUnits, type Unit } from "./units.ts";
+import { blockUnit, joinedLength, joinUnits, type Unit } from "./units.ts";
 
 export type TablePiece = { units: Unit[]; table: TableMetadata };
 
 export function tablePieces(item: FlowItem, caption: FlowItem | null, headings: Unit[], settings: PackerSettings): TablePiece[] {
   const table = item.block.table!;
   const captionUnits = caption ? [blockUnit(caption)] : [];
-  const fits = (units: Unit[]) => settings.countTokens(joinUnits(units)) <= settings.chunkSize;
+  const fits = (units: Unit[]) => joinedLength(units) <= settings.maxChars && settings.countTokens(joinUnits(units)) <= settings.chunkSize;
+  const lineStarts = tableLineStarts(item);
+  const rowsUnit = (rows: number[]) => tableRowsUnit(item, lineStarts, rows);
   const whole = [...headings, ...captionUnits, blockUnit(item)];
   if (fits(whole)) return [{ units: whole, table: shapeOf(table, table.body.length) }];
 
@@ -24,12 +26,12 @@ export function tablePieces(item: FlowItem, caption: FlowItem | null, headings: 
   let lead = [...headings, ...captionUnits];
   let rows: number[] = [];
   const closePiece = () => {
-    pieces.push({ units: [...lead, rowsUnit(item, rows)], table: shapeOf(table, rows.length) });
+    pieces.push({ units: [...lead, rowsUnit(rows)], table: shapeOf(table, rows.length) });
     lead = captionUnits;
     rows = [];
   };
   for (let row = 0; row < table.body.length; row++) {
-    if (fits([...lead, rowsUnit(item, [...rows, row])])) {
+    if (fits([...lead, rowsUnit([...rows, row])])) {
       rows.push(row);
     } else if (rows.length > 0) {
       closePiece();
@@ -38,7 +40,7 @@ export function tablePieces(item: FlowItem, caption: FlowItem | null, headings: 
       lead = lead === captionUnits ? [] : captionUnits; // make room: drop the headings, then the caption
       row--;
     } else {
-      pieces.push(...oversizedRowPieces(rowsUnit(item, [row]), table, settings));
+      pieces.push(...oversizedRowPieces(rowsUnit([row]), table, settings));
       lead = captionUnits;
     }
   }
@@ -50,11 +52,16 @@ function shapeOf(table: TableData, bodyRows: number): TableMetadata {
   return { rows: bodyRows + (table.headers.length > 0 ? 1 : 0), columns: table.columns, headers: table.headers };
 }
 
-/** The header plus the given body rows, with offsets spanning those rows in the document text. */
-function rowsUnit(item: FlowItem, rows: number[]): Unit {
-  const table = item.block.table!;
+/** Offset of every line of the table's text (computed once per table, not once per row). */
+function tableLineStarts(item: FlowItem): number[] {
   const lineStarts = [0];
   for (const line of item.block.text.split("\n")) lineStarts.push(lineStarts[lineStarts.length - 1] + line.length + 1);
+  return lineStarts;
+}
+
+/** The header plus the given body rows, with offsets spanning those rows in the document text. */
+function tableRowsUnit(item: FlowItem, lineStarts: number[], rows: number[]): Unit {
+  const table = item.block.table!;
   const headerLines = table.headers.length > 0 ? 2 : 0;
   const first = rows[0] === 0 ? 0 : headerLines + rows[0];
   const last = headerLines + rows[rows.length - 1];

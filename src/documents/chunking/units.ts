@@ -25,6 +25,8 @@ export type Unit = {
   joiner: string;
   /** Semantic strategy only: the topic shifts right before this unit. */
   topicShift: boolean;
+  /** A window of an over-long unit after its first (see windowPieces): it goes on filling the chunk instead of starting one. */
+  continuation: boolean;
 };
 
 export function blockUnit(item: FlowItem): Unit {
@@ -42,6 +44,7 @@ export function blockUnit(item: FlowItem): Unit {
     level: "block",
     joiner: BLOCK_SEPARATOR,
     topicShift: false,
+    continuation: false,
   };
 }
 
@@ -78,7 +81,48 @@ export function cutUnit(unit: Unit, length: number): [Unit, Unit] {
 }
 
 function pieceOf(unit: Unit, span: Span, level: UnitLevel, joiner: string): Unit {
-  return { ...unit, text: unit.text.slice(span.start, span.end), start: unit.start + span.start, end: unit.start + span.end, level, joiner };
+  return { ...unit, text: unit.text.slice(span.start, span.end), start: unit.start + span.start, end: unit.start + span.end, level, joiner, continuation: false };
+}
+
+/**
+ * An over-long unit (a 10 MB paragraph) as consecutive windows of at most `maxChars`, cut at the
+ * last sentence end (line end for code, else space) inside each window, produced one at a time:
+ * splitting, counting and packing then only ever touch one window, never the whole text. Every
+ * window after the first is a continuation. A unit within `maxChars` comes back as it is.
+ */
+export function* windowPieces(unit: Unit, maxChars: number): Generator<Unit> {
+  const { text } = unit;
+  if (text.length <= maxChars) {
+    yield unit;
+    return;
+  }
+  let joiner = unit.joiner;
+  for (let start = 0; start < text.length; ) {
+    const end = text.length - start <= maxChars ? text.length : windowEnd(text, start, maxChars, unit.isCode);
+    yield { ...pieceOf(unit, { start, end }, unit.level, joiner), continuation: start > 0, topicShift: unit.topicShift && start === 0 };
+    let next = end;
+    while (next < text.length && /\s/.test(text[next])) next++;
+    joiner = text.slice(end, next);
+    start = next;
+  }
+}
+
+function windowEnd(text: string, start: number, maxChars: number, isCode: boolean): number {
+  const window = text.slice(start, start + maxChars);
+  if (!isCode) {
+    const sentences = sentenceSpans(window);
+    if (sentences.length > 1) return start + sentences[sentences.length - 2].end;
+  }
+  const space = Math.max(window.lastIndexOf("\n"), isCode ? -1 : window.lastIndexOf(" "));
+  if (space > 0) return start + space;
+  // No break at all: cut between characters, never inside a surrogate pair.
+  const end = start + maxChars;
+  return /[\uD800-\uDBFF]/.test(text[end - 1]) ? end - 1 : end;
+}
+
+/** Length of joinUnits(units), without building it. */
+export function joinedLength(units: Unit[]): number {
+  return units.reduce((sum, unit, i) => sum + (i > 0 ? unit.joiner.length : 0) + unit.text.length, 0);
 }
 
 /** Units joined by their joiners: the text of a chunk. */

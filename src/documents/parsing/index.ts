@@ -3,3 +3,4 @@ export { parseDocument } from "./parse-document.ts";
 export { detectFormat, type DetectedFormat } from "./detect-format.ts";
 export { CorruptFileError, DocumentInputError, EmptyFileError, UnsupportedFormatError } from "./errors.ts";
 export type { Block, BlockKind, DocumentFormat, ParsedDocument, TableData } from "./types.ts";
+export { DecompressionLimitError, DEFAULT_DECOMPRESSION_LIMITS, type DecompressionLimits } from "./limits.ts";

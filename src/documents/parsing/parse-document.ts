@@ -5,21 +5,27 @@ import { detectFormat } from "./detect-format.ts";
 import { parseDocx } from "./docx-parser.ts";
 import { EmptyFileError } from "./errors.ts";
 import { parseHtml } from "./html-parser.ts";
+import { DEFAULT_DECOMPRESSION_LIMITS, type DecompressionLimits } from "./limits.ts";
 import { parseMarkdown } from "./markdown-parser.ts";
 import { parsePdf } from "./pdf-parser.ts";
 import { parsePlainText } from "./text-parser.ts";
 import type { Block, ParsedDocument } from "./types.ts";
 
-export async function parseDocument(filename: string, bytes: Uint8Array, declaredMime?: string): Promise<ParsedDocument> {
+export async function parseDocument(
+  filename: string,
+  bytes: Uint8Array,
+  declaredMime?: string,
+  limits: DecompressionLimits = DEFAULT_DECOMPRESSION_LIMITS,
+): Promise<ParsedDocument> {
   const { format, mimeType, language } = detectFormat(filename, bytes, declaredMime);
   let blocks: Block[];
   let pageCount = 1;
   if (format === "pdf") {
-    const pdf = await parsePdf(bytes);
+    const pdf = await parsePdf(bytes, limits);
     blocks = pdf.blocks;
     pageCount = pdf.pageCount;
   } else if (format === "docx") {
-    blocks = await parseDocx(bytes);
+    blocks = await parseDocx(bytes, limits);
   } else {
     const text = decodeText(bytes);
     if (format === "html") blocks = parseHtml(text);

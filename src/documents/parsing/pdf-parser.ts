@@ -3,11 +3,14 @@ import { extractTextItems, getDocumentProxy } from "unpdf";
 import { CorruptFileError } from "./errors.ts";
 import { measureTypography, pageBlocks } from "./pdf-blocks.ts";
 import { pageLines } from "./pdf-lines.ts";
+import type { DecompressionLimits } from "./limits.ts";
+import { checkPdfStreams } from "./pdf-streams.ts";
 import type { Block } from "./types.ts";
 
 export type ParsedPdf = { pageCount: number; blocks: Block[] };
 
-export async function parsePdf(bytes: Uint8Array): Promise<ParsedPdf> {
+export async function parsePdf(bytes: Uint8Array, limits: DecompressionLimits): Promise<ParsedPdf> {
+  await checkPdfStreams(bytes, limits);
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
     // pdf.js takes ownership of the buffer it is given, so hand it a copy.

@@ -1,0 +1,14 @@
+/**
+ * Runs tasks one after another. Uploads are parsed through one of these: a parser's peak memory
+ * (mammoth holds a DOCX's XML as a tree, tens of times its size) is then paid once per server,
+ * not once per concurrent upload.
+ */
+export class OneAtATime {
+  #tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.#tail.then(task);
+    this.#tail = result.catch(() => undefined);
+    return result;
+  }
+}
