@@ -5,8 +5,15 @@
  */
 import type { StructuredTextItem } from "unpdf";
 
-export type PdfCell = { text: string; x: number };
-export type PdfLine = { text: string; cells: PdfCell[]; y: number; fontSize: number };
+export type PdfCell = { text: string; x: number; right: number };
+export type PdfLine = {
+  text: string;
+  cells: PdfCell[];
+  y: number;
+  fontSize: number;
+  /** Every item set in a fixed-pitch font (pdf.js's fallback family): code, not table cells. */
+  monospace: boolean;
+};
 
 const CELL_GAP_EM = 1.0;
 const WORD_GAP_EM = 0.1;
@@ -37,10 +44,14 @@ function lineOf(items: StructuredTextItem[]): PdfLine {
   for (const item of items) {
     const gap = previous ? item.x - (previous.x + previous.width) : Infinity;
     const cell = cells.at(-1);
-    if (!cell || gap > fontSize * CELL_GAP_EM) cells.push({ text: item.str, x: item.x });
-    else cell.text += gap > fontSize * WORD_GAP_EM && !/\s$/.test(cell.text) && !/^\s/.test(item.str) ? ` ${item.str}` : item.str;
+    if (!cell || gap > fontSize * CELL_GAP_EM) cells.push({ text: item.str, x: item.x, right: item.x + item.width });
+    else {
+      cell.right = item.x + item.width;
+      cell.text += gap > fontSize * WORD_GAP_EM && !/\s$/.test(cell.text) && !/^\s/.test(item.str) ? ` ${item.str}` : item.str;
+    }
     previous = item;
   }
   const cleanCells = cells.map((cell) => ({ ...cell, text: cell.text.replace(/\s+/g, " ").trim() }));
-  return { text: cleanCells.map((cell) => cell.text).join(" "), cells: cleanCells, y: items[0].y, fontSize };
+  const monospace = items.every((item) => item.fontFamily === "monospace");
+  return { text: cleanCells.map((cell) => cell.text).join(" "), cells: cleanCells, y: items[0].y, fontSize, monospace };
 }

@@ -3,6 +3,7 @@ import { extractTextItems, getDocumentProxy } from "unpdf";
 import { CorruptFileError } from "./errors.ts";
 import { measureTypography, pageBlocks } from "./pdf-blocks.ts";
 import { pageLines } from "./pdf-lines.ts";
+import { placeOutlineHeadings, readOutline } from "./pdf-outline.ts";
 import type { Block } from "./types.ts";
 
 export type ParsedPdf = { pageCount: number; blocks: Block[] };
@@ -19,7 +20,11 @@ export async function parsePdf(bytes: Uint8Array): Promise<ParsedPdf> {
     const { totalPages, items } = await extractTextItems(pdf);
     const pages = items.map(pageLines);
     const typography = measureTypography(pages);
-    return { pageCount: totalPages, blocks: pages.flatMap((lines, i) => pageBlocks(lines, i + 1, typography)) };
+    // With an outline, its bookmarks are the headings; without, headings are guessed from layout.
+    const outline = await readOutline(pdf);
+    const marked = outline.length > 0 ? placeOutlineHeadings(pages, outline) : pages;
+    const context = { typography, pageCount: totalPages, outlined: outline.length > 0 };
+    return { pageCount: totalPages, blocks: marked.flatMap((lines, i) => pageBlocks(lines, i + 1, context)) };
   } catch (error) {
     throw new CorruptFileError(`The PDF's text cannot be read: ${describe(error)}`);
   } finally {
