@@ -167,6 +167,28 @@ describe("a version is deduplicated against its parent", () => {
     expectSummaryMatchesChunks(pair);
   });
 
+  test("a version on the same topic with no text in common: regenerated, however close the embeddings", async () => {
+    const gen = new ProseGenerator(108);
+    const sections = makeSections(gen, 8);
+    // Every sentence's words reversed: the same words (so mean-pooled embeddings stay close),
+    // but no sentence and almost no word 3-shingle in common.
+    const reversed = sections.map((section) => ({
+      ...section,
+      heading: `${section.heading} revisited`,
+      paragraphs: section.paragraphs.map((p) => p.map((sentence) => `${sentence.replace(/[.?!]$/, "").split(" ").reverse().join(" ")}.`)),
+    }));
+    const pair = await versionPair(renderMarkdown(sections), renderMarkdown(reversed));
+    const cosines = pair.childChunks.map((chunk) => chunk.dedup_metadata.similarity.embedding_cosine ?? 0);
+    // The case this guards: embeddings alone would call these chunks near-duplicates.
+    expect(cosines.filter((cosine) => cosine >= 0.9).length).toBeGreaterThan(0);
+    const regenerated = pair.childChunks.filter((chunk) => chunk.embedding_recommendation === "regenerate").length;
+    expect(regenerated / pair.childChunks.length).toBeGreaterThanOrEqual(0.8);
+    for (const chunk of pair.childChunks) {
+      if (chunk.content_reuse_ratio < 0.3 && (chunk.dedup_metadata.similarity.minhash_jaccard ?? 0) < 0.5) expect(chunk.embedding_recommendation).toBe("regenerate");
+    }
+    expectSummaryMatchesChunks(pair);
+  });
+
   test("a parent without a variant of the child's configuration gets one first", async () => {
     const gen = new ProseGenerator(107);
     const sections = makeSections(gen, 4);

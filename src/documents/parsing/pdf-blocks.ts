@@ -204,7 +204,8 @@ function tableRunEnd(lines: PageLine[], start: number, contentsLine: boolean[]):
 /**
  * Columnar evidence: enough rows; cells that line up with the columns of the widest row (by
  * left edge, right edge or centre) in most rows; short cells in every column (a column of
- * running text is prose set side by side or an option list); no index entries ("term, 12").
+ * running text is prose set side by side or an option list); no index entries ("term, 12");
+ * not a listing whose first column counts lines (1, 2, 3...).
  */
 function isTable(lines: PdfLine[]): boolean {
   if (lines.length < MIN_TABLE_ROWS) return false;
@@ -222,6 +223,7 @@ function isTable(lines: PdfLine[]): boolean {
   );
   if (aligned.length < cells.length * MIN_ALIGNED_CELLS) return false;
   if (cells.filter((cell) => INDEX_CELL.test(cell.text)).length >= cells.length * 0.3) return false;
+  if (isLineNumbered(lines)) return false;
   const wordsByColumn = columns.map(() => ({ words: 0, cells: 0 }));
   for (const line of lines) {
     for (const cell of line.cells) {
@@ -231,6 +233,13 @@ function isTable(lines: PdfLine[]): boolean {
     }
   }
   return wordsByColumn.every((column) => column.cells === 0 || column.words / column.cells <= MAX_COLUMN_WORDS);
+}
+
+/** Most rows start with the previous row's leading number plus one: a numbered code listing. */
+function isLineNumbered(lines: PdfLine[]): boolean {
+  const leading = lines.map((line) => /^(\d{1,5})\b/.exec(line.cells[0].text)?.[1]).map(Number);
+  const steps = leading.slice(1).filter((n, i) => n === leading[i] + 1).length;
+  return steps >= (lines.length - 1) * 0.6;
 }
 
 function tableOfLines(lines: PdfLine[], page: number): Block {
