@@ -63,9 +63,14 @@ async function resolveTarget(pdf: PDFDocumentProxy, dest: OutlineNode["dest"]): 
   }
 }
 
-/** A title compared loosely: case, accents, punctuation, spacing and a leading section number ignored. */
+/**
+ * A title compared loosely: case, accents, punctuation, spacing and a leading section number
+ * ignored — also a bare one ("I siunitx-angle" in the outline is "Part I" + "siunitx-angle" on
+ * the page).
+ */
 export function normalisedTitle(text: string): string {
-  return normalise(splitSectionNumber(text).title) || normalise(text);
+  const title = normalise(splitSectionNumber(text).title) || normalise(text);
+  return title.replace(/^(?:[ivxlc]{1,7}|[a-z]|\d{1,3}) (?=\S)/, "");
 }
 
 function normalise(text: string): string {
@@ -91,17 +96,19 @@ export function placeOutlineHeadings(pages: PdfLine[][], outline: OutlineEntry[]
 
 function placeOnPage(lines: PdfLine[], entries: OutlineEntry[]): PageLine[] {
   const page: PageLine[] = [...lines];
-  // Place top-down: entries without a height keep their outline order after those with one.
-  const ordered = [...entries].sort((a, b) => (b.top ?? -Infinity) - (a.top ?? -Infinity));
+  // Where a bookmark without a height goes: after the heading placed before it.
   let cursor = 0;
-  for (const entry of ordered) {
+  for (const entry of entries) {
     const mark: HeadingMark = { level: entry.level, sectionNumber: splitSectionNumber(entry.title).sectionNumber };
-    const found = findTitle(page, cursor, entry);
-    if (found && found.exact) {
+    const found = findTitle(page, entry, cursor);
+    if (found?.exact) {
       const merged = page.slice(found.index, found.index + found.length);
-      const text = merged.map((line) => line.text).join(" ");
-      const line: PageLine = { ...merged[0], text, heading: { ...mark, sectionNumber: splitSectionNumber(text).sectionNumber ?? mark.sectionNumber } };
-      page.splice(found.index, found.length, line);
+      // A title can share its baseline with a margin note: only its own cells are the heading.
+      const rest = found.cells === null ? [] : [{ ...merged[0], cells: merged[0].cells.slice(found.cells), text: merged[0].cells.slice(found.cells).map((cell) => cell.text).join(" ") }];
+      const titleCells = found.cells === null ? null : merged[0].cells.slice(0, found.cells);
+      const text = titleCells ? titleCells.map((cell) => cell.text).join(" ") : merged.map((line) => line.text).join(" ");
+      const heading: PageLine = { ...merged[0], ...(titleCells ? { cells: titleCells } : {}), text, heading: { ...mark, sectionNumber: splitSectionNumber(text).sectionNumber ?? mark.sectionNumber } };
+      page.splice(found.index, found.length, heading, ...rest);
       cursor = found.index + 1;
     } else {
       const at = found ? found.index : insertionIndex(page, cursor, entry.top);
@@ -113,34 +120,41 @@ function placeOnPage(lines: PdfLine[], entries: OutlineEntry[]): PageLine[] {
   return page;
 }
 
-type TitleMatch = { index: number; length: number; exact: boolean };
+/** `cells`: the title is the first `cells` cells of a single line (the rest is something else); null when whole lines. */
+type TitleMatch = { index: number; length: number; exact: boolean; cells: number | null };
 
 /**
- * Lines from `from` on whose text is the title (exact), or starts with it (a run-in heading:
- * the heading goes before that line). Among several, the one nearest the bookmark's height.
+ * Lines of the page whose text is the title (exact), or starts with it (a run-in heading: the
+ * heading goes before that line). Among several, the one nearest the bookmark's height;
+ * without a height, the first from the cursor on.
  */
-function findTitle(lines: PageLine[], from: number, entry: OutlineEntry): TitleMatch | null {
+function findTitle(lines: PageLine[], entry: OutlineEntry, cursor: number): TitleMatch | null {
   const title = normalisedTitle(entry.title);
   const candidates: TitleMatch[] = [];
-  for (let i = from; i < lines.length; i++) {
+  for (let i = 0; i < lines.length; i++) {
     if (lines[i].heading) continue;
+    const { cells } = lines[i];
+    for (let count = 1; count < cells.length; count++) {
+      if (normalisedTitle(cells.slice(0, count).map((cell) => cell.text).join(" ")) === title) candidates.push({ index: i, length: 1, exact: true, cells: count });
+    }
     let joined = "";
     for (let length = 1; length <= MAX_TITLE_LINES && i + length <= lines.length; length++) {
+      if (lines[i + length - 1].heading) break;
       joined = `${joined} ${lines[i + length - 1].text}`;
       const text = normalisedTitle(joined);
-      if (text === title) candidates.push({ index: i, length, exact: true });
-      else if (length === 1 && text.startsWith(`${title} `)) candidates.push({ index: i, length, exact: false });
+      if (text === title) candidates.push({ index: i, length, exact: true, cells: null });
+      else if (length === 1 && text.startsWith(`${title} `)) candidates.push({ index: i, length, exact: false, cells: null });
       if (text.length >= title.length) break;
     }
   }
-  if (entry.top === null) return candidates[0] ?? null;
+  if (entry.top === null) return candidates.find((match) => match.index >= cursor) ?? null;
   const distance = (match: TitleMatch) => Math.abs(entry.top! - lines[match.index].y);
   return candidates.reduce<TitleMatch | null>((best, match) => (best === null || distance(match) < distance(best) ? match : best), null);
 }
 
-/** Before the first line (from `from` on) at or below the bookmark's height; the cursor without a height. */
-function insertionIndex(lines: PageLine[], from: number, top: number | null): number {
-  if (top === null) return from;
-  for (let i = from; i < lines.length; i++) if (lines[i].y <= top) return i;
-  return lines.length;
+/** Before the first line at or below the bookmark's height; at the cursor without a height. */
+function insertionIndex(lines: PageLine[], cursor: number, top: number | null): number {
+  if (top === null) return cursor;
+  const below = lines.findIndex((line) => line.y <= top);
+  return below < 0 ? lines.length : below;
 }
