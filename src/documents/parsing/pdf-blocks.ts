@@ -14,7 +14,7 @@
  * - a page number alone on the first or last line of a page is dropped.
  */
 import { isCaptionText } from "./caption-text.ts";
-import type { PdfLine } from "./pdf-lines.ts";
+import type { PdfCell, PdfLine } from "./pdf-lines.ts";
 import type { HeadingMark, PageLine } from "./pdf-outline.ts";
 import { isNumberedHeadingLine, sectionDepth, splitSectionNumber } from "./section-numbers.ts";
 import { tableBlock } from "./table-block.ts";
@@ -29,10 +29,10 @@ export type PdfTypography = {
 };
 
 const PARAGRAPH_GAP_LINES = 1.5;
-const TABLE_ROW_GAP_LINES = 2.5;
+const TABLE_ROW_GAP_LINES = 3;
 const HEADING_SIZE_RATIO = 1.2;
 const MIN_TABLE_ROWS = 3;
-/** Share of a table's cells that must line up (left, right or centre) with a column of its widest row. */
+/** Share of a table's cells that must line up (left, right, centre, or within one column's span) with a column of its widest row. */
 const MIN_ALIGNED_CELLS = 0.8;
 /** Mean words per cell above which a column is running text (two-column prose, option descriptions). */
 const MAX_COLUMN_WORDS = 8;
@@ -213,13 +213,17 @@ function isTable(lines: PdfLine[]): boolean {
   const columns = widest.cells;
   const tolerance = widest.fontSize * 0.6;
   const cells = lines.flatMap((line) => line.cells);
-  const aligned = cells.filter((cell) =>
-    columns.some(
-      (column) =>
-        Math.abs(cell.x - column.x) <= tolerance ||
-        Math.abs(cell.right - column.right) <= tolerance ||
-        Math.abs((cell.x + cell.right) / 2 - (column.x + column.right) / 2) <= tolerance,
-    ),
+  const overlaps = (cell: PdfCell, column: PdfCell) => cell.x < column.right && column.x < cell.right;
+  const aligned = cells.filter(
+    (cell) =>
+      columns.some(
+        (column) =>
+          Math.abs(cell.x - column.x) <= tolerance ||
+          Math.abs(cell.right - column.right) <= tolerance ||
+          Math.abs((cell.x + cell.right) / 2 - (column.x + column.right) / 2) <= tolerance,
+      ) ||
+      // A left-aligned cell under a centred header: inside one column's span, not straddling two.
+      columns.filter((column) => overlaps(cell, column)).length === 1,
   );
   if (aligned.length < cells.length * MIN_ALIGNED_CELLS) return false;
   if (cells.filter((cell) => INDEX_CELL.test(cell.text)).length >= cells.length * 0.3) return false;
@@ -227,7 +231,7 @@ function isTable(lines: PdfLine[]): boolean {
   const wordsByColumn = columns.map(() => ({ words: 0, cells: 0 }));
   for (const line of lines) {
     for (const cell of line.cells) {
-      const column = wordsByColumn[nearestIndex(columns.map((c) => c.x), cell.x)];
+      const column = wordsByColumn[columnOf(columns, cell)];
       column.words += cell.text.split(/\s+/).length;
       column.cells++;
     }
@@ -244,16 +248,23 @@ function isLineNumbered(lines: PdfLine[]): boolean {
 
 function tableOfLines(lines: PdfLine[], page: number): Block {
   const widest = lines.reduce((best, line) => (line.cells.length > best.cells.length ? line : best));
-  const anchors = widest.cells.map((cell) => cell.x);
+  const columns = widest.cells;
   const rows = lines.map((line) => {
-    const row = anchors.map(() => "");
+    const row = columns.map(() => "");
     for (const cell of line.cells) {
-      const column = nearestIndex(anchors, cell.x);
+      const column = columnOf(columns, cell);
       row[column] = row[column] ? `${row[column]} ${cell.text}` : cell.text;
     }
     return row;
   });
   return tableBlock(rows[0], rows.slice(1), page);
+}
+
+/** The column whose span overlaps the cell most; without any overlap, the one starting nearest. */
+function columnOf(columns: PdfCell[], cell: PdfCell): number {
+  const overlap = columns.map((column) => Math.min(cell.right, column.right) - Math.max(cell.x, column.x));
+  const best = overlap.indexOf(Math.max(...overlap));
+  return overlap[best] > 0 ? best : nearestIndex(columns.map((column) => column.x), cell.x);
 }
 
 function nearestIndex(values: number[], target: number): number {

@@ -17,6 +17,9 @@ export type PdfLine = {
 
 const CELL_GAP_EM = 1.0;
 const WORD_GAP_EM = 0.1;
+// Table cells laid out by word processors may sit a little above or below their row's other cells
+// (vertically centred): still the same line, as long as the item is to the right of the last one.
+const SAME_LINE_EM = 0.75;
 
 /** Items arrive in content-stream order, which is reading order for text a program laid out. */
 export function pageLines(items: StructuredTextItem[]): PdfLine[] {
@@ -25,7 +28,7 @@ export function pageLines(items: StructuredTextItem[]): PdfLine[] {
   for (const item of items) {
     if (item.str.trim() === "") continue;
     const last = current.at(-1);
-    const sameBaseline = last !== undefined && Math.abs(item.y - last.y) <= Math.max(item.fontSize, last.fontSize) * 0.5;
+    const sameBaseline = last !== undefined && Math.abs(item.y - last.y) <= Math.max(item.fontSize, last.fontSize) * SAME_LINE_EM;
     // Same baseline but further left: the next column's line, not the continuation of this one.
     if (last && (!sameBaseline || item.x < last.x)) {
       lines.push(lineOf(current));
