@@ -11,11 +11,15 @@
  * - failures (an error the API would answer with 5xx or a wrong 4xx), and apart from them the
  *   files refused because they have no text layer (drawings only), which is the right answer.
  *
- *   bun scripts/eval/documents.ts DIR [--max-pages 400] [--quiet]
+ * With --without-outline every PDF's outline is removed before parsing (pdf-lib), so the
+ * same ground truth measures the layout fallback (numbering, type size) used for PDFs that have none.
+ *
+ *   bun scripts/eval/documents.ts DIR [--max-pages 400] [--without-outline] [--quiet]
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { PDFDocument, PDFName } from "pdf-lib";
 import { getDocumentProxy } from "unpdf";
 import { chunkDocument } from "../../src/documents/chunking";
 import { EmptyFileError, parseDocument } from "../../src/documents/parsing";
@@ -24,11 +28,15 @@ import { sharedEmbedder } from "../../test/support/sieve";
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
-  options: { "max-pages": { type: "string", default: "400" }, quiet: { type: "boolean", default: false } },
+  options: {
+    "max-pages": { type: "string", default: "400" },
+    "without-outline": { type: "boolean", default: false },
+    quiet: { type: "boolean", default: false },
+  },
 });
 const dir = positionals[0];
 if (!dir) {
-  console.error("usage: bun scripts/eval/documents.ts DIR [--max-pages N] [--quiet]");
+  console.error("usage: bun scripts/eval/documents.ts DIR [--max-pages N] [--without-outline] [--quiet]");
   process.exit(2);
 }
 const MAX_PAGES = Number(args["max-pages"]);
@@ -55,6 +63,12 @@ async function outlineTitles(bytes: Uint8Array): Promise<{ pages: number; titles
   }
 }
 
+async function withoutOutline(bytes: Uint8Array): Promise<Uint8Array> {
+  const pdf = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false });
+  pdf.catalog.delete(PDFName.of("Outlines"));
+  return pdf.save();
+}
+
 type FileResult = { file: string; pages: number; outline: number; recovered: number; chunks: number; tables: number; seconds: number; error?: string; noText?: boolean };
 
 const embedder = await sharedEmbedder();
@@ -73,7 +87,7 @@ for (const file of files) {
       continue;
     }
     const started = performance.now();
-    const parsed = await parseDocument(file, bytes);
+    const parsed = await parseDocument(file, args["without-outline"] ? await withoutOutline(bytes) : bytes);
     const chunks = await chunkDocument(parsed, { strategy: "recursive", chunkSize: 512, chunkOverlap: 50, countTokens });
     result.seconds = (performance.now() - started) / 1000;
     const headings = new Set(chunks.flatMap((chunk) => chunk.section_hierarchy.map(normalisedTitle)));

@@ -119,8 +119,16 @@ function roundSize(size: number): number {
   return Math.round(size * 2) / 2;
 }
 
+/** Large type with words in it: not a lone number or symbol (a figure label), not an e-mail address or URL (a title page's author line). */
 function isLargeTypeHeading(line: PdfLine, bodyFontSize: number): boolean {
-  return line.cells.length === 1 && line.fontSize >= bodyFontSize * HEADING_SIZE_RATIO && line.text.split(/\s+/).length <= 12 && !/[.,;:]$/.test(line.text);
+  return (
+    line.cells.length === 1 &&
+    line.fontSize >= bodyFontSize * HEADING_SIZE_RATIO &&
+    line.text.split(/\s+/).length <= 12 &&
+    !/[.,;:]$/.test(line.text) &&
+    /\p{L}{2}/u.test(line.text) &&
+    !/@|:\/\/|www\./.test(line.text)
+  );
 }
 
 /** A heading guessed from layout (no outline): level from the numbering, else from the font size. */
@@ -232,11 +240,17 @@ function isTable(lines: PdfLine[]): boolean {
   for (const line of lines) {
     for (const cell of line.cells) {
       const column = wordsByColumn[columnOf(columns, cell)];
-      column.words += cell.text.split(/\s+/).length;
+      column.words += wordCount(cell.text);
       column.cells++;
     }
   }
   return wordsByColumn.every((column) => column.cells === 0 || column.words / column.cells <= MAX_COLUMN_WORDS);
+}
+
+/** Words, counting text in scripts written without spaces (Chinese, Japanese) at two characters a word. */
+function wordCount(text: string): number {
+  const unspaced = text.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu)?.length ?? 0;
+  return text.split(/\s+/).length + unspaced / 2;
 }
 
 /** Most rows start with the previous row's leading number plus one: a numbered code listing. */

@@ -36,7 +36,8 @@ export function isNumberedHeadingLine(line: string): boolean {
   const { sectionNumber, title } = splitSectionNumber(line);
   if (sectionNumber === null || line.length > 100) return false;
   if (title === "" && NAMED.test(line.trim())) return true;
-  if (!/^\p{Lu}/u.test(title) || !/\p{L}{2}/u.test(title)) return false;
+  // Capitalised, or in a script without case (CJK).
+  if (!/^[\p{Lu}\p{Lo}]/u.test(title) || !/\p{L}{2}/u.test(title)) return false;
   // A question is a fine heading ("1.2 What is this spec?"); a full stop or colon ends a sentence or item.
   if (/[.,;:!]$/.test(title)) return false;
   return title.split(/\s+/).length <= 12;
