@@ -4,7 +4,9 @@
  * tables of contents, indexes, listings and side-by-side prose are not tables or sections.
  */
 import { describe, expect, test } from "bun:test";
+import { chunkDocument } from "../../../src/documents/chunking/index.ts";
 import { parseDocument, type Block } from "../../../src/documents/parsing/index.ts";
+import { countWords } from "../chunking/stand-ins.ts";
 import { makePdf, type PdfElement } from "../../fixtures-gen/make-pdf.ts";
 
 const PROSE = "The reader follows the method step by step and checks every result against the reference before going on to the next part.";
@@ -104,5 +106,16 @@ describe("tables need columns", () => {
       expect(tables(blocks)).toEqual([]);
       expect(blocks.map((block) => block.text).join(" ")).toContain(rows[1][0]);
     }
+  });
+
+  test("an orphan PDF table (alone between two headings) is a table chunk with its synthetic context", async () => {
+    const rows = [["Sample", "Mass (g)", "Volume (ml)"], ["A1", "12.5", "30"], ["B2", "8.1", "22"], ["C3", "9.9", "25"]];
+    const bytes = await makePdf([[{ heading: "1 Samples", level: 1 }, { table: rows }, { heading: "2 Method", level: 1 }, { paragraph: PROSE }]], { outline: true });
+    const chunks = await chunkDocument(await parseDocument("orphan.pdf", bytes), { strategy: "recursive", chunkSize: 200, chunkOverlap: 0, countTokens: countWords });
+    const table = chunks.find((chunk) => chunk.chunk_type === "table")!;
+    expect(table).toMatchObject({ contains_table: true, section_hierarchy: ["1 Samples"], section_number: "1", table_metadata: { rows: 4, columns: 3, headers: rows[0] } });
+    expect(table.synthetic_context).toContain('Table in section "1 Samples"');
+    expect(table.synthetic_context).toContain("Columns: Sample, Mass (g), Volume (ml).");
+    expect(chunks.filter((chunk) => chunk !== table).every((chunk) => !chunk.contains_table && chunk.synthetic_context === null)).toBe(true);
   });
 });
