@@ -26,6 +26,8 @@ export type PageLine = PdfLine & { heading?: HeadingMark };
 
 /** Outlines larger than this are read up to it: a bound on work for a hostile file. */
 const MAX_ENTRIES = 5000;
+/** Bookmarks placed on one page, at most (real pages hold a few dozen): a bound on matching work. */
+const MAX_ENTRIES_PER_PAGE = 100;
 /** A title may wrap over this many lines. */
 const MAX_TITLE_LINES = 3;
 
@@ -86,7 +88,8 @@ function normalise(text: string): string {
 export function placeOutlineHeadings(pages: PdfLine[][], outline: OutlineEntry[]): PageLine[][] {
   const byPage = new Map<number, OutlineEntry[]>();
   for (const entry of outline) {
-    if (entry.pageIndex >= 0 && entry.pageIndex < pages.length) byPage.set(entry.pageIndex, [...(byPage.get(entry.pageIndex) ?? []), entry]);
+    const onPage = byPage.get(entry.pageIndex) ?? [];
+    if (entry.pageIndex >= 0 && entry.pageIndex < pages.length && onPage.length < MAX_ENTRIES_PER_PAGE) byPage.set(entry.pageIndex, [...onPage, entry]);
   }
   return pages.map((lines, pageIndex) => {
     const entries = byPage.get(pageIndex);
