@@ -8,8 +8,8 @@
  *   chunk's section_hierarchy; files without an outline are not counted here;
  * - table chunks: share of chunks typed `table` (on manuals, most should be text);
  * - pages/s of parse + chunk (wall clock, one file at a time);
- * - failures (an error the API would answer with 5xx or a wrong 4xx), and apart from them the
- *   files refused because they have no text layer (drawings only), which is the right answer.
+ * - failures (an error the API would answer with 5xx), and apart from them the files the API
+ *   refuses with a 4xx (no text layer: drawings only; not a PDF; corrupt), which is the right answer.
  *
  * With --without-outline every PDF's outline is removed before parsing (pdf-lib), so the
  * same ground truth measures the layout fallback (numbering, type size) used for PDFs that have none.
@@ -22,7 +22,7 @@ import { parseArgs } from "node:util";
 import { PDFDocument, PDFName } from "pdf-lib";
 import { getDocumentProxy } from "unpdf";
 import { chunkDocument } from "../../src/documents/chunking";
-import { EmptyFileError, parseDocument } from "../../src/documents/parsing";
+import { DocumentInputError, parseDocument } from "../../src/documents/parsing";
 import { normalisedTitle } from "../../src/documents/parsing/pdf-outline.ts";
 import { sharedEmbedder } from "../../test/support/sieve";
 
@@ -43,9 +43,10 @@ const MAX_PAGES = Number(args["max-pages"]);
 
 type OutlineNode = { title: string; items: OutlineNode[] };
 
-/** Normalised titles of every bookmark, depth first. */
+/** Normalised titles of every bookmark, depth first (none when pdf.js cannot open the file). */
 async function outlineTitles(bytes: Uint8Array): Promise<{ pages: number; titles: string[] }> {
-  const pdf = await getDocumentProxy(bytes.slice(), { verbosity: 0 });
+  const pdf = await getDocumentProxy(bytes.slice(), { verbosity: 0 }).catch(() => null);
+  if (!pdf) return { pages: 0, titles: [] };
   try {
     const outline = ((await pdf.getOutline()) ?? []) as OutlineNode[];
     const titles: string[] = [];
@@ -69,7 +70,7 @@ async function withoutOutline(bytes: Uint8Array): Promise<Uint8Array> {
   return pdf.save();
 }
 
-type FileResult = { file: string; pages: number; outline: number; recovered: number; chunks: number; tables: number; seconds: number; error?: string; noText?: boolean };
+type FileResult = { file: string; pages: number; outline: number; recovered: number; chunks: number; tables: number; seconds: number; error?: string; refused?: boolean };
 
 const embedder = await sharedEmbedder();
 const countTokens = (text: string) => embedder.countTokens(text);
@@ -96,7 +97,7 @@ for (const file of files) {
     result.chunks = chunks.length;
     result.tables = chunks.filter((chunk) => chunk.chunk_type === "table").length;
   } catch (error) {
-    result.noText = error instanceof EmptyFileError;
+    result.refused = error instanceof DocumentInputError;
     result.error = error instanceof Error ? error.message : String(error);
   }
   results.push(result);
@@ -108,7 +109,7 @@ function pct(part: number, whole: number): string {
 }
 
 function row(r: FileResult): string {
-  if (r.error) return `| ${r.file} | ${r.pages} | ${r.noText ? "refused" : "FAILED"}: ${r.error} |`;
+  if (r.error) return `| ${r.file} | ${r.pages} | ${r.refused ? "refused" : "FAILED"}: ${r.error} |`;
   return `| ${r.file} | ${r.pages} | ${r.recovered}/${r.outline} (${pct(r.recovered, r.outline)}) | ${r.tables}/${r.chunks} (${pct(r.tables, r.chunks)}) | ${(r.pages / r.seconds).toFixed(1)} |`;
 }
 
@@ -116,11 +117,11 @@ const ok = results.filter((r) => !r.error);
 const sum = (pick: (r: FileResult) => number) => ok.reduce((total, r) => total + pick(r), 0);
 const tableShares = ok.filter((r) => r.chunks > 0).map((r) => r.tables / r.chunks).sort((a, b) => a - b);
 const median = tableShares.length ? tableShares[Math.floor(tableShares.length / 2)] : 0;
-console.log("\n| files | pages | with outline | outline titles recovered | table chunks | median table share per file | pages/s | refused: no text layer | failures |");
+console.log("\n| files | pages | with outline | outline titles recovered | table chunks | median table share per file | pages/s | refused (4xx) | failures |");
 console.log("|---|---|---|---|---|---|---|---|---|");
 console.log(
   `| ${results.length} | ${sum((r) => r.pages)} | ${ok.filter((r) => r.outline > 0).length} | ${sum((r) => r.recovered)}/${sum((r) => r.outline)} (${pct(sum((r) => r.recovered), sum((r) => r.outline))}) | ` +
-    `${sum((r) => r.tables)}/${sum((r) => r.chunks)} (${pct(sum((r) => r.tables), sum((r) => r.chunks))}) | ${(100 * median).toFixed(0)}% | ${(sum((r) => r.pages) / sum((r) => r.seconds)).toFixed(1)} | ${results.filter((r) => r.noText).length} | ${results.filter((r) => r.error && !r.noText).length} |`,
+    `${sum((r) => r.tables)}/${sum((r) => r.chunks)} (${pct(sum((r) => r.tables), sum((r) => r.chunks))}) | ${(100 * median).toFixed(0)}% | ${(sum((r) => r.pages) / sum((r) => r.seconds)).toFixed(1)} | ${results.filter((r) => r.refused).length} | ${results.filter((r) => r.error && !r.refused).length} |`,
 );
-for (const failed of results.filter((r) => r.error)) console.log(`${failed.noText ? "refused" : "FAILED"} ${failed.file}: ${failed.error}`);
+for (const failed of results.filter((r) => r.error)) console.log(`${failed.refused ? "refused" : "FAILED"} ${failed.file}: ${failed.error}`);
 process.exit(0);
