@@ -25,7 +25,9 @@ const LEADING = 14;
 const HEADING_SIZES = { 1: 16, 2: 14, 3: 12 } as const;
 const COLUMN_WIDTH = 150;
 
-export async function makePdf(pages: PdfElement[][], options: { pageNumbers?: boolean; outline?: boolean } = {}): Promise<Uint8Array> {
+/** `outline`: bookmark every heading (true) or only headings up to a level. */
+export async function makePdf(pages: PdfElement[][], options: { pageNumbers?: boolean; outline?: boolean | { maxLevel: number } } = {}): Promise<Uint8Array> {
+  const bookmarked = (level: number) => options.outline === true || (typeof options.outline === "object" && level <= options.outline.maxLevel);
   const pdf = await PDFDocument.create();
   const bookmarks: Bookmark[] = [];
   const fonts = { regular: await pdf.embedFont(StandardFonts.Helvetica), bold: await pdf.embedFont(StandardFonts.HelveticaBold) };
@@ -38,10 +40,10 @@ export async function makePdf(pages: PdfElement[][], options: { pageNumbers?: bo
     };
     for (const element of elements) {
       if ("bookmark" in element) {
-        if (options.outline) bookmarks.push({ title: element.bookmark, level: element.level, page: page.ref, top: y });
+        if (bookmarked(element.level)) bookmarks.push({ title: element.bookmark, level: element.level, page: page.ref, top: y });
       } else if ("heading" in element) {
         y -= 8;
-        if (options.outline) bookmarks.push({ title: element.heading, level: element.level, page: page.ref, top: y + HEADING_SIZES[element.level] });
+        if (bookmarked(element.level)) bookmarks.push({ title: element.heading, level: element.level, page: page.ref, top: y + HEADING_SIZES[element.level] });
         write(element.heading, PAGE.margin, HEADING_SIZES[element.level], fonts.bold);
         y -= LEADING + 10;
       } else if ("paragraph" in element || "caption" in element) {

@@ -60,11 +60,15 @@ export function measureTypography(pages: PdfLine[][]): PdfTypography {
 export type PdfContext = {
   typography: PdfTypography;
   pageCount: number;
-  /** The headings are the lines the outline marked, no others. */
-  outlined: boolean;
+  /**
+   * Depth of the PDF's outline, 0 without one. With an outline, the headings are the lines it
+   * marked, plus numbered headings deeper than it goes (an outline of chapters only still
+   * leaves "2.1 Scope" a section).
+   */
+  outlineDepth: number;
 };
 
-export function pageBlocks(lines: PageLine[], page: number, { typography, pageCount, outlined }: PdfContext): Block[] {
+export function pageBlocks(lines: PageLine[], page: number, { typography, pageCount, outlineDepth }: PdfContext): Block[] {
   const content = withoutPageNumbers(lines);
   const contentsLine = contentsLines(content, pageCount);
   const blocks: Block[] = [];
@@ -90,7 +94,8 @@ export function pageBlocks(lines: PageLine[], page: number, { typography, pageCo
       }
       notTableUntil = tableEnd;
     }
-    const heading = line.heading ?? (outlined || contentsLine[i] ? null : layoutHeading(line, previous, content[i + 1], typography));
+    const guessed = line.heading || contentsLine[i] ? null : layoutHeading(line, previous, content[i + 1], typography);
+    const heading = line.heading ?? (outlineDepth === 0 || (guessed?.sectionNumber && guessed.level > outlineDepth) ? guessed : null);
     if (heading) {
       close();
       blocks.push({ kind: "heading", text: line.text, page, level: heading.level, sectionNumber: heading.sectionNumber });

@@ -4,7 +4,8 @@
  * and each heading is placed in the text by finding its title on the page the bookmark points
  * to (nearest to the bookmark's target height, so a running header or the table of contents
  * is not taken for it). A title not found as text there (set as an image or as maths) becomes
- * a heading line of its own at the bookmark's target.
+ * a heading line of its own at the bookmark's target. (Numbered headings deeper than the
+ * outline goes are still taken from layout: pdf-blocks.ts.)
  */
 import type { getDocumentProxy } from "unpdf";
 import type { PdfLine } from "./pdf-lines.ts";

@@ -23,7 +23,7 @@ export async function parsePdf(bytes: Uint8Array): Promise<ParsedPdf> {
     // With an outline, its bookmarks are the headings; without, headings are guessed from layout.
     const outline = await readOutline(pdf);
     const marked = outline.length > 0 ? placeOutlineHeadings(pages, outline) : pages;
-    const context = { typography, pageCount: totalPages, outlined: outline.length > 0 };
+    const context = { typography, pageCount: totalPages, outlineDepth: Math.max(0, ...outline.map((entry) => entry.level)) };
     return { pageCount: totalPages, blocks: marked.flatMap((lines, i) => pageBlocks(lines, i + 1, context)) };
   } catch (error) {
     throw new CorruptFileError(`The PDF's text cannot be read: ${describe(error)}`);

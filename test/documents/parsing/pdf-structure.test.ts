@@ -62,6 +62,19 @@ describe("sections from the PDF outline", () => {
   });
 });
 
+describe("an outline of chapters only", () => {
+  test("numbered sections deeper than the outline still come from layout, nested under their bookmarked chapter", async () => {
+    const bytes = await makePdf(BODY, { outline: { maxLevel: 1 } });
+    const blocks = (await parseDocument("chapters.pdf", bytes)).blocks;
+    expect(headings(blocks).map(({ text, level }) => [text, level])).toEqual([
+      ["1 Introduction", 1],
+      ["1.1 Version", 2],
+      ["1.2 What is this spec?", 2],
+      ["2 Usage", 1],
+    ]);
+  });
+});
+
 describe("sections from layout (no outline)", () => {
   test("numbered siblings stay siblings whatever their type size; the contents page gives no headings and no table", async () => {
     const blocks = (await parseDocument("manual.pdf", await makePdf([CONTENTS, ...BODY]))).blocks;
