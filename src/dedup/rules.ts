@@ -27,17 +27,20 @@ import type {
  *
  * (cosine counts only when a child embedding was passed; dedup_confidence is clamped to 0..1.)
  *
- * Embedding recommendation (the copied embedding would be the source chunk's)
+ * Embedding recommendation (the copied embedding would be the source chunk's). Copying is only
+ * ever advised when the text itself is (nearly) the same — by sentences or by MinHash — never
+ * from embedding similarity alone: a close embedding is only known after computing the new one,
+ * so it cannot save that work, and chunks on the same topic are close without sharing text.
  *
  * | strategy      | when                   | embedding_recommendation | recommendation_confidence |
  * |---------------|------------------------|--------------------------|---------------------------|
  * | exact         | always                 | reuse                    | high                      |
  * | high_reuse    | source_overlap ≥ 0.95  | reuse                    | medium                    |
  * | high_reuse    | otherwise              | consider_reuse           | medium                    |
- * | partial_reuse | source_overlap ≥ 0.5   | consider_reuse           | low                       |
- * | partial_reuse | otherwise              | regenerate               | medium                    |
+ * | partial_reuse | always                 | regenerate               | medium                    |
  * | mixed_content | always                 | regenerate               | medium                    |
- * | fuzzy         | always                 | consider_reuse           | low                       |
+ * | fuzzy         | jaccard ≥ 0.5          | consider_reuse           | low                       |
+ * | fuzzy         | otherwise (cosine only)| regenerate               | medium                    |
  * | new           | always                 | regenerate               | high                      |
  *
  * Why these numbers
@@ -59,7 +62,8 @@ import type {
  *   of their sentences both ways, e.g. one edit in twenty sentences or pure re-formatting. A
  *   chunk whose boundary moved (all sentences old, but from two parent chunks) is only
  *   consider_reuse.
- * - 0.5 (consider a partial_reuse embedding): at least half of both chunks is the same text.
+ * - partial_reuse is regenerated: with a fifth or more of its sentences new, the chunk's
+ *   embedding has moved too far for the old one to stand in for it (see 0.8 above).
  */
 export const DEDUP_THRESHOLDS: Readonly<DedupThresholds> = Object.freeze({
   high_reuse_min_ratio: 0.8,
@@ -68,7 +72,6 @@ export const DEDUP_THRESHOLDS: Readonly<DedupThresholds> = Object.freeze({
   fuzzy_min_jaccard: 0.5,
   fuzzy_min_cosine: 0.9,
   reuse_min_source_overlap: 0.95,
-  consider_min_source_overlap: 0.5,
 });
 
 /** What the rules read about one child chunk. */
@@ -148,16 +151,16 @@ const RECOMMENDATION_RULES: readonly RecommendationRow[] = [
     confidence: 'medium',
   },
   { strategy: 'high_reuse', when: 'otherwise', applies: always, recommendation: 'consider_reuse', confidence: 'medium' },
+  { strategy: 'partial_reuse', when: 'always', applies: always, recommendation: 'regenerate', confidence: 'medium' },
+  { strategy: 'mixed_content', when: 'always', applies: always, recommendation: 'regenerate', confidence: 'medium' },
   {
-    strategy: 'partial_reuse',
-    when: `source_overlap >= ${T.consider_min_source_overlap}`,
-    applies: (e) => e.sourceOverlap >= T.consider_min_source_overlap,
+    strategy: 'fuzzy',
+    when: `jaccard >= ${T.fuzzy_min_jaccard}`,
+    applies: (e) => e.jaccard >= T.fuzzy_min_jaccard,
     recommendation: 'consider_reuse',
     confidence: 'low',
   },
-  { strategy: 'partial_reuse', when: 'otherwise', applies: always, recommendation: 'regenerate', confidence: 'medium' },
-  { strategy: 'mixed_content', when: 'always', applies: always, recommendation: 'regenerate', confidence: 'medium' },
-  { strategy: 'fuzzy', when: 'always', applies: always, recommendation: 'consider_reuse', confidence: 'low' },
+  { strategy: 'fuzzy', when: 'embedding cosine only', applies: always, recommendation: 'regenerate', confidence: 'medium' },
   { strategy: 'new', when: 'always', applies: always, recommendation: 'regenerate', confidence: 'high' },
 ];
 

@@ -44,8 +44,6 @@ export type DedupThresholds = {
   fuzzy_min_cosine: number;
   /** source_overlap at or above which a high_reuse chunk may copy its source's embedding. */
   reuse_min_source_overlap: number;
-  /** source_overlap at or above which a partial_reuse chunk is still worth considering. */
-  consider_min_source_overlap: number;
 };
 
 export type DedupMetadata = {

@@ -46,14 +46,15 @@ describe('dedupChunk', () => {
     expect(r.dedup_metadata.rule).toBe('multi_source');
   });
 
-  test('near-duplicate by embedding cosine when both embeddings exist', () => {
+  test('near-duplicate by embedding cosine alone is reported as fuzzy but regenerated: no text in common', () => {
     const withVectors = buildParentIndex(
       parents.map((p, i) => ({ ...p, embedding: Float32Array.from([i === 2 ? 1 : 0, i === 2 ? 0 : 1, 0.1 * i]) })),
     );
     const child = { text: 'Bad weather slows the route up north, but the policy pays for nearly all damage.' };
     const r = dedupChunk(child, withVectors, { childEmbedding: Float32Array.from([0.98, 0.05, 0.2]) });
-    expect(r).toMatchObject({ dedup_strategy: 'fuzzy', dedup_source_chunk_id: 'risks', embedding_recommendation: 'consider_reuse' });
+    expect(r).toMatchObject({ dedup_strategy: 'fuzzy', dedup_source_chunk_id: 'risks', embedding_recommendation: 'regenerate' });
     expect(r.dedup_metadata.rule).toBe('near_duplicate_embedding');
+    expect(r.dedup_metadata.recommendation_rule).toBe('fuzzy (embedding cosine only)');
     expect(r.dedup_metadata.similarity.embedding_cosine).toBeGreaterThan(DEDUP_THRESHOLDS.fuzzy_min_cosine);
     expect(r.dedup_confidence).toBe(r.dedup_metadata.similarity.embedding_cosine!);
 
@@ -81,7 +82,7 @@ describe('dedupChunk', () => {
     const r = dedupChunk({ text: 'The warehouse ships pallets daily. Trucks leave at dawn. A new line.' }, index);
     expect(r.dedup_metadata).toMatchObject({
       rule: 'partial_reuse',
-      recommendation_rule: 'partial_reuse (source_overlap >= 0.5)',
+      recommendation_rule: 'partial_reuse (always)',
       thresholds: DEDUP_THRESHOLDS,
       similarity: { minhash_jaccard: null, embedding_cosine: null },
     });

@@ -48,10 +48,11 @@ describe('recommendation table', () => {
     ['exact', {}, 'reuse', 'high'],
     ['high_reuse', { sourceOverlap: 0.95 }, 'reuse', 'medium'],
     ['high_reuse', { sourceOverlap: 0.9 }, 'consider_reuse', 'medium'],
-    ['partial_reuse', { sourceOverlap: 0.5 }, 'consider_reuse', 'low'],
+    ['partial_reuse', { sourceOverlap: 1 }, 'regenerate', 'medium'],
     ['partial_reuse', { sourceOverlap: 0.4 }, 'regenerate', 'medium'],
     ['mixed_content', { sourceOverlap: 1 }, 'regenerate', 'medium'],
-    ['fuzzy', {}, 'consider_reuse', 'low'],
+    ['fuzzy', { jaccard: 0.5 }, 'consider_reuse', 'low'],
+    ['fuzzy', { jaccard: 0.49, cosine: 0.99 }, 'regenerate', 'medium'],
     ['new', {}, 'regenerate', 'high'],
   ];
   for (const [strategy, overrides, recommendation, confidence] of cases) {

@@ -40,14 +40,15 @@ describe('version pairs', () => {
     expect(results.map((r) => [r.total_sentences, r.reused_sentences_count, r.new_sentences_count])).toEqual(sizes.map((n) => [n, n - 1, 1]));
     expect(results.map((r) => r.dedup_source_chunk_id)).toEqual(parents.map((p) => p.id));
     // Only the 20-sentence chunk shares ≥ 95% of its sentences with its source: safe to copy.
+    // Below 80% reuse (partial) the old embedding no longer stands in for the chunk.
     expect(results.map((r) => `${r.embedding_recommendation}/${r.recommendation_confidence}`)).toEqual([
       'reuse/medium',
       'consider_reuse/medium',
       'consider_reuse/medium',
       'consider_reuse/medium',
-      'consider_reuse/low',
-      'consider_reuse/low',
-      'consider_reuse/low',
+      'regenerate/medium',
+      'regenerate/medium',
+      'regenerate/medium',
     ]);
     expect(results.every((r) => !r.is_reused)).toBe(true);
   });

@@ -13,7 +13,7 @@ test('summarise counts strategies, sentences and recommendations', () => {
     reused_sentences: 43 + 20,
     new_sentences: 7,
     sentence_reuse_ratio: 63 / 70,
-    embedding_recommendations: { reuse: 2, consider_reuse: 6, regenerate: 0 },
+    embedding_recommendations: { reuse: 2, consider_reuse: 3, regenerate: 3 },
     parent_version_id: 'version-1',
     has_parent: true,
   });

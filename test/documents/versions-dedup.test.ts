@@ -7,6 +7,7 @@ import { ProseGenerator } from "../dedup/fixtures/prose";
 import { startSieve, type TestSieve } from "../support/sieve";
 import { DocumentsClient } from "./api-client";
 import { makeSections, renderMarkdown, type Section } from "./documents-gen";
+import { makePdf, type PdfElement } from "../fixtures-gen/make-pdf";
 
 let sieve: TestSieve;
 let api: DocumentsClient;
@@ -164,6 +165,51 @@ describe("a version is deduplicated against its parent", () => {
     const pair = await versionPair(renderMarkdown(makeSections(gen, 4, "Part")), renderMarkdown(makeSections(gen, 4, "Chapter")));
     expect(new Set(strategies(pair.childChunks))).toEqual(new Set(["new"]));
     expect(pair.summary).toMatchObject({ reused_sentences: 0, sentence_reuse_ratio: 0, has_parent: true, embeddings_reused: 0 });
+    expectSummaryMatchesChunks(pair);
+  });
+
+  test("a PDF manual with a paragraph inserted on its first page: ≥ 90% of sentences reused, ≥ 70% of chunks exact or high_reuse", async () => {
+    const gen = new ProseGenerator(109);
+    const pages = Array.from({ length: 12 }, (_, i) => ({ heading: `${i + 1} Topic ${i + 1}`, paragraphs: [gen.proseParagraph(4).sentences, gen.proseParagraph(4).sentences] }));
+    const render = (inserted: string[] | null) =>
+      makePdf(
+        pages.map((page, i): PdfElement[] => [
+          { heading: page.heading, level: 1 },
+          ...(i === 0 && inserted ? [{ paragraph: inserted.join(" ") }] : []),
+          ...page.paragraphs.map((sentences) => ({ paragraph: sentences.join(" ") })),
+        ]),
+        { outline: true },
+      );
+    const fields = { chunk_size: 120, chunk_overlap: 20 };
+    const parent = await api.uploadCompleted("manual.pdf", await render(null), fields);
+    const child = await api.uploadCompleted("manual-v2.pdf", await render(gen.proseParagraph(3).sentences), { ...fields, parent_document_id: parent.document_id });
+    const childChunks = await api.allChunks(child.variant_id, 100, true);
+    const summary = await api.getJson(`/api/documents/variants/${child.variant_id}/dedup-summary`);
+    expect(summary.sentence_reuse_ratio).toBeGreaterThanOrEqual(0.9);
+    const reused = childChunks.filter((chunk) => ["exact", "high_reuse"].includes(chunk.dedup_strategy)).length;
+    expect(reused / childChunks.length).toBeGreaterThanOrEqual(0.7);
+    expect(childChunks.every((chunk) => chunk.section_hierarchy.length === 1 && chunk.page_number !== null)).toBe(true);
+  });
+
+  test("a version on the same topic with no text in common: regenerated, however close the embeddings", async () => {
+    const gen = new ProseGenerator(108);
+    const sections = makeSections(gen, 8);
+    // Every sentence's words reversed: the same words (so mean-pooled embeddings stay close),
+    // but no sentence and almost no word 3-shingle in common.
+    const reversed = sections.map((section) => ({
+      ...section,
+      heading: `${section.heading} revisited`,
+      paragraphs: section.paragraphs.map((p) => p.map((sentence) => `${sentence.replace(/[.?!]$/, "").split(" ").reverse().join(" ")}.`)),
+    }));
+    const pair = await versionPair(renderMarkdown(sections), renderMarkdown(reversed));
+    const cosines = pair.childChunks.map((chunk) => chunk.dedup_metadata.similarity.embedding_cosine ?? 0);
+    // The case this guards: embeddings alone would call these chunks near-duplicates.
+    expect(cosines.filter((cosine) => cosine >= 0.9).length).toBeGreaterThan(0);
+    const regenerated = pair.childChunks.filter((chunk) => chunk.embedding_recommendation === "regenerate").length;
+    expect(regenerated / pair.childChunks.length).toBeGreaterThanOrEqual(0.8);
+    for (const chunk of pair.childChunks) {
+      if (chunk.content_reuse_ratio < 0.3 && (chunk.dedup_metadata.similarity.minhash_jaccard ?? 0) < 0.5) expect(chunk.embedding_recommendation).toBe("regenerate");
+    }
     expectSummaryMatchesChunks(pair);
   });
 

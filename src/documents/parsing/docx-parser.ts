@@ -6,8 +6,13 @@ import type { DecompressionLimits } from "./limits.ts";
 import { repackWithinLimits } from "./safe-unzip.ts";
 import type { Block } from "./types.ts";
 
-// Word's built-in Caption style, so table captions stay captions.
-const STYLE_MAP = ["p[style-name='Caption'] => p.caption:fresh"];
+// Word's built-in Caption style, so table captions stay captions; the preformatted paragraph
+// styles of Word ("HTML Preformatted"), LibreOffice ("Preformatted Text") and common templates
+// ("Code"), so a code listing stays one code block instead of a paragraph per line.
+const STYLE_MAP = [
+  "p[style-name='Caption'] => p.caption:fresh",
+  ...["HTML Preformatted", "Preformatted Text", "Code", "Source Code"].map((style) => `p[style-name='${style}'] => pre:separator('\n')`),
+];
 
 /**
  * The parts mammoth parses (XML and relationships). Media and embedded objects are left empty:

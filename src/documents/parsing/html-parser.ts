@@ -1,6 +1,12 @@
 /**
  * HTML → blocks. Also reads what mammoth makes of a DOCX, so DOCX and HTML share one parser.
  * Block elements become blocks; inline content between them is gathered into paragraphs.
+ *
+ * Pages as sites and documentation tools write them carry navigation and boilerplate around
+ * the content: when the page marks its content (<main>, role="main"), only that is read;
+ * navigation, banners, footers, sidebars (by element, ARIA role, or a class/id such as
+ * "sidebar" or "nav-panel"), tables made only of links (a jump-to bar, an index) and
+ * permalink marks ("#", "¶" links after headings and definitions) are dropped.
  */
 import { HTMLElement, NodeType, parse, type Node } from "node-html-parser";
 import { isCaptionText } from "./caption-text.ts";
@@ -20,10 +26,18 @@ const CONTAINERS = new Set([
 ]);
 const PARAGRAPHS = new Set(["P", "DT", "DD", "SUMMARY", "ADDRESS", "LI"]);
 const HEADING = /^H([1-6])$/;
+const BOILERPLATE_TAGS = new Set(["FOOTER", "ASIDE"]);
+const BOILERPLATE_ROLES = new Set(["navigation", "banner", "contentinfo", "complementary", "search"]);
+// Class or id tokens of navigation and page furniture in common site and documentation generators.
+const BOILERPLATE_NAME =
+  /^(?:nav|navbar|navigation|nav-panel|menu|sidebar|sphinxsidebar|related|breadcrumbs?|footer|skip-link|skip-to-content|cookie-banner|toc|gtoc|header)$/i;
+const PERMALINK = /^\s*[#¶§🔗]+\s*$/u;
 
 export function parseHtml(html: string, options: HtmlParseOptions = {}): Block[] {
   // The parser keeps declarations (<!doctype>, <?xml?>) as text; they are not content.
-  const root = parse(html.replace(/<![a-z][^>]*>|<\?xml[^>]*\?>/gi, ""), { comment: false, blockTextElements: { script: true, style: true, noscript: true } });
+  const page = parse(html.replace(/<![a-z][^>]*>|<\?xml[^>]*\?>/gi, ""), { comment: false, blockTextElements: { script: true, style: true, noscript: true } });
+  const main = page.querySelectorAll("main, [role=main]");
+  const roots = main.length > 0 ? main.filter((element) => !main.some((other) => other !== element && isInside(element, other))) : [page];
   const blocks: Block[] = [];
   let inline = "";
 
@@ -39,17 +53,17 @@ export function parseHtml(html: string, options: HtmlParseOptions = {}): Block[]
         continue;
       }
       const tag = child.tagName;
-      if (SKIPPED.has(tag)) continue;
+      if (SKIPPED.has(tag) || isBoilerplate(child)) continue;
       const heading = HEADING.exec(tag);
       if (heading) {
         flushInline();
-        addHeading(blocks, child.text, Number(heading[1]));
+        addHeading(blocks, contentText(child), Number(heading[1]));
       } else if (CONTAINERS.has(tag)) {
         flushInline();
         visit(child);
       } else if (PARAGRAPHS.has(tag)) {
         flushInline();
-        addParagraph(blocks, child.text, tag === "P" && child.classList.contains("caption"));
+        addParagraph(blocks, contentText(child), tag === "P" && child.classList.contains("caption"));
       } else if (tag === "FIGCAPTION") {
         flushInline();
         addParagraph(blocks, child.text, true);
@@ -66,14 +80,40 @@ export function parseHtml(html: string, options: HtmlParseOptions = {}): Block[]
       } else if (tag === "BR" || tag === "HR") {
         flushInline();
       } else {
-        inline += child.text;
+        inline += contentText(child);
       }
     }
   };
 
-  visit(root);
-  flushInline();
+  for (const root of roots) {
+    visit(root);
+    flushInline();
+  }
   return blocks;
+}
+
+function isInside(element: HTMLElement, ancestor: HTMLElement): boolean {
+  for (let node = element.parentNode; node; node = node.parentNode) if (node === ancestor) return true;
+  return false;
+}
+
+/** Navigation and page furniture; a <header> or class "header" holding a heading is the content's own. */
+function isBoilerplate(element: HTMLElement): boolean {
+  if (BOILERPLATE_TAGS.has(element.tagName)) return true;
+  if (BOILERPLATE_ROLES.has(element.getAttribute("role") ?? "")) return true;
+  const names = [...(element.getAttribute("class") ?? "").split(/\s+/), element.getAttribute("id") ?? ""].filter(Boolean);
+  const named = names.some((name) => BOILERPLATE_NAME.test(name));
+  if (element.tagName === "HEADER" || (named && names.some((name) => /^header$/i.test(name)))) return element.querySelector("h1, h2, h3, h4, h5, h6") === null;
+  return named;
+}
+
+/** Text of an element without what the parser skips (a "copy" button in a code block) and permalink marks ("#", "¶"). */
+function contentText(element: HTMLElement): string {
+  return element.childNodes.map((node) => (!isElement(node) ? node.text : isSkippedInline(node) ? "" : contentText(node))).join("");
+}
+
+function isSkippedInline(element: HTMLElement): boolean {
+  return SKIPPED.has(element.tagName) || (element.tagName === "A" && PERMALINK.test(element.text));
 }
 
 function isElement(node: Node): node is HTMLElement {
@@ -100,12 +140,25 @@ function addTable(blocks: Block[], table: HTMLElement, options: HtmlParseOptions
   const caption = table.childNodes.find((node) => isElement(node) && node.tagName === "CAPTION");
   if (caption) addParagraph(blocks, caption.text, true);
   const rows = tableRows(table);
-  if (rows.length === 0) return;
+  if (rows.length === 0 || isLinkTable(table)) return;
   const headerAt = rows.findIndex((row) => row.isHeader);
   const useFirstRow = headerAt === 0 || (headerAt < 0 && options.firstRowIsHeader === true && rows.length > 1);
   const headers = useFirstRow ? rows[0].cells : [];
   const body = (useFirstRow ? rows.slice(1) : rows).map((row) => row.cells);
   blocks.push(tableBlock(headers, body, null));
+}
+
+/** (Nearly) every cell is a link or a lone letter (an index, a jump-to bar): navigation, not data. */
+function isLinkTable(table: HTMLElement): boolean {
+  // Label cells ("Jump to:") say nothing either way.
+  const cells = table.querySelectorAll("td, th").filter((cell) => collapse(cell.text) !== "" && !/^[^:]{0,20}:$/.test(collapse(cell.text)));
+  if (cells.length === 0) return false;
+  const linkish = cells.filter((cell) => {
+    const linked = collapse(cell.querySelectorAll("a").map((a) => a.text).join(" "));
+    return (linked !== "" && linked.length >= collapse(cell.text).replace(/:$/, "").length * 0.8) || /^\p{Lu}$/u.test(collapse(cell.text));
+  });
+  // Header cells ("Index Entry", "Section") may be plain text.
+  return linkish.length >= cells.length * 0.8;
 }
 
 type HtmlRow = { cells: string[]; isHeader: boolean };
@@ -143,7 +196,7 @@ function listLines(list: HTMLElement, depth: number): string[] {
 }
 
 function addCode(blocks: Block[], pre: HTMLElement): void {
-  const text = pre.text.replace(/^\n+|\s+$/g, "");
+  const text = contentText(pre).replace(/^\n+|\s+$/g, "");
   if (!text) return;
   const classes = [pre.getAttribute("class"), pre.querySelector("code")?.getAttribute("class")].join(" ");
   const language = /(?:language|lang)-([\w+#-]+)/.exec(classes)?.[1];

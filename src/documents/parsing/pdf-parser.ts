@@ -4,6 +4,7 @@ import { CorruptFileError } from "./errors.ts";
 import { measureTypography, pageBlocks } from "./pdf-blocks.ts";
 import { pageLines } from "./pdf-lines.ts";
 import type { DecompressionLimits } from "./limits.ts";
+import { placeOutlineHeadings, readOutline } from "./pdf-outline.ts";
 import { checkPdfStreams } from "./pdf-streams.ts";
 import type { Block } from "./types.ts";
 
@@ -22,7 +23,11 @@ export async function parsePdf(bytes: Uint8Array, limits: DecompressionLimits): 
     const { totalPages, items } = await extractTextItems(pdf);
     const pages = items.map(pageLines);
     const typography = measureTypography(pages);
-    return { pageCount: totalPages, blocks: pages.flatMap((lines, i) => pageBlocks(lines, i + 1, typography)) };
+    // With an outline, its bookmarks are the headings; without, headings are guessed from layout.
+    const outline = await readOutline(pdf);
+    const marked = outline.length > 0 ? placeOutlineHeadings(pages, outline) : pages;
+    const context = { typography, pageCount: totalPages, outlineDepth: Math.max(0, ...outline.map((entry) => entry.level)) };
+    return { pageCount: totalPages, blocks: marked.flatMap((lines, i) => pageBlocks(lines, i + 1, context)) };
   } catch (error) {
     throw new CorruptFileError(`The PDF's text cannot be read: ${describe(error)}`);
   } finally {

@@ -39,4 +39,25 @@ describe("HTML parsing", () => {
     expect(doc.blocks[0]).toEqual({ kind: "paragraph", text: "Loose inline text", page: null });
     expect(doc.blocks[1].table).toEqual({ rows: 2, columns: 2, headers: ["A", "B"], body: [["1", "2 two"]] });
   });
+
+  test("page furniture is dropped: banner, footer, sidebar, link-only tables; an article's own <header> with its title stays", async () => {
+    const html = `<body><header><a href="/">Home</a> <a href="/docs">Docs</a></header>
+      <div class="sidebar"><ul><li>Elsewhere</li></ul></div>
+      <article><header><h1>Release notes</h1></header><p>What changed in this release.</p>
+      <table><tr><td><a href="a.html">A</a></td><td><a href="b.html">B</a></td></tr></table>
+      <table><tr><th>Item</th><th>Count</th></tr><tr><td>Bolts</td><td>4</td></tr></table></article>
+      <aside>Related posts</aside><footer>© Example Corp</footer></body>`;
+    const doc = await parseDocument("page.html", new TextEncoder().encode(html));
+    expect(doc.blocks.map((block) => [block.kind, block.text])).toEqual([
+      ["heading", "Release notes"],
+      ["paragraph", "What changed in this release."],
+      ["table", "| Item | Count |\n| --- | --- |\n| Bolts | 4 |"],
+    ]);
+  });
+
+  test("with a <main>, only its content is read", async () => {
+    const html = `<body><div id="menu"><p>Menu text</p></div><p>Promo outside main</p><main><h2>Guide</h2><p>Body text.</p></main></body>`;
+    const doc = await parseDocument("page.html", new TextEncoder().encode(html));
+    expect(doc.blocks.map((block) => block.text)).toEqual(["Guide", "Body text."]);
+  });
 });
