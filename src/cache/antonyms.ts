@@ -13,6 +13,11 @@ import wordnet from "./wordnet-antonyms.json" with { type: "json" };
 const PREFIX_SWAPS: [string, string][] = [["up", "down"], ["in", "out"], ["en", "de"], ["im", "ex"], ["over", "under"], ["max", "min"]];
 const SUFFIX_SWAPS: [string, string][] = [["in", "out"], ["on", "off"], ["up", "down"]];
 /** Privative prefixes: lock/unlock, like/dislike, able/unable, possible/impossible, install/uninstall, compress/decompress. */
+/** Adverb particles of phrasal verbs: "zoom in" / "zoom out" differ even when "in" occurs elsewhere in both prompts. */
+const PARTICLES = new Set(["in", "out", "on", "off", "up", "down"]);
+
+/** Words that say "without" on their own: a prompt using one with the bare stem agrees with an X-free form. */
+const PRIVATIVE_WORDS = ["free", "without", "no", "less"];
 const NEGATING_PREFIXES = ["un", "dis", "de", "non", "non-", "in", "im", "il", "ir", "anti", "anti-"];
 
 const opposites = new Map<string, Set<string>>();
@@ -64,10 +69,11 @@ function termLemmas(term: string): string[] {
 export function areOpposites(a: string, b: string): boolean {
   if (a === b) return false;
   const bLemmas = termLemmas(b);
-  return termLemmas(a).some((lemma) => bLemmas.some((other) => opposites.get(lemma)?.has(other))) || affixOpposites(a, b) || affixOpposites(b, a);
+  return termLemmas(a).some((lemma) => bLemmas.some((other) => opposites.get(lemma)?.has(other))) || affixOpposites(a, b, new Set()) || affixOpposites(b, a, new Set());
 }
 
-function affixOpposites(a: string, b: string): boolean {
+/** Is `b` an affixed opposite of `a`? `aTerms`: all terms of a's prompt ("free of sugar" agrees with "sugar-free"). */
+function affixOpposites(a: string, b: string, aTerms: Set<string>): boolean {
   if (a.length < 3 || b.length < 3) return false;
   for (const prefix of NEGATING_PREFIXES) {
     if (b === prefix + a && a.length >= 3) return true;
@@ -80,7 +86,7 @@ function affixOpposites(a: string, b: string): boolean {
   }
   // sugar-free / sugary, caffeine-free / caffeinated, pointless / pointed: a privative form of the other's stem.
   const privative = /^(.{3,}?)(?:-?free|less)$/.exec(b)?.[1];
-  return privative !== undefined && !a.endsWith("less") && !a.endsWith("free") && sharesStem(a, privative);
+  return privative !== undefined && !a.endsWith("less") && !a.endsWith("free") && !PRIVATIVE_WORDS.some((word) => aTerms.has(word)) && sharesStem(a, privative);
 }
 
 function sharesStem(word: string, stem: string): boolean {
@@ -99,17 +105,30 @@ export function firstOpposition(aWords: string[], bWords: string[]): [string, st
   const onlyB = [...bTerms].filter((t) => !aTerms.has(t));
   const bLemmas = new Map<string, string>();
   for (const term of onlyB) for (const lemma of termLemmas(term)) bLemmas.set(lemma, term);
-  for (const term of aTerms) {
-    if (bTerms.has(term)) continue;
+  const onlyA = [...aTerms].filter((t) => !bTerms.has(t));
+  for (const term of onlyA) {
     for (const lemma of termLemmas(term)) {
       for (const opposite of opposites.get(lemma) ?? []) {
         const other = bLemmas.get(opposite);
         if (other !== undefined) return [term, other];
       }
     }
-    if (term.includes(" ")) continue;
-    const other = onlyB.find((word) => !word.includes(" ") && (affixOpposites(term, word) || affixOpposites(word, term)));
-    if (other !== undefined) return [term, other];
+    const space = term.indexOf(" ");
+    if (space < 0) {
+      const other = onlyB.find((word) => !word.includes(" ") && (affixOpposites(term, word, aTerms) || affixOpposites(word, term, bTerms)));
+      if (other !== undefined) return [term, other];
+    } else if (space === term.lastIndexOf(" ")) {
+      // The same head with opposite particles: "zoom in" / "zoom out" when "in" also occurs elsewhere.
+      const [head, particle] = [term.slice(0, space), term.slice(space + 1)];
+      // Unless each prompt uses both particles ("on and off" / "off and on").
+      const other = PARTICLES.has(particle)
+        ? onlyB.find((phrase) => {
+            const opposite = phrase.slice(head.length + 1);
+            return phrase.startsWith(`${head} `) && areOpposites(particle, opposite) && !(aTerms.has(opposite) && bTerms.has(particle));
+          })
+        : undefined;
+      if (other !== undefined) return [term, other];
+    }
   }
   return undefined;
 }

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { CacheRejection } from "../evidence/schema";
 import type { EvidenceRecord } from "../evidence/writer";
 import type { ProxiedRequest } from "./request";
 import { strongest, type FirewallVerdict } from "./stages";
@@ -7,6 +8,7 @@ import type { Usage } from "./completion-transcript";
 export type RequestOutcome = {
   status: number;
   cacheStatus: "hit" | "miss" | "skip";
+  cacheRejected?: CacheRejection;
   verdicts: FirewallVerdict[];
   overheadMs: number;
   upstreamMs: number;
@@ -25,6 +27,7 @@ export function evidenceEntry(request: ProxiedRequest, outcome: RequestOutcome, 
     stream: request.stream,
     status: outcome.status,
     cacheStatus: outcome.cacheStatus,
+    cacheRejected: outcome.cacheRejected ?? null,
     firewallAction: strongest(outcome.verdicts).action,
     firewallMatches: outcome.verdicts.flatMap((v) => v.matches),
     overheadMs: Math.max(0, Math.round(outcome.overheadMs)),

@@ -22,7 +22,8 @@ export type PipelineDeps = {
  * evidence record queued (written in the background) whichever way the request ends.
  */
 export async function runPipeline(request: ProxiedRequest, deps: PipelineDeps): Promise<Response> {
-  const record = (outcome: RequestOutcome) => deps.evidence.record(evidenceEntry(request, outcome, request.workspace.logBodies));
+  const record = (outcome: RequestOutcome) =>
+    deps.evidence.record(evidenceEntry(request, { ...outcome, cacheRejected: deps.cache.rejectedCandidate?.(request) }, request.workspace.logBodies));
   const overhead = (upstreamMs: number) => performance.now() - request.receivedAt - upstreamMs;
 
   // 1. Firewall on the input.
