@@ -54,7 +54,8 @@ export function lemmas(word: string): string[] {
     found.push(stem + ending);
     if (!ending && /([b-df-hj-np-tv-z])\1$/.test(stem)) found.push(stem.slice(0, -1));
   }
-  return found;
+  // A particle is never the lemma of a longer word ("offer" is not a form of "off").
+  return found.filter((lemma, i) => i === 0 || !PARTICLES.has(lemma));
 }
 
 /** Lemmas of a word, or of a phrase by its first word ("speeding up" → "speed up"). */
@@ -98,10 +99,11 @@ function sharesStem(word: string, stem: string): boolean {
  * The first pair of opposites between what one prompt says and the other does not: each word (and
  * phrase of up to three words) present in `a` but not in `b`, against each present in `b` but not
  * in `a`. A word both prompts share is not a contradiction ("pros and cons" / "cons and pros").
+ * `ignored` words are left out (the guard compares negation words on their own).
  */
-export function firstOpposition(aWords: string[], bWords: string[]): [string, string] | undefined {
-  const aTerms = terms(aWords);
-  const bTerms = terms(bWords);
+export function firstOpposition(aWords: string[], bWords: string[], ignored: ReadonlySet<string> = new Set()): [string, string] | undefined {
+  const aTerms = terms(aWords.filter((word) => !ignored.has(word)));
+  const bTerms = terms(bWords.filter((word) => !ignored.has(word)));
   const onlyB = [...bTerms].filter((t) => !aTerms.has(t));
   const bLemmas = new Map<string, string>();
   for (const term of onlyB) for (const lemma of termLemmas(term)) bLemmas.set(lemma, term);

@@ -159,7 +159,9 @@ export function promptFacts(text: string): PromptFacts {
 /** Does serving `stored`'s answer to `query` risk answering a different question? */
 export function guardMatch(query: PromptFacts, stored: PromptFacts): GuardVerdict {
   const fail = (reason: string): GuardVerdict => ({ pass: false, reason });
-  if (query.negated !== stored.negated) return fail("negation");
+  const opposed = firstOpposition(query.tokens, stored.tokens, NEGATIONS);
+  // A negation and an antonym cancel out: "not mandatory" / "optional", "don't forget" / "remember".
+  if (query.negated !== stored.negated && !opposed) return fail("negation");
   if (query.numbers.join(" ") !== stored.numbers.join(" ")) return fail(`numbers ${query.numbers.join(",")} vs ${stored.numbers.join(",")}`);
   for (const [value, queryUnits] of query.boundUnits) {
     const storedUnits = stored.boundUnits.get(value);
@@ -179,8 +181,7 @@ export function guardMatch(query: PromptFacts, stored: PromptFacts): GuardVerdic
     const storedPoles = stored.poles.get(axis);
     if (storedPoles && !sameSet(queryPoles, storedPoles)) return fail(`opposite ${axis}`);
   }
-  const opposed = firstOpposition(query.tokens, stored.tokens);
-  if (opposed) return fail(`opposite "${opposed[0]}" / "${opposed[1]}"`);
+  if (opposed && query.negated === stored.negated) return fail(`opposite "${opposed[0]}" / "${opposed[1]}"`);
   const swap = roleSwap(query.tokens, stored.tokens);
   if (swap) return fail(`roles: ${swap}`);
   return { pass: true };

@@ -8,8 +8,8 @@
  *
  * Two checks over the words both prompts share:
  * - marked roles: a word right after "from" / "to" / "into" / "than" (articles and possessives may
- *   stand between) takes that role. A shared word that is a source in one prompt and a target in
- *   the other, or two shared words that trade the same role, are swapped;
+ *   stand between) takes that role. Two shared words that trade places around the same marker
+ *   are swapped;
  * - unmarked roles: two shared content words in opposite order, joined by the same non-symmetric
  *   words in both prompts ("Germany beat Argentina" / "Argentina beat Germany").
  */
@@ -47,23 +47,26 @@ export function roleSwap(a: string[], b: string[]): string | undefined {
   const shared = [...aContent.keys()].filter((word) => bContent.has(word));
   if (shared.length === 0) return undefined;
 
-  // Marked roles.
-  const traded = new Map<Role, { onlyA: string[]; onlyB: string[] }>();
-  for (const word of shared) {
-    const aRoles = rolesOf(a, aContent.get(word)!);
-    const bRoles = rolesOf(b, bContent.get(word)!);
-    if ((aRoles.has("source") && bRoles.has("target") && !bRoles.has("source")) || (aRoles.has("target") && bRoles.has("source") && !bRoles.has("target"))) {
-      return `"${word}" is a source in one and a target in the other`;
+  // Marked roles: two shared words that exchange places around the same marker ("JSON to YAML" /
+  // "YAML to JSON", "from the buyer to the seller" / "from the seller to the buyer"). One word
+  // changing its preposition alone is a rewording ("access to cloud storage" / "accessed from
+  // cloud storage"), not a swap.
+  const aMarked = shared.map((word) => ({ word, ...markerOf(a, aContent.get(word)!) }));
+  const bMarked = new Map(shared.map((word) => [word, markerOf(b, bContent.get(word)!)]));
+  for (const x of aMarked) {
+    if (!x.role) continue;
+    const xInB = bMarked.get(x.word)!;
+    if (xInB.role === x.role) continue;
+    for (const y of aMarked) {
+      const yInB = bMarked.get(y.word)!;
+      if (y.word === x.word || yInB.role !== x.role || y.role === x.role) continue;
+      // Both marked, roles exchanged: "from X to Y" / "from Y to X".
+      if (y.role && xInB.role === y.role) return `"${x.word}" and "${y.word}" exchange the ${x.role} and ${y.role} roles`;
+      // One marked: y stood just before x's marker in one prompt, x just before y's in the other.
+      if (!y.role && !xInB.role && near(aContent.get(y.word)!, x.marker!) && near(bContent.get(x.word)!, yInB.marker!)) {
+        return `"${x.word}" and "${y.word}" trade the ${x.role} role`;
+      }
     }
-    for (const role of ["source", "target", "than"] as const) {
-      if (aRoles.has(role) === bRoles.has(role)) continue;
-      const entry = traded.get(role) ?? { onlyA: [], onlyB: [] };
-      (aRoles.has(role) ? entry.onlyA : entry.onlyB).push(word);
-      traded.set(role, entry);
-    }
-  }
-  for (const [role, { onlyA, onlyB }] of traded) {
-    if (onlyA.length && onlyB.length) return `"${onlyA[0]}" and "${onlyB[0]}" trade the ${role} role`;
   }
 
   // Unmarked roles: the same joining words, the two sides swapped.
@@ -95,17 +98,19 @@ function contentPositions(tokens: string[]): Map<string, number> {
   return positions;
 }
 
-function rolesOf(tokens: string[], index: number): Set<Role> {
-  const roles = new Set<Role>();
+/** The role marker governing the word at `index` ("to [the] X"), and the marker's position. */
+function markerOf(tokens: string[], index: number): { role?: Role; marker?: number } {
   for (let at = index - 1; at >= 0 && at >= index - 3; at--) {
     const role = ROLE_MARKERS[tokens[at]!];
-    if (role) {
-      roles.add(role);
-      break;
-    }
+    if (role) return { role, marker: at };
     if (!DETERMINERS.has(tokens[at]!)) break;
   }
-  return roles;
+  return {};
+}
+
+/** Is a word at `index` close before the marker at `marker` ("PDF to", "Word document to")? */
+function near(index: number, marker: number): boolean {
+  return index < marker && marker - index <= MAX_JOIN;
 }
 
 /** The words strictly between two positions, without articles. */
