@@ -14,7 +14,7 @@ import {
   UNITS,
 } from "./guard-lexicon";
 import { firstOpposition } from "./antonyms";
-import { addedModifier, roleSwap, roleTokens } from "./roles";
+import { roleSwap, roleTokens } from "./roles";
 
 /**
  * The precision guard. Embedding similarity says two prompts are about the same thing; it is
@@ -35,9 +35,7 @@ import { addedModifier, roleSwap, roleTokens } from "./roles";
  * - antonyms: no word of one prompt (missing from the other) is the opposite of a word only the
  *   other has: WordNet's antonyms, particles (on/off), affixes (lock/unlock, sugary/sugar-free)
  *   (antonyms.ts);
- * - roles: the shared words keep their roles (from/to, than, "A beat B") (roles.ts);
- * - scope: one prompt does not add a modifier while the other adds nothing ("a branch" / "a
- *   remote branch") (roles.ts).
+ * - roles: the shared words keep their roles (from/to, than, "A beat B") (roles.ts).
  */
 export type PromptFacts = {
   /** Lower-case word forms (letters and digits), for "found in the other prompt". */
@@ -186,8 +184,6 @@ export function guardMatch(query: PromptFacts, stored: PromptFacts): GuardVerdic
   if (opposed && query.negated === stored.negated) return fail(`opposite "${opposed[0]}" / "${opposed[1]}"`);
   const swap = roleSwap(query.tokens, stored.tokens);
   if (swap) return fail(`roles: ${swap}`);
-  const modifier = addedModifier(query.tokens, stored.tokens);
-  if (modifier) return fail(`scope: only one says "${modifier}"`);
   return { pass: true };
 }
 

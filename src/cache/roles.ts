@@ -1,6 +1,3 @@
-import { lemmas } from "./antonyms";
-import { NUMBER_WORDS, UNITS } from "./guard-lexicon";
-
 /**
  * Who does what to whom. Two prompts with the same words can ask opposite things when the words
  * swap roles: "convert JSON to YAML" / "convert YAML to JSON", "from the buyer to the seller" /
@@ -35,9 +32,6 @@ const FUNCTION_WORDS = new Set([
   "shall", "should", "may", "might", "must", "of", "in", "on", "at", "for", "by", "about", "over", "under", "per", "via", "there", "here",
   "if", "then", "so", "but", "not", "no", "any", "all", "each", "every", "s", "t", "please", "way", "ways", "best", "good", "get", "make",
 ]);
-
-/** Words that add politeness or emphasis, not scope. */
-const FILLERS = new Set(["please", "following", "given", "kindly", "thanks", "thank", "really", "actually", "exactly", "just", "me", "us", "i'm", "what's", "how's", "there", "some", "tell", "know", "someone", "somebody", "anyone", "one", "ever", "possible", "then", "now", "again", "like", "something", "anything", "thing", "things", "very", "too", "much", "many", "more", "most", "able", "need", "want", "should", "use", "using", "used"]);
 
 /** Longest run of joining words compared between two swapped words. */
 const MAX_JOIN = 4;
@@ -122,43 +116,4 @@ function near(index: number, marker: number): boolean {
 /** The words strictly between two positions, without articles. */
 function between(tokens: string[], from: number, to: number): string[] {
   return tokens.slice(from + 1, to).filter((word) => !DETERMINERS.has(word));
-}
-
-/**
- * A modifier one prompt adds in front of a word both share, while the other adds no content word
- * of its own: "delete a branch" / "delete a remote branch", "the tallest building" / "the tallest
- * wooden building". A paraphrase rewords on both sides; a pure addition narrows what is asked.
- * Words match by lemma ("containers" ~ "container"). Added verbs and trailing phrases are not
- * judged: too many paraphrases add one ("How long does the flight take?"). Returns the modifier.
- */
-export function addedModifier(a: string[], b: string[]): string | undefined {
-  const aOnly = unmatchedContent(a, b);
-  const bOnly = unmatchedContent(b, a);
-  if (aOnly.size && !bOnly.size) return modifierIn(a, aOnly);
-  if (bOnly.size && !aOnly.size) return modifierIn(b, bOnly);
-  return undefined;
-}
-
-/** The first added word that stands right before a shared content word (possibly after other added words). */
-function modifierIn(tokens: string[], added: Set<number>): string | undefined {
-  for (const index of added) {
-    let next = index + 1;
-    while (added.has(next)) next++;
-    const word = tokens[next];
-    if (word !== undefined && !FUNCTION_WORDS.has(word) && !/\d/.test(word)) return tokens.slice(index, next).join(" ");
-  }
-  return undefined;
-}
-
-/** Positions of the content words of `tokens` that no word of `other` matches by lemma. */
-function unmatchedContent(tokens: string[], other: string[]): Set<number> {
-  // Numbers and units are the guard's to compare; a compound matches its parts ("thank-you" ~ "thank you").
-  const otherLemmas = new Set(other.flatMap((word) => word.split("-")).flatMap(lemmas));
-  const matched = (word: string) => word.split("-").every((part) => lemmas(part).some((lemma) => otherLemmas.has(lemma)));
-  const unmatched = new Set<number>();
-  tokens.forEach((word, index) => {
-    if (FUNCTION_WORDS.has(word) || FILLERS.has(word) || /\d/.test(word) || word in NUMBER_WORDS || word in UNITS) return;
-    if (!matched(word)) unmatched.add(index);
-  });
-  return unmatched;
 }
