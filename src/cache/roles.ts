@@ -36,6 +36,7 @@ const FUNCTION_WORDS = new Set([
 /** Longest run of joining words compared between two swapped words. */
 const MAX_JOIN = 4;
 
+/** Lower-case words in order, hyphenated compounds and code-ish words kept whole ("sugar-free", "c++", "node.js"). */
 export function roleTokens(text: string): string[] {
   return text.toLowerCase().replace(/n't\b/g, " not").match(/->|→|[\p{L}\p{N}][\p{L}\p{N}+#.'-]*[\p{L}\p{N}+#]|[\p{L}\p{N}]/gu) ?? [];
 }
