@@ -104,10 +104,13 @@ function sharesStem(word: string, stem: string): boolean {
 export function firstOpposition(aWords: string[], bWords: string[], ignored: ReadonlySet<string> = new Set()): [string, string] | undefined {
   const aTerms = terms(aWords.filter((word) => !ignored.has(word)));
   const bTerms = terms(bWords.filter((word) => !ignored.has(word)));
-  const onlyB = [...bTerms].filter((t) => !aTerms.has(t));
+  // "Only in one prompt" by lemma: "a boy … a girl" / "boys … girls" share both words.
+  const aAll = new Set([...aTerms].flatMap(termLemmas));
+  const bAll = new Set([...bTerms].flatMap(termLemmas));
+  const onlyB = [...bTerms].filter((t) => !termLemmas(t).some((lemma) => aAll.has(lemma)));
   const bLemmas = new Map<string, string>();
   for (const term of onlyB) for (const lemma of termLemmas(term)) bLemmas.set(lemma, term);
-  const onlyA = [...aTerms].filter((t) => !bTerms.has(t));
+  const onlyA = [...aTerms].filter((t) => !termLemmas(t).some((lemma) => bAll.has(lemma)));
   for (const term of onlyA) {
     for (const lemma of termLemmas(term)) {
       for (const opposite of opposites.get(lemma) ?? []) {

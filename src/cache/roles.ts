@@ -10,8 +10,9 @@
  * - marked roles: a word right after "from" / "to" / "into" / "than" (articles and possessives may
  *   stand between) takes that role. Two shared words that trade places around the same marker
  *   are swapped;
- * - unmarked roles: two shared content words in opposite order, joined by the same non-symmetric
- *   words in both prompts ("Germany beat Argentina" / "Argentina beat Germany").
+ * - unmarked roles: two shared content words in opposite order, joined by the same words in both
+ *   prompts, none of them symmetric ("Germany beat Argentina" / "Argentina beat Germany"; not
+ *   "match fixing and spot fixing" / "spot fixing and match fixing").
  */
 
 type Role = "source" | "target" | "than";
@@ -78,7 +79,7 @@ export function roleSwap(a: string[], b: string[]): string | undefined {
       if (bContent.get(y)! > bContent.get(x)!) continue;
       const aJoin = between(a, aContent.get(x)!, aContent.get(y)!);
       const bJoin = between(b, bContent.get(y)!, bContent.get(x)!);
-      if (aJoin.length && aJoin.length <= MAX_JOIN && aJoin.join(" ") === bJoin.join(" ") && !aJoin.every((w) => SYMMETRIC.has(w))) {
+      if (aJoin.length && aJoin.length <= MAX_JOIN && aJoin.join(" ") === bJoin.join(" ") && !aJoin.some((w) => SYMMETRIC.has(w))) {
         return `"${x}" and "${y}" swap around "${aJoin.join(" ")}"`;
       }
     }
