@@ -71,6 +71,18 @@ export function roleSwap(a: string[], b: string[]): string | undefined {
     }
   }
 
+  // Whole marked phrases exchanging roles, numbers included: "from Python 2 to Python 3" /
+  // "from Python 3 to Python 2" (the repeated "python" and the numbers are no content words above).
+  const aPhrases = markedPhrases(a);
+  const bPhrases = markedPhrases(b);
+  for (const [p, role] of aPhrases) {
+    const roleInB = bPhrases.get(p);
+    if (!roleInB || roleInB === role) continue;
+    for (const [q, other] of aPhrases) {
+      if (q !== p && other === roleInB && bPhrases.get(q) === role) return `"${p}" and "${q}" exchange the ${role} and ${roleInB} roles`;
+    }
+  }
+
   // Unmarked roles: the same joining words, the two sides swapped.
   for (let i = 0; i < shared.length; i++) {
     for (let j = i + 1; j < shared.length; j++) {
@@ -108,6 +120,22 @@ function markerOf(tokens: string[], index: number): { role?: Role; marker?: numb
     if (!DETERMINERS.has(tokens[at]!)) break;
   }
   return {};
+}
+
+/** Each phrase right after a role marker (articles skipped, up to the next closed-class word) → its role. */
+function markedPhrases(tokens: string[]): Map<string, Role> {
+  const phrases = new Map<string, Role>();
+  tokens.forEach((word, index) => {
+    const role = ROLE_MARKERS[word];
+    if (!role) return;
+    let at = index + 1;
+    while (DETERMINERS.has(tokens[at] ?? "")) at++;
+    const words: string[] = [];
+    while (at < tokens.length && words.length < MAX_JOIN && !FUNCTION_WORDS.has(tokens[at]!)) words.push(tokens[at++]!);
+    const phrase = words.join(" ");
+    if (phrase && !phrases.has(phrase)) phrases.set(phrase, role);
+  });
+  return phrases;
 }
 
 /** Is a word at `index` close before the marker at `marker` ("PDF to", "Word document to")? */

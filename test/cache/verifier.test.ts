@@ -77,6 +77,7 @@ describe("swapped roles", () => {
     ["subject and object", "Did Germany beat Argentina in 2014?", "Did Argentina beat Germany in 2014?"],
     ["comparison", "Is Go faster than Rust?", "Is Rust faster than Go?"],
     ["translation direction", "Translate this from Spanish to English", "Translate this from English to Spanish"],
+    ["versions in marked phrases", "How do I upgrade from Vue 2 to Vue 3?", "How do I upgrade from Vue 3 to Vue 2?"],
   ])("%s: %s ≠ %s", (_kind, query, stored) => {
     const result = verdict(query, stored);
     expect(result.pass).toBe(false);
