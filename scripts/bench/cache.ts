@@ -11,6 +11,10 @@
  *    binary search replaces.
  * 2. End to end over HTTP against the fake provider: a miss (new prompt) vs an exact hit vs a
  *    semantic hit, firewall stage off and on.
+ * 3. The verifier on candidate hits: what it adds to a semantic hit per candidate judged (the
+ *    stored prompt's facts and the comparison; the query's facts are computed once per lookup),
+ *    over the real prompts of the adversarial set, with its antonym and role checks alone beside
+ *    it; and what loading the WordNet lexicon costs at start (a fresh process).
  *
  *   bun scripts/bench/cache.ts [--lookups 300]
  */
@@ -18,6 +22,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { readFileSync } from "node:fs";
+import { firstOpposition } from "../../src/cache/antonyms";
+import { guardMatch, promptFacts } from "../../src/cache/guard";
+import { roleSwap } from "../../src/cache/roles";
 import { ResponseCache, type CacheRequest } from "../../src/cache/stage";
 import { openaiChat } from "../../src/proxy/dialects/openai-chat";
 import { configWith, type Config } from "../../src/config";
@@ -44,6 +52,7 @@ await slot.loaded;
 console.log("# Response cache benchmark\n");
 await lookupBenchmark();
 await endToEndBenchmark();
+verifierBenchmark();
 process.exit(0);
 
 // ---- 1. lookups ------------------------------------------------------------------------------
@@ -255,4 +264,52 @@ async function endToEnd(upstreamUrl: string, stages: Partial<Config>) {
   const label = stages.firewall ? "on" : "off";
   const row = (name: string, s: Summary) => [label, name, ms(s.p50), ms(s.p95), ms(s.p99), `${(s.p50 / miss.p50).toFixed(2)}x`];
   return [row("miss (new prompt, provider called, stored)", miss), row("exact hit", exactHit), row("semantic hit (paraphrase, embedded first)", semanticHit)];
+}
+
+// ---- 3. the verifier -------------------------------------------------------------------------
+
+function verifierBenchmark() {
+  const pairs = readFileSync(join(import.meta.dir, "../eval/cache-adversarial.jsonl"), "utf8")
+    .split("\n")
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line) as { stored: string; query: string });
+  const time = (run: (pair: { stored: string; query: string }) => unknown) => {
+    for (const pair of pairs.slice(0, WARMUP)) run(pair);
+    const samples: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      for (const pair of pairs) {
+        const started = performance.now();
+        run(pair);
+        samples.push(performance.now() - started);
+      }
+    }
+    return summarize(samples);
+  };
+  const queryFacts = new Map(pairs.map((pair) => [pair.query, promptFacts(pair.query)]));
+  const whole = time((pair) => guardMatch(queryFacts.get(pair.query)!, promptFacts(pair.stored)));
+  const added = time((pair) => {
+    const query = queryFacts.get(pair.query)!;
+    const stored = promptFacts(pair.stored);
+    return firstOpposition(query.tokens, stored.tokens) ?? roleSwap(query.tokens, stored.tokens);
+  });
+  const queryOnce = time((pair) => promptFacts(pair.query));
+
+  // Loading the lexicon: a fresh process imports the module and reports time and heap.
+  const probe = `const before = process.memoryUsage().heapUsed; const t = performance.now(); await import(${JSON.stringify(join(import.meta.dir, "../../src/cache/antonyms.ts"))}); Bun.gc(true); console.log(JSON.stringify({ ms: performance.now() - t, heapMb: (process.memoryUsage().heapUsed - before) / 1048576 }));`;
+  const loads = Array.from({ length: 5 }, () => JSON.parse(Bun.spawnSync([process.execPath, "-e", probe]).stdout.toString()) as { ms: number; heapMb: number });
+  const load = summarize(loads.map((l) => l.ms));
+
+  console.log(`\n## The verifier on candidate hits (${pairs.length} prompt pairs of the adversarial set × 5)\n`);
+  const row = (label: string, s: Summary) => [label, ms(s.p50, 3), ms(s.p95, 3), ms(s.p99, 3)];
+  console.log(
+    markdownTable(
+      ["step", "p50 ms", "p95 ms", "p99 ms"],
+      [
+        row("per candidate: stored prompt's facts + all checks", whole),
+        row("per candidate: of which antonym and role checks (with the stored facts)", added),
+        row("per lookup: the query's facts", queryOnce),
+      ],
+    ),
+  );
+  console.log(`\nWordNet lexicon load at start (fresh process, 5 runs): p50 ${ms(load.p50)} ms, heap ≈ ${ms(loads[0]!.heapMb, 1)} MB.`);
 }

@@ -13,6 +13,11 @@
  * Besides the tables: the same curves for cosine similarity alone over every entry (what the
  * guard and the binary pre-filter change), the guard's rejections by reason, and a sample of the
  * counted wrong hits at the default threshold to read (labels of such sets are incomplete).
+ *
+ * The adversarial set (scripts/eval/cache-adversarial.jsonl, written for this project) is judged
+ * pair by pair, each pair alone in its own scope: `expect: "miss"` pairs (opposites, negation,
+ * swapped roles, entity, number, unit, language, format, scope) must not be served, `expect:
+ * "hit"` pairs (paraphrases) should be. Reported per kind and split (dev / holdout).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -35,11 +40,13 @@ import { createWorkspace, type Workspace } from "../../src/tenancy/service";
 import { markdownTable } from "../bench/stats";
 
 const root = resolve(import.meta.dir, "../..");
-const DEFAULT_FILES = ["cache-dev.jsonl", "cache-dev-qqp.jsonl"].map((name) => resolve(root, "../shared/datasets", name));
+const ADVERSARIAL_FILE = resolve(import.meta.dir, "cache-adversarial.jsonl");
+const DEFAULT_FILES = [...["cache-dev.jsonl", "cache-dev-qqp.jsonl"].map((name) => resolve(root, "../shared/datasets", name)), ADVERSARIAL_FILE];
 const THRESHOLDS = [0.8, 0.82, 0.84, 0.86, 0.88, 0.9, 0.92, 0.94, 0.95, 0.96, 0.98];
 const SAMPLE = 12;
 
 type Pair = { stored: string; query: string };
+type AdversarialPair = Pair & { id: string; kind: string; expect: "hit" | "miss"; split: "dev" | "holdout" };
 
 const files = process.argv.slice(2).length ? process.argv.slice(2) : DEFAULT_FILES;
 const config = configWith({});
@@ -51,37 +58,104 @@ const log = new Logger("silent");
 
 console.log(`# Semantic cache evaluation\n`);
 console.log(`Model ${embedder.modelName} (${config.embedPrecision}); default threshold ${DEFAULT_SEMANTIC_THRESHOLD}.`);
-for (const file of files) await evaluate(file);
+for (const file of files) await (file.endsWith("cache-adversarial.jsonl") ? evaluateAdversarial(file) : evaluate(file));
 process.exit(0);
 
-async function evaluate(file: string) {
-  const pairs = readFileSync(file, "utf8")
+function readPairs<T>(file: string): T[] {
+  return readFileSync(file, "utf8")
     .split("\n")
     .filter((line) => line.trim())
-    .map((line) => JSON.parse(line) as Pair);
-  const groupOf = paraphraseGroups(pairs);
-  const storedTexts = [...new Set(pairs.map((p) => p.stored))];
-  const started = performance.now();
-  await embedInBatches([...new Set([...storedTexts, ...pairs.map((p) => p.query)])]);
-  const embedSeconds = (performance.now() - started) / 1000;
+    .map((line) => JSON.parse(line) as T);
+}
 
+/** A throw-away database, a workspace in it, and the server's cache over it. */
+function evalCache() {
   const dataDir = mkdtempSync(join(tmpdir(), "sieve-eval-cache-"));
   const assets = assetPaths();
   const database = openDatabase({ dataDir, vecExtension: assets.vecExtension, migrationsDir: assets.migrationsDir });
   const base = createWorkspace(database.db, "eval");
   const scope = new WorkspaceScope(database.db, database.sqlite, base.id);
   const cache = new ResponseCache({ config, vectors, embedder: slot, log });
-  const workspaceAt = (threshold: number): Workspace => ({ ...base, cacheMaxEntries: 1_000_000, cacheThreshold: threshold });
-  const request = (text: string, workspace: Workspace): CacheRequest => ({
+  const request = (text: string, workspace: Workspace, model = "eval-model"): CacheRequest => ({
     scope,
     workspace,
     upstreamUrl: "http://provider.invalid/v1",
-    view: openaiChat.read({ model: "eval-model", messages: [{ role: "user", content: text }] }),
+    view: openaiChat.read({ model, messages: [{ role: "user", content: text }] }),
     cacheControl: { lookup: true, store: true, ttlSeconds: undefined },
     clientSignal: new AbortController().signal,
   });
   // The stored answer is the stored text itself: a hit says which entry answered.
-  const store = (text: string) => cache.store(request(text, workspaceAt(0.9)), { object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: text } }] }, 100);
+  const store = (text: string, workspace: Workspace, model?: string) =>
+    cache.store(request(text, workspace, model), { object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: text } }] }, 100);
+  const close = () => {
+    database.sqlite.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { base, scope, cache, request, store, close };
+}
+
+async function evaluateAdversarial(file: string) {
+  const pairs = readPairs<AdversarialPair>(file);
+  await embedInBatches([...new Set(pairs.flatMap((p) => [p.stored, p.query]))]);
+  const { base, cache, request, store, close } = evalCache();
+  const workspace: Workspace = { ...base, cacheMaxEntries: 1_000_000, cacheThreshold: DEFAULT_SEMANTIC_THRESHOLD };
+  const rows = new Map<string, { pairs: number; aboveThreshold: number; served: number }>();
+  const failures: string[] = [];
+  for (const pair of pairs) {
+    // Each pair alone: its own model name is its own scope.
+    store(pair.stored, workspace, pair.id);
+    const served = (await cache.lookup(request(pair.query, workspace, pair.id))) !== undefined;
+    const similarity = dot(vectors.peek(pair.query)!, vectors.peek(pair.stored)!);
+    const key = `${pair.expect === "hit" ? "must hit" : "must not hit"}|${pair.kind}|${pair.split}`;
+    const row = rows.get(key) ?? { pairs: 0, aboveThreshold: 0, served: 0 };
+    row.pairs++;
+    if (similarity >= DEFAULT_SEMANTIC_THRESHOLD) row.aboveThreshold++;
+    if (served) row.served++;
+    rows.set(key, row);
+    if (served !== (pair.expect === "hit")) {
+      const verdict = chooseMatch(promptFacts(pair.query), [{ entry: pair.stored, prompt: pair.stored, similarity }], DEFAULT_SEMANTIC_THRESHOLD);
+      const why = served ? "served" : (verdict.rejected[0]?.reason ?? "below threshold");
+      failures.push(`- [${pair.split}] ${pair.id} ${similarity.toFixed(3)} ${why}: "${clip(pair.stored)}" → "${clip(pair.query)}"`);
+    }
+  }
+  close();
+
+  const totals = (expect: string, split?: string) => {
+    const total = { pairs: 0, aboveThreshold: 0, served: 0 };
+    for (const [key, row] of rows) {
+      const [e, , s] = key.split("|");
+      if (e !== expect || (split && s !== split)) continue;
+      total.pairs += row.pairs;
+      total.aboveThreshold += row.aboveThreshold;
+      total.served += row.served;
+    }
+    return total;
+  };
+  const pct = (count: number, of: number) => (of === 0 ? "-" : `${((100 * count) / of).toFixed(1)}`);
+  const line = (expect: string, kind: string, split: string, row: { pairs: number; aboveThreshold: number; served: number }) =>
+    [expect, kind, split, String(row.pairs), `${row.aboveThreshold} (${pct(row.aboveThreshold, row.pairs)} %)`, `${row.served} (${pct(row.served, row.pairs)} %)`];
+  const table = [...rows].sort(([a], [b]) => a.localeCompare(b)).map(([key, row]) => line(...(key.split("|") as [string, string, string]), row));
+  for (const expect of ["must not hit", "must hit"]) {
+    for (const split of ["dev", "holdout"]) table.push(line(expect, "**all**", split, totals(expect, split)));
+    table.push(line(expect, "**all**", "both", totals(expect)));
+  }
+  console.log(`\n## ${file.split("/").pop()}: ${pairs.length} hand-written pairs, each alone in its scope, threshold ${DEFAULT_SEMANTIC_THRESHOLD}\n`);
+  console.log(markdownTable(["expect", "kind", "split", "pairs", "cosine ≥ threshold", "served"], table));
+  console.log(`\nPairs judged wrongly (a must-not-hit served, a paraphrase missed): ${failures.length}\n`);
+  for (const failure of failures) console.log(failure);
+}
+
+async function evaluate(file: string) {
+  const pairs = readPairs<Pair>(file);
+  const groupOf = paraphraseGroups(pairs);
+  const storedTexts = [...new Set(pairs.map((p) => p.stored))];
+  const started = performance.now();
+  await embedInBatches([...new Set([...storedTexts, ...pairs.map((p) => p.query)])]);
+  const embedSeconds = (performance.now() - started) / 1000;
+
+  const { base, scope, cache, request, store: storeIn, close } = evalCache();
+  const workspaceAt = (threshold: number): Workspace => ({ ...base, cacheMaxEntries: 1_000_000, cacheThreshold: threshold });
+  const store = (text: string) => storeIn(text, workspaceAt(0.9));
   const servedText = (hit: { completion: Record<string, unknown> }) => (hit.completion.choices as { message: { content: string } }[])[0]!.message.content;
   storedTexts.forEach(store);
 
@@ -116,8 +190,7 @@ async function evaluate(file: string) {
     }
     groupStored.forEach(store);
   }
-  database.sqlite.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  close();
 
   const oracle = cosineOnly(pairs, storedTexts, groupOf);
   const n = pairs.length;

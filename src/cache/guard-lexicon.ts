@@ -107,7 +107,10 @@ export const NEGATIONS = new Set([
 ]);
 
 /**
- * Opposites: each axis lists its poles. Two questions that both use an axis must use the same
+ * Opposites: each axis lists its poles. WordNet's antonym pairs (antonyms.ts) cover direct
+ * opposites; an axis is kept here only where it groups near-synonyms into a pole, which pairs do
+ * not ("good" / "worst", "pros" / "drawbacks": under a third of such cross-pole pairs are in
+ * WordNet). Axes WordNet covers entirely (speed, heat) were removed. Two questions that both use an axis must use the same
  * poles ("best" / "worst", "over 18" / "under 18", "when" / "where"); one that does not use it
  * at all is not contradicted ("the best way to …" / "a good way to …").
  */
@@ -118,11 +121,9 @@ export const AXES: Record<string, string[][]> = {
     ["less", "least", "fewer", "fewest", "few", "little", "decrease", "decreasing", "lower", "lowest", "minimum", "min", "smaller", "smallest", "under", "below"],
   ],
   size: [["big", "large", "huge", "tall", "long", "longer", "longest", "taller", "tallest"], ["small", "tiny", "short", "shorter", "shortest"]],
-  speed: [["fast", "faster", "fastest", "quick", "quicker", "quickest"], ["slow", "slower", "slowest"]],
   price: [["expensive", "costly", "pricier"], ["cheap", "cheaper", "cheapest", "inexpensive", "affordable"]],
   difficulty: [["easy", "easier", "easiest", "simple", "simplest"], ["hard", "harder", "hardest", "difficult", "tough"]],
   age: [["old", "older", "oldest", "elder", "eldest"], ["young", "younger", "youngest", "new", "newer", "newest"]],
-  heat: [["hot", "hotter", "hottest", "warm", "warmer", "warmest"], ["cold", "colder", "coldest", "cool", "cooler"]],
   order: [["before", "earlier", "prior"], ["after", "later", "afterwards"]],
   sequence: [["next", "upcoming", "following"], ["last", "previous", "past"]],
   state: [["start", "begin", "enable", "open"], ["stop", "disable", "shut"]],
@@ -139,3 +140,22 @@ export const AXES: Record<string, string[][]> = {
 
 /** Lower-case words that start sentences or are capitalised for grammar, not because they name something. */
 export const NOT_NAMES = new Set(["i", "i'm", "i've", "i'd", "i'll", "ok", "okay"]);
+
+/**
+ * Particles of phrasal verbs and their opposites ("turn on" / "turn off", "zoom in" / "zoom out",
+ * "the lights on" / "the lights off"): opposed only behind the same word, since "in" and "out"
+ * alone are mostly prepositions ("the columns in the table" / "find out how many columns").
+ * WordNet lists none of them as antonyms.
+ */
+export const PARTICLE_OPPOSITES: Record<string, string> = { in: "out", out: "in", on: "off", off: "on", up: "down", down: "up" };
+
+/**
+ * Opposites WordNet does not list (checked against wordnet-antonyms.json: none of these is
+ * there): computing pairs, and irregular forms of its verbs (the npm package ships no exception
+ * lists: "bought" / "sold").
+ */
+export const EXTRA_OPPOSITES = [
+  "max|min", "speed up|slow down", "warm up|cool down", "expand|collapse", "merge|split", "join|split", "allow|block", "whitelist|blacklist",
+  "allowlist|denylist", "upper|lower", "read|write", "compress|extract", "hire|fire", "promote|demote", "bought|sold",
+  "sent|received", "lent|borrowed", "push|pop", "prefix|suffix",
+];

@@ -13,6 +13,8 @@ import {
   TIME_UNITS,
   UNITS,
 } from "./guard-lexicon";
+import { firstOpposition } from "./antonyms";
+import { roleSwap, roleTokens } from "./roles";
 
 /**
  * The precision guard. Embedding similarity says two prompts are about the same thing; it is
@@ -29,7 +31,11 @@ import {
  * - negation (present in both or in neither);
  * - dates and times of day (months, weekdays, today/tomorrow, morning/night, seasons) as a set;
  * - opposites: when both prompts use an axis (best/worst, more/less, before/after, first/third,
- *   a sentence opening with who/when/where/why/how many, …) they must use the same pole.
+ *   a sentence opening with who/when/where/why/how many, …) they must use the same pole;
+ * - antonyms: no word of one prompt (missing from the other) is the opposite of a word only the
+ *   other has: WordNet's antonyms, particles (on/off), affixes (lock/unlock, sugary/sugar-free)
+ *   (antonyms.ts);
+ * - roles: the shared words keep their roles (from/to, than, "A beat B") (roles.ts).
  */
 export type PromptFacts = {
   /** Lower-case word forms (letters and digits), for "found in the other prompt". */
@@ -47,6 +53,8 @@ export type PromptFacts = {
   temporal: Set<string>;
   /** Axis (AXES, "ordinal", "asks") → the poles used. */
   poles: Map<string, Set<number>>;
+  /** Lower-case words in order, hyphenated compounds kept whole ("sugar-free"), for antonyms and roles. */
+  tokens: string[];
 };
 
 export type GuardVerdict = { pass: true } | { pass: false; reason: string };
@@ -144,13 +152,16 @@ export function promptFacts(text: string): PromptFacts {
     negated: wordList.some((word) => NEGATIONS.has(word)),
     temporal: new Set(wordList.filter((word) => TEMPORAL_WORDS.has(word))),
     poles,
+    tokens: roleTokens(normalised),
   };
 }
 
 /** Does serving `stored`'s answer to `query` risk answering a different question? */
 export function guardMatch(query: PromptFacts, stored: PromptFacts): GuardVerdict {
   const fail = (reason: string): GuardVerdict => ({ pass: false, reason });
-  if (query.negated !== stored.negated) return fail("negation");
+  const opposed = firstOpposition(query.tokens, stored.tokens, NEGATIONS);
+  // A negation and an antonym cancel out: "not mandatory" / "optional", "don't forget" / "remember".
+  if (query.negated !== stored.negated && !opposed) return fail("negation");
   if (query.numbers.join(" ") !== stored.numbers.join(" ")) return fail(`numbers ${query.numbers.join(",")} vs ${stored.numbers.join(",")}`);
   for (const [value, queryUnits] of query.boundUnits) {
     const storedUnits = stored.boundUnits.get(value);
@@ -170,6 +181,9 @@ export function guardMatch(query: PromptFacts, stored: PromptFacts): GuardVerdic
     const storedPoles = stored.poles.get(axis);
     if (storedPoles && !sameSet(queryPoles, storedPoles)) return fail(`opposite ${axis}`);
   }
+  if (opposed && query.negated === stored.negated) return fail(`opposite "${opposed[0]}" / "${opposed[1]}"`);
+  const swap = roleSwap(query.tokens, stored.tokens);
+  if (swap) return fail(`roles: ${swap}`);
   return { pass: true };
 }
 

@@ -1,5 +1,6 @@
 import { basename } from "node:path";
 import type { Config } from "../config";
+import type { CacheRejection } from "../evidence/schema";
 import type { VectorMemo } from "../embeddings/vector-memo";
 import type { Logger } from "../logging/logger";
 import type { ProxiedRequest } from "../proxy/request";
@@ -48,6 +49,7 @@ export class ResponseCache implements CacheStage {
   readonly #vectorSpace: string;
   readonly #flights = new SingleFlight();
   readonly #keys = new WeakMap<CacheRequest, CacheKeys>();
+  readonly #rejections = new WeakMap<CacheRequest, CacheRejection>();
 
   constructor(deps: ResponseCacheDeps) {
     this.#deps = deps;
@@ -79,6 +81,10 @@ export class ResponseCache implements CacheStage {
     }
   }
 
+  rejectedCandidate(request: CacheRequest): CacheRejection | undefined {
+    return this.#rejections.get(request);
+  }
+
   /** The request's keys as the cache computes them (once per request). Only requests with a cache subject reach the cache. */
   keysOf(request: CacheRequest): CacheKeys {
     let keys = this.#keys.get(request);
@@ -103,8 +109,10 @@ export class ResponseCache implements CacheStage {
       const candidates = semanticCandidates(scope, keys.scopeKey, vector, Date.now());
       const { hit, rejected } = chooseMatch(promptFacts(prompt), candidates, workspace.cacheThreshold ?? DEFAULT_SEMANTIC_THRESHOLD);
       for (const { candidate, reason } of rejected) {
-        this.#deps.log.debug("cache: semantic candidate rejected by the precision guard", { key: candidate.entry.key, similarity: candidate.similarity, reason });
+        this.#deps.log.debug("cache: semantic candidate rejected by the verifier", { key: candidate.entry.key, similarity: candidate.similarity, reason });
       }
+      const [first] = rejected;
+      if (first) this.#rejections.set(request, { similarity: Number(first.candidate.similarity.toFixed(4)), reason: first.reason });
       const entry = hit && loadEntry(scope, hit.entry.id);
       if (hit && entry) return this.#hit(request, entry, "semantic", hit.similarity);
     }

@@ -2,6 +2,9 @@ import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { createdAt, workspaceIdColumn } from "../db/columns";
 import { workspaces } from "../tenancy/schema";
 
+/** A cache candidate above the threshold that the verifier rejected: its similarity and the reason. */
+export type CacheRejection = { similarity: number; reason: string };
+
 /** One durable record per proxied request (issue: evidence log). */
 export const evidence = sqliteTable(
   "evidence",
@@ -16,6 +19,8 @@ export const evidence = sqliteTable(
     stream: integer("stream", { mode: "boolean" }).notNull(),
     status: integer("status").notNull(),
     cacheStatus: text("cache_status", { enum: ["hit", "miss", "skip"] }).notNull(),
+    /** The most similar semantic candidate the cache's verifier turned down, and why (null if none). */
+    cacheRejected: text("cache_rejected", { mode: "json" }).$type<CacheRejection>(),
     /** Strongest firewall action taken: allow, log, warn or block. */
     firewallAction: text("firewall_action", { enum: ["allow", "log", "warn", "block"] }).notNull(),
     /** JSON array of the patterns that fired, input and output side. */

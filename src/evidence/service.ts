@@ -49,6 +49,7 @@ function evidenceView(row: EvidenceRow, withBodies: boolean) {
     stream: row.stream,
     status: row.status,
     cache_status: row.cacheStatus,
+    cache_rejected: row.cacheRejected,
     firewall_action: row.firewallAction,
     firewall_matches: row.firewallMatches,
     overhead_ms: row.overheadMs,

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { CacheRejection } from "../evidence/schema";
 import type { EvidenceRecord } from "../evidence/writer";
 import type { Usage } from "./dialects/dialect";
 import type { ProxiedRequest } from "./request";
@@ -7,6 +8,7 @@ import { strongest, type FirewallVerdict } from "./stages";
 export type RequestOutcome = {
   status: number;
   cacheStatus: "hit" | "miss" | "skip";
+  cacheRejected?: CacheRejection;
   verdicts: FirewallVerdict[];
   overheadMs: number;
   upstreamMs: number;
@@ -30,6 +32,7 @@ export function evidenceEntry(request: EvidenceSubject, outcome: RequestOutcome,
     stream: request.stream ?? false,
     status: outcome.status,
     cacheStatus: outcome.cacheStatus,
+    cacheRejected: outcome.cacheRejected ?? null,
     firewallAction: strongest(outcome.verdicts).action,
     firewallMatches: outcome.verdicts.flatMap((v) => v.matches),
     overheadMs: Math.max(0, Math.round(outcome.overheadMs)),

@@ -34,7 +34,8 @@ export type PipelineDeps = {
  */
 export async function runPipeline(request: ProxiedRequest, deps: PipelineDeps): Promise<Response> {
   const { dialect } = request;
-  const record = (outcome: RequestOutcome) => deps.evidence.record(evidenceEntry(request, outcome, request.workspace.logBodies));
+  const record = (outcome: RequestOutcome) =>
+    deps.evidence.record(evidenceEntry(request, { ...outcome, cacheRejected: deps.cache.rejectedCandidate?.(request) }, request.workspace.logBodies));
   const overhead = (upstreamMs: number) => performance.now() - request.receivedAt - upstreamMs;
 
   // 1. Firewall on the input.

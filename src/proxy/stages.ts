@@ -1,3 +1,4 @@
+import type { CacheRejection } from "../evidence/schema";
 import type { ProxiedRequest } from "./request";
 
 export type FirewallAction = "allow" | "log" | "warn" | "block";
@@ -42,6 +43,8 @@ export interface CacheStage {
    * it. Returns a release function the pipeline calls when the first request is done.
    */
   claim?(request: ProxiedRequest): Promise<(() => void) | undefined>;
+  /** The most similar candidate the lookup of this request turned down, for the evidence. */
+  rejectedCandidate?(request: ProxiedRequest): CacheRejection | undefined;
 }
 
 export const firewallOff: FirewallStage = {

@@ -3,7 +3,7 @@ import OpenAI from "openai";
 import { DEFAULT_SEMANTIC_THRESHOLD } from "../../src/cache/service";
 import { cosine } from "../../src/embeddings/vectors";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
-import { sharedEmbedder, startSieve, type Tenant, type TestSieve } from "../support/sieve";
+import { evidenceFor as evidenceOf, sharedEmbedder, startSieve, type Tenant, type TestSieve } from "../support/sieve";
 
 let upstream: FakeUpstream;
 let sieve: TestSieve;
@@ -56,6 +56,8 @@ const api = (tenant: Tenant, method: string, path: string, body?: unknown) =>
     headers: { ...tenant.serviceHeaders, ...(body === undefined ? {} : { "content-type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+
+const evidenceFor = (t: Tenant, requestId: string) => evidenceOf(sieve, t, requestId);
 
 const stats = async (tenant: Tenant) => (await (await api(tenant, "GET", "/stats")).json()) as Record<string, number>;
 
@@ -154,6 +156,51 @@ describe("semantic hits and the precision guard", () => {
     expect(swapped.cache).toBe("miss");
     expect(swapped.providerCalls).toBe(1);
     expect(swapped.text).toBe(`echo: ${query}`);
+  });
+
+  test.each([
+    ["an opposite", "How do I turn on dark mode in VS Code?", "How do I turn off dark mode in VS Code?", "opposite"],
+    ["a swapped direction", "Convert JSON to YAML", "Convert YAML to JSON", "roles"],
+  ])("%s misses through the openai SDK, and the evidence names the rejected candidate", async (_kind, stored, query, reason) => {
+    await expectAboveThreshold(stored, query, DEFAULT_SEMANTIC_THRESHOLD);
+    const tenant = sieve.tenant();
+    const openai = client(tenant);
+    await openai.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: stored }] });
+    const { data, response } = await openai.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: query }] }).withResponse();
+    expect(response.headers.get("x-service-cache")).toBe("miss");
+    expect(response.headers.get("x-service-cache-similarity")).toBeNull();
+    expect(data.choices[0]!.message.content).toBe(`echo: ${query}`);
+
+    const record = await evidenceFor(tenant, response.headers.get("x-service-request-id")!);
+    expect(record.cache_status).toBe("miss");
+    expect(record.cache_rejected.similarity).toBeGreaterThanOrEqual(DEFAULT_SEMANTIC_THRESHOLD);
+    expect(record.cache_rejected.reason).toStartWith(reason);
+
+    // A paraphrase of the stored question, reordered, still hits; its evidence has no rejection.
+    const paraphrase = stored.includes("dark mode") ? "In VS Code, how do I turn on dark mode?" : "How do I convert JSON into YAML?";
+    const hit = await openai.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: paraphrase }] }).withResponse();
+    expect(hit.response.headers.get("x-service-cache")).toBe("hit");
+    expect(Number(hit.response.headers.get("x-service-cache-similarity"))).toBeGreaterThanOrEqual(DEFAULT_SEMANTIC_THRESHOLD);
+    expect(hit.data.choices[0]!.message.content).toBe(`echo: ${stored}`);
+    expect((await evidenceFor(tenant, hit.response.headers.get("x-service-request-id")!)).cache_rejected).toBeNull();
+  });
+
+  test("a follow-up only hits within the same conversation: 'and in Rust?' after another conversation misses", async () => {
+    const tenant = sieve.tenant();
+    const conversation = (first: string, answer: string) => [
+      { role: "user", content: first },
+      { role: "assistant", content: answer },
+      { role: "user", content: "And in Rust?" },
+    ];
+    await chat(tenant, { model: "gpt-test", messages: conversation("How do I reverse a string in Python?", "Use s[::-1].") });
+    // The same follow-up word for word, after a different first question: a different answer is due.
+    const other = await chat(tenant, { model: "gpt-test", messages: conversation("How do I read a file in Python?", "Use open().") });
+    expect(other.cache).toBe("miss");
+    expect(other.providerCalls).toBe(1);
+    // The same follow-up in the same conversation hits.
+    const same = await chat(tenant, { model: "gpt-test", messages: conversation("How do I reverse a string in Python?", "Use s[::-1].") });
+    expect(same.cache).toBe("hit");
+    expect(same.text).toBe("echo: And in Rust?");
   });
 
   test("a different conversation prefix, model or parameters never hits, even word for word", async () => {

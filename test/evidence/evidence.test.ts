@@ -6,7 +6,7 @@ import { eq } from "drizzle-orm";
 import { workspaces } from "../../src/tenancy/schema";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
 import { runCli, spawnServe, waitUntilReady } from "../support/process";
-import { startSieve, tempDir, type Tenant, type TestSieve } from "../support/sieve";
+import { evidenceFor as evidenceOf, startSieve, tempDir, type Tenant, type TestSieve } from "../support/sieve";
 
 let upstream: FakeUpstream;
 let sieve: TestSieve;
@@ -30,14 +30,7 @@ const chat = (t: Tenant, body: object) =>
     body: JSON.stringify(body),
   });
 
-async function evidenceFor(t: Tenant, requestId: string): Promise<any> {
-  for (let i = 0; i < 100; i++) {
-    const response = await fetch(`${sieve.url}/v1/evidence/${requestId}`, { headers: t.serviceHeaders });
-    if (response.ok) return response.json();
-    await Bun.sleep(20);
-  }
-  throw new Error(`no evidence for ${requestId}`);
-}
+const evidenceFor = (t: Tenant, requestId: string) => evidenceOf(sieve, t, requestId);
 
 describe("evidence log", () => {
   test("a proxied request gets one durable record with usage, hashes and bodies; never the provider key", async () => {

@@ -61,3 +61,13 @@ export async function startSieve(overrides: Partial<Config> = {}): Promise<TestS
     },
   };
 }
+
+/** A request's evidence record, once the background writer has flushed it (polls for up to ~2 s). */
+export async function evidenceFor(sieve: TestSieve, tenant: Tenant, requestId: string): Promise<any> {
+  for (let i = 0; i < 100; i++) {
+    const response = await fetch(`${sieve.url}/v1/evidence/${requestId}`, { headers: tenant.serviceHeaders });
+    if (response.ok) return response.json();
+    await Bun.sleep(20);
+  }
+  throw new Error(`no evidence for ${requestId}`);
+}

@@ -143,6 +143,7 @@ export async function requestDetailPage({ view, params }) {
       ["Stream", record.stream ? "yes" : "no"],
       ["Status", badge(String(record.status), statusTone(record.status))],
       ["Cache", badge(record.cache_status, cacheTone(record.cache_status))],
+      ["Cache candidate rejected", record.cache_rejected ? `similarity ${record.cache_rejected.similarity.toFixed(4)}: ${record.cache_rejected.reason}` : "–"],
       ["Firewall", [badge(record.firewall_action, firewallTone(record.firewall_action)), " ", matchFamilies(record).join(", ")]],
       ["Overhead", ms(record.overhead_ms)],
       ["Upstream", ms(record.upstream_ms)],

