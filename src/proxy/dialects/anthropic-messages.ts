@@ -63,12 +63,23 @@ export const anthropicMessages: Dialect = {
 
   transcript: () => new MessagesTranscript(),
   replayStream: messageToSse,
-  errorBody: anthropicErrorBody,
-  streamError: (kind, message, requestId, reason) => formatSseEvent(anthropicErrorBody(kind, message, requestId, reason), "error"),
+  errorBody: (kind, message, requestId, reason) => ({
+    // The spec's body (error, reason or detail, request_id); `type` and `message` are what the SDK reads
+    // for its error class and text (the class itself follows the status: 403 → PermissionDeniedError).
+    type: "error",
+    error: ERROR_CODES[kind],
+    message: kind === "blocked" ? `${ERROR_CODES.blocked}: ${reason ?? message}` : message,
+    ...(kind === "blocked" ? { reason: reason ?? message } : { detail: message }),
+    request_id: requestId,
+  }),
+  streamError: (kind, message, requestId, reason) => formatSseEvent(anthropicStreamError(kind, message, requestId, reason), "error"),
 };
 
-/** Anthropic's error shape ({type: "error", error: {type, message}}), which its SDK reads, with the spec's reason and request_id beside it. */
-function anthropicErrorBody(kind: ErrorKind, message: string, requestId: string, reason?: string | null): Record<string, unknown> {
+/**
+ * Inside a stream there is no status: the SDK raises Anthropic's own event shape ({type: "error",
+ * error: {type, message}}), so that is what ends a stream Sieve cuts, with the spec's reason and request_id beside it.
+ */
+function anthropicStreamError(kind: ErrorKind, message: string, requestId: string, reason?: string | null): Record<string, unknown> {
   return {
     type: "error",
     error: { type: ANTHROPIC_ERROR_TYPES[kind], message: kind === "blocked" ? `${ERROR_CODES.blocked}: ${reason ?? message}` : message, code: ERROR_CODES[kind] },
