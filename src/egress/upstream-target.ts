@@ -24,7 +24,8 @@ export function upstreamUrlProblem(raw: string, allowed: AllowedHosts): string |
   const host = url.hostname;
   if (hostNameAllowed(allowed, host)) return undefined;
   if (isIpLiteral(host)) return addressAllowed(allowed, host) ? undefined : `${host} is not a public address; ${ALLOW_HINT}`;
-  if (/(^|\.)localhost\.?$/i.test(host)) return `${host} is not a public host; ${ALLOW_HINT}`;
+  // localhost names are loopback by definition (RFC 6761): refused now unless loopback is allowed.
+  if (/(^|\.)localhost\.?$/i.test(host) && !addressAllowed(allowed, "127.0.0.1")) return `${host} is not a public host; ${ALLOW_HINT}`;
   return undefined;
 }
 

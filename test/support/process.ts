@@ -15,8 +15,8 @@ export async function runCli(args: string[], env: Record<string, string> = {}) {
 export type ServeProcess = { child: Subprocess<"ignore", "pipe", "pipe">; url: string; output: () => string };
 
 /** Starts `sieve serve` as its own process and waits for its "listening" log line. */
-export async function spawnServe(args: string[], command: string[] = [process.execPath, MAIN]): Promise<ServeProcess> {
-  const child = spawn([...command, "serve", "--port", "0", ...args], { cwd: REPO, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+export async function spawnServe(args: string[], command: string[] = [process.execPath, MAIN], env: Record<string, string> = {}): Promise<ServeProcess> {
+  const child = spawn([...command, "serve", "--port", "0", ...args], { cwd: REPO, env: { ...process.env, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   let output = "";
   const decoder = new TextDecoder();
   const pump = async (stream: ReadableStream<Uint8Array>) => {
