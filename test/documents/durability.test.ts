@@ -46,7 +46,8 @@ const count = (db: Database, sql: string, ...params: string[]) => (db.query(sql)
 describe("a job killed mid-way", () => {
   test("SIGKILL during processing leaves no chunk visible; the restarted server finishes the job exactly once", async () => {
     const tenant = await tenantFromCli();
-    const document = longMarkdown(21, 30);
+    // Large enough that native inference on 2 threads is still busy well past the 2 s synchronous wait.
+    const document = longMarkdown(21, 300);
     let server = await serve();
     let api = new DocumentsClient(server.url, tenant);
 
@@ -104,7 +105,7 @@ describe("a graceful stop mid-job", () => {
     const dir = tempDir("sieve-graceful-");
     const first = await startSieve({ dataDir: dir });
     const tenant = first.tenant("graceful");
-    const upload: any = await (await new DocumentsClient(first.url, tenant).uploadFile("large.md", longMarkdown(22, 20), { chunk_size: 32 })).json();
+    const upload: any = await (await new DocumentsClient(first.url, tenant).uploadFile("large.md", longMarkdown(22, 300), { chunk_size: 32 })).json();
     for (let i = 0; i < 2000 && !first.logs.some((line) => line.includes('"msg":"document variant progress"')); i++) await Bun.sleep(10);
     await first.stop();
     const second = await startSieve({ dataDir: dir });
