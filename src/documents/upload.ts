@@ -70,7 +70,7 @@ function parse<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
 
 /** The parsing limits the server was started with. */
 export function decompressionLimits(config: Config): DecompressionLimits {
-  return { maxDecompressedBytes: config.maxDecompressedBytes, maxCompressionRatio: config.maxCompressionRatio };
+  return { maxDecompressedBytes: config.maxDecompressedBytes, maxDocxXmlBytes: config.maxDocxXmlBytes, maxCompressionRatio: config.maxCompressionRatio };
 }
 
 /**

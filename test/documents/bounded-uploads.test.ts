@@ -98,6 +98,15 @@ describe("decompression bombs are refused while inflating, naming the limit, sto
   const cases = [
     { name: "a DOCX whose document.xml inflates to 256 MiB", file: "bomb.docx", make: () => docxBomb(256 * MiB), args: [], status: 422, error: "compression_ratio_too_high" },
     { name: "a DOCX bomb whose headers declare 4 KB", file: "liar.docx", make: () => docxBomb(200 * MiB, { declareSmall: true }), args: [], status: 422, error: "compression_ratio_too_high" },
+    {
+      name: "the lying DOCX bomb with the ratio allowed",
+      file: "liar.docx",
+      make: () => docxBomb(200 * MiB, { declareSmall: true }),
+      args: ["--max-compression-ratio", "100000"],
+      status: 413,
+      error: "decompressed_too_large",
+      flag: "--max-docx-xml-bytes",
+    },
     { name: "a PDF whose page content is a 200 MiB Flate bomb", file: "bomb.pdf", make: () => pdfFlateBomb(200 * MiB), args: [], status: 422, error: "compression_ratio_too_high" },
     {
       name: "the same PDF with the ratio allowed and an 8 MiB size limit",
@@ -106,9 +115,10 @@ describe("decompression bombs are refused while inflating, naming the limit, sto
       args: ["--max-compression-ratio", "100000", "--max-decompressed-bytes", String(8 * MiB)],
       status: 413,
       error: "decompressed_too_large",
+      flag: "--max-decompressed-bytes",
     },
   ];
-  for (const { name, file, make, args, status, error } of cases) {
+  for (const { name, file, make, args, status, error, flag = "--max-compression-ratio" } of cases) {
     test(`${name}: ${status} ${error}`, async () => {
       const server = await serve(args);
       const bomb = await make();
@@ -118,7 +128,7 @@ describe("decompression bombs are refused while inflating, naming the limit, sto
       });
       const body: any = await response!.json();
       expect({ status: response!.status, error: body.error }).toEqual({ status, error });
-      expect(body.detail).toContain(error === "decompressed_too_large" ? "--max-decompressed-bytes" : "--max-compression-ratio");
+      expect(body.detail).toContain(flag);
       expect(peak).toBeLessThan(300);
       await expectNothingStored(server.api);
     }, 180_000);

@@ -2,7 +2,7 @@
 import mammoth from "mammoth";
 import { CorruptFileError } from "./errors.ts";
 import { parseHtml } from "./html-parser.ts";
-import type { DecompressionLimits } from "./limits.ts";
+import { docxInflationLimit, type DecompressionLimits } from "./limits.ts";
 import { repackWithinLimits } from "./safe-unzip.ts";
 import type { Block } from "./types.ts";
 
@@ -22,7 +22,7 @@ const isMarkupPart = (name: string) => /\.(xml|rels)$/i.test(name);
 
 export async function parseDocx(bytes: Uint8Array, limits: DecompressionLimits): Promise<Block[]> {
   // Mammoth inflates whatever the zip holds: it only ever sees entries already inflated within the limits.
-  const checked = repackWithinLimits(bytes, limits, isMarkupPart);
+  const checked = repackWithinLimits(bytes, docxInflationLimit(limits), isMarkupPart);
   let html: string;
   try {
     const result = await mammoth.convertToHtml({ buffer: Buffer.from(checked) }, { styleMap: STYLE_MAP });

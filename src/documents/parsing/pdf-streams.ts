@@ -6,7 +6,7 @@
  */
 import { Unzlib } from "fflate";
 import { TimeSlice } from "../time-slice.ts";
-import { DecompressionLimitError, InflationBudget, type DecompressionLimits } from "./limits.ts";
+import { DecompressionLimitError, InflationBudget, pdfInflationLimit, type DecompressionLimits } from "./limits.ts";
 
 const PUSH_BYTES = 16 * 1024;
 /** How far back from `stream` the stream's dictionary is looked for. */
@@ -14,7 +14,7 @@ const DICTIONARY_WINDOW = 2048;
 
 export async function checkPdfStreams(bytes: Uint8Array, limits: DecompressionLimits): Promise<void> {
   const pdf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const budget = new InflationBudget(limits);
+  const budget = new InflationBudget(pdfInflationLimit(limits));
   const slice = new TimeSlice();
   for (let at = pdf.indexOf("stream"); at >= 0; at = pdf.indexOf("stream", at + 6)) {
     if (at >= 3 && pdf.toString("latin1", at - 3, at) === "end") continue;

@@ -6,7 +6,7 @@
  */
 import { Unzip, UnzipInflate, unzipSync, zipSync, type Unzipped } from "fflate";
 import { CorruptFileError } from "./errors.ts";
-import { DecompressionLimitError, InflationBudget, RATIO_GRACE_BYTES, type DecompressionLimits } from "./limits.ts";
+import { DecompressionLimitError, InflationBudget, RATIO_GRACE_BYTES, tooCompressed, tooLarge, type InflationLimit } from "./limits.ts";
 
 /** Compressed bytes handed to the inflater per step: one step can produce at most ~1032 times this. */
 const PUSH_BYTES = 16 * 1024;
@@ -15,9 +15,9 @@ const PUSH_BYTES = 16 * 1024;
  * The zip's entries, inflated within the limits; throws DecompressionLimitError or CorruptFileError.
  * Entries `wanted` rejects are neither inflated nor counted: they come back empty.
  */
-export function unzipWithinLimits(bytes: Uint8Array, limits: DecompressionLimits, wanted: (name: string) => boolean): Unzipped {
-  checkDeclaredSizes(bytes, limits, wanted);
-  const budget = new InflationBudget(limits);
+export function unzipWithinLimits(bytes: Uint8Array, limit: InflationLimit, wanted: (name: string) => boolean): Unzipped {
+  checkDeclaredSizes(bytes, limit, wanted);
+  const budget = new InflationBudget(limit);
   const files: Unzipped = {};
   const failures: Error[] = [];
   // Bytes handed to the unzipper so far: an entry's compressed size is counted from the push in
@@ -58,24 +58,20 @@ export function unzipWithinLimits(bytes: Uint8Array, limits: DecompressionLimits
 }
 
 /** The zip rebuilt from its checked entries, stored uncompressed, for a parser that inflates on its own. */
-export function repackWithinLimits(bytes: Uint8Array, limits: DecompressionLimits, wanted: (name: string) => boolean): Uint8Array {
-  return zipSync(unzipWithinLimits(bytes, limits, wanted), { level: 0 });
+export function repackWithinLimits(bytes: Uint8Array, limit: InflationLimit, wanted: (name: string) => boolean): Uint8Array {
+  return zipSync(unzipWithinLimits(bytes, limit, wanted), { level: 0 });
 }
 
 /** Refuses an archive whose central directory already admits too much. */
-function checkDeclaredSizes(bytes: Uint8Array, limits: DecompressionLimits, wanted: (name: string) => boolean): void {
+function checkDeclaredSizes(bytes: Uint8Array, limit: InflationLimit, wanted: (name: string) => boolean): void {
   let declaredTotal = 0;
   try {
     unzipSync(bytes, {
       filter: ({ name, size, originalSize }) => {
         if (!wanted(name)) return false;
         declaredTotal += originalSize;
-        if (originalSize > RATIO_GRACE_BYTES && originalSize > size * limits.maxCompressionRatio) {
-          throw new DecompressionLimitError(
-            `${name} declares ${originalSize} bytes from ${size} compressed, more than ${limits.maxCompressionRatio} times (--max-compression-ratio)`,
-            "compression_ratio",
-            "--max-compression-ratio",
-          );
+        if (originalSize > RATIO_GRACE_BYTES && originalSize > size * limit.maxRatio) {
+          throw tooCompressed(`${name} declares ${originalSize} bytes from ${size} compressed, more than ${limit.maxRatio} times`);
         }
         return false;
       },
@@ -84,13 +80,7 @@ function checkDeclaredSizes(bytes: Uint8Array, limits: DecompressionLimits, want
     if (error instanceof DecompressionLimitError) throw error;
     throw new CorruptFileError(`not a readable zip archive (${(error as Error).message})`);
   }
-  if (declaredTotal > limits.maxDecompressedBytes) {
-    throw new DecompressionLimitError(
-      `declares ${declaredTotal} bytes once unzipped, more than ${limits.maxDecompressedBytes} (--max-decompressed-bytes)`,
-      "decompressed_size",
-      "--max-decompressed-bytes",
-    );
-  }
+  if (declaredTotal > limit.maxBytes) throw tooLarge(`declares ${declaredTotal} bytes once unzipped, more than ${limit.maxBytes}`, limit);
 }
 
 function concat(pieces: Uint8Array<ArrayBuffer>[], length: number): Uint8Array<ArrayBuffer> {

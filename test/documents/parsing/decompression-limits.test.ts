@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { unzipSync, zipSync } from "fflate";
-import { DecompressionLimitError, parseDocument } from "../../../src/documents/parsing";
+import { DecompressionLimitError, DEFAULT_DECOMPRESSION_LIMITS, parseDocument } from "../../../src/documents/parsing";
 import { docxBomb } from "../../fixtures-gen/docx-bomb";
 import { makeDocx } from "../../fixtures-gen/make-docx";
 import { makePdf } from "../../fixtures-gen/make-pdf";
@@ -35,18 +35,18 @@ describe("DOCX", () => {
     expect(error.limit).toBe("compression_ratio");
   });
 
-  test("with the ratio allowed, the size limit stops the inflation (lying sizes)", async () => {
-    const limits = { maxDecompressedBytes: 4 * MiB, maxCompressionRatio: 100_000 };
+  test("with the ratio allowed, the XML size limit stops the inflation (lying sizes)", async () => {
+    const limits = { ...DEFAULT_DECOMPRESSION_LIMITS, maxDocxXmlBytes: 4 * MiB, maxCompressionRatio: 100_000 };
     const error = await refusal(parseDocument("liar.docx", await docxBomb(50 * MiB, { declareSmall: true }), undefined, limits));
     expect(error.limit).toBe("decompressed_size");
-    expect(error.message).toContain("--max-decompressed-bytes");
+    expect(error.message).toContain("--max-docx-xml-bytes");
   });
 
   test("large media are neither inflated nor counted: the text is read", async () => {
     const files = unzipSync(await makeDocx([{ heading: "Photos", level: 1 }, { paragraph: "A report with a large embedded photograph." }]));
     files["word/media/photo.jpeg"] = new Uint8Array(randomBytes(8 * MiB));
     const docx = zipSync(files);
-    const parsed = await parseDocument("photos.docx", docx, undefined, { maxDecompressedBytes: 1 * MiB, maxCompressionRatio: 100 });
+    const parsed = await parseDocument("photos.docx", docx, undefined, { ...DEFAULT_DECOMPRESSION_LIMITS, maxDocxXmlBytes: 1 * MiB });
     expect(parsed.blocks.map((block) => block.text)).toEqual(["Photos", "A report with a large embedded photograph."]);
   });
 });
@@ -58,9 +58,10 @@ describe("PDF", () => {
   });
 
   test("with the ratio allowed, the size limit stops it", async () => {
-    const limits = { maxDecompressedBytes: 2 * MiB, maxCompressionRatio: 100_000 };
+    const limits = { ...DEFAULT_DECOMPRESSION_LIMITS, maxDecompressedBytes: 2 * MiB, maxCompressionRatio: 100_000 };
     const error = await refusal(parseDocument("bomb.pdf", await pdfFlateBomb(64 * MiB), undefined, limits));
     expect(error.limit).toBe("decompressed_size");
+    expect(error.message).toContain("--max-decompressed-bytes");
   });
 
   test("an ordinary PDF passes the check", async () => {
