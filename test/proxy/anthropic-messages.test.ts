@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Anthropic, { APIError, PermissionDeniedError } from "@anthropic-ai/sdk";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
-import type { Tenant, TestSieve } from "../support/sieve";
-import { evidenceOf, INJECTION, SYSTEM_PROMPT, startDialectSuite, type DialectSuite } from "./dialect-support";
+import { INJECTION, SYSTEM_PROMPT, startDialectSuite, type DialectSuite } from "./dialect-support";
+import { evidenceFor, type Tenant, type TestSieve } from "../support/sieve";
 
 let suite: DialectSuite;
 let upstream: FakeUpstream;
@@ -41,7 +41,7 @@ describe("POST /v1/messages through the official Anthropic SDK", () => {
     expect(seen.headers["anthropic-beta"]).toBe("fake-beta-2025");
     expect(seen.headers["x-service-api-key"]).toBeUndefined();
     expect(seen.headers["x-service-workspace-id"]).toBeUndefined();
-    const record = await evidenceOf(sieve, tenant, response.headers.get("x-service-request-id")!);
+    const record = await evidenceFor(sieve, tenant, response.headers.get("x-service-request-id")!);
     expect(record).toMatchObject({ api: "POST /v1/messages", model: "claude-test", status: 200, usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 } });
   });
 

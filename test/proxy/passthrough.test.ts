@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI, { toFile } from "openai";
 import type { FakeUpstream } from "../support/fake-upstream";
-import { startSieve, type Tenant, type TestSieve } from "../support/sieve";
-import { evidenceOf, startDialectSuite, type DialectSuite } from "./dialect-support";
+import { startDialectSuite, type DialectSuite } from "./dialect-support";
+import { evidenceFor, startSieve, type Tenant, type TestSieve } from "../support/sieve";
 
 let suite: DialectSuite;
 let upstream: FakeUpstream;
@@ -28,7 +28,7 @@ describe("the rest of the OpenAI surface passes through", () => {
     expect(Object.keys(seen.headers).filter((name) => name.startsWith("x-service-"))).toEqual([]);
     expect(response.headers.get("x-service-latency-ms")).toMatch(/^\d+$/);
     expect(response.headers.get("x-service-upstream-latency-ms")).toMatch(/^\d+$/);
-    const record = await evidenceOf(sieve, tenant, response.headers.get("x-service-request-id")!);
+    const record = await evidenceFor(sieve, tenant, response.headers.get("x-service-request-id")!);
     expect(record).toMatchObject({ api: "GET /v1/models", status: 200, cache_status: "skip", request_body: null, response_body: null });
     const listed = (await (await fetch(`${sieve.url}/v1/evidence?api=${encodeURIComponent("GET /v1/models")}`, { headers: tenant.serviceHeaders })).json()) as any;
     expect(listed.total).toBeGreaterThan(0);
@@ -38,7 +38,7 @@ describe("the rest of the OpenAI surface passes through", () => {
   test("embeddings for a provider model go to the provider (1536 dimensions, not the local 384)", async () => {
     const { data: result, response } = await client().embeddings.create({ model: "text-embedding-3-small", input: "a sentence to embed" }).withResponse();
     expect(result.data[0]!.embedding).toHaveLength(1536);
-    expect(await evidenceOf(sieve, tenant, response.headers.get("x-service-request-id")!)).toMatchObject({ api: "POST /v1/embeddings", model: "text-embedding-3-small" });
+    expect(await evidenceFor(sieve, tenant, response.headers.get("x-service-request-id")!)).toMatchObject({ api: "POST /v1/embeddings", model: "text-embedding-3-small" });
     expect(upstream.received.at(-1)).toMatchObject({ method: "POST", path: "/v1/embeddings" });
     expect(JSON.parse(upstream.received.at(-1)!.body)).toMatchObject({ model: "text-embedding-3-small", input: "a sentence to embed" });
   });
@@ -63,7 +63,7 @@ describe("the rest of the OpenAI surface passes through", () => {
     expect(file).toMatchObject({ id: "file-fake", filename: "train.jsonl", purpose: "fine-tune" });
     expect(file.bytes).toBeGreaterThan(300_000); // the whole multipart body arrived
     expect(upstream.received.at(-1)!.headers["content-type"]).toStartWith("multipart/form-data; boundary=");
-    const record = await evidenceOf(sieve, tenant, response.headers.get("x-service-request-id")!);
+    const record = await evidenceFor(sieve, tenant, response.headers.get("x-service-request-id")!);
     expect(record).toMatchObject({ api: "POST /v1/files", status: 200, request_body: null, response_body: null });
 
     const content = await client().files.content("file-fake");

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI, { APIError, InternalServerError, PermissionDeniedError } from "openai";
 import type { FakeUpstream } from "../support/fake-upstream";
-import type { Tenant, TestSieve } from "../support/sieve";
-import { evidenceOf, INJECTION, SYSTEM_PROMPT, startDialectSuite, type DialectSuite } from "./dialect-support";
+import { INJECTION, SYSTEM_PROMPT, startDialectSuite, type DialectSuite } from "./dialect-support";
+import { evidenceFor, type Tenant, type TestSieve } from "../support/sieve";
 
 let suite: DialectSuite;
 let upstream: FakeUpstream;
@@ -36,7 +36,7 @@ describe("POST /v1/responses through the openai SDK", () => {
     expect(seen.headers.authorization).toBe("Bearer sk-provider-test");
     expect(seen.headers["x-service-api-key"]).toBeUndefined();
     expect(JSON.parse(seen.body)).toEqual({ model: "gpt-test", input: "hello responses", temperature: 0.2 });
-    const record = await evidenceOf(sieve, tenant, response.headers.get("x-service-request-id")!);
+    const record = await evidenceFor(sieve, tenant, response.headers.get("x-service-request-id")!);
     expect(record).toMatchObject({ api: "POST /v1/responses", model: "gpt-test", status: 200, usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 } });
   });
 
@@ -77,7 +77,7 @@ describe("POST /v1/responses through the openai SDK", () => {
       const second = await client().responses.create(body as never).withResponse();
       expect(first.response.headers.get("x-service-cache")).toBe("miss");
       expect(second.response.headers.get("x-service-cache")).toBe("miss");
-      expect((await evidenceOf(sieve, tenant, second.response.headers.get("x-service-request-id")!)).cache_status).toBe("skip");
+      expect((await evidenceFor(sieve, tenant, second.response.headers.get("x-service-request-id")!)).cache_status).toBe("skip");
     }
     expect(forwarded("What changed since then?")).toBe(4);
   });
