@@ -14,6 +14,7 @@ import { Logger } from "./logging/logger";
 import { assetPaths } from "./runtime/assets";
 import type { AppContext } from "./runtime/context";
 import { EmbedderSlot } from "./runtime/embedder-slot";
+import { checkFirewallModel, firewallModel } from "./firewall/encoder";
 import { RateLimiter } from "./tenancy/rate-limit";
 import { onboardingHint } from "./tenancy/onboarding";
 
@@ -58,8 +59,9 @@ export function inferencePool(config: Config): InferencePool {
   return (processPool ??= createInferencePool(config));
 }
 
-export function loadEmbedder(config: Config): Promise<Embedder> {
-  return inferencePool(config).loadModel({ modelDir: modelDirOf(config), quantized: config.embedPrecision === "int8" });
+/** The general embedder, or another model folder (the firewall's encoder) in the same pool. */
+export function loadEmbedder(config: Config, model = { modelDir: modelDirOf(config), quantized: config.embedPrecision === "int8" }): Promise<Embedder> {
+  return inferencePool(config).loadModel(model);
 }
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
@@ -71,12 +73,15 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     }
     checkModelFolder(modelDirOf(config), config.embedPrecision === "int8");
   }
+  checkFirewallModel(config);
   const log = new Logger(config.logLevel, options.logSink);
   const database = openDatabase({ dataDir: config.dataDir, vecExtension: assets.vecExtension, migrationsDir: assets.migrationsDir });
   const embedder = options.embedder ? EmbedderSlot.of(options.embedder) : new EmbedderSlot(() => loadEmbedder(config));
+  const ownFirewallModel = firewallModel(config);
+  const firewallEncoder = ownFirewallModel ? new EmbedderSlot(() => loadEmbedder(config, ownFirewallModel)) : embedder;
   const evidence = new EvidenceWriter(database.db, log, config.evidenceFlushMs);
   const vectors = new VectorMemo(() => embedder.require());
-  const ctx: AppContext = { config, log, database, embedder, vectors, evidence, rateLimiter: new RateLimiter(config.rateLimitRpm), sessionTtlMs: SESSION_TTL_MS };
+  const ctx: AppContext = { config, log, database, embedder, firewallEncoder, vectors, evidence, rateLimiter: new RateLimiter(config.rateLimitRpm), sessionTtlMs: SESSION_TTL_MS };
 
   const app = createApp(ctx, assets.docsUiScript);
   const server = Bun.serve({

@@ -1,6 +1,8 @@
 /**
- * npm run bench:firewall — latency of the firewall's input check and of the stream monitor, on
- * a real server context (SQLite, built-in patterns, shared vector LRU, WASM embedder).
+ * npm run bench:firewall [-- --firewall-model-dir DIR] — latency of the firewall's input check and of the stream monitor, on
+ * a real server context (SQLite, built-in patterns, the firewall's vector LRU and encoder:
+ * the general model unless --firewall-model-dir). With a firewall model of its own, last, one fresh
+ * embedding with each of the two models.
  *
  * Input check: user messages of ~20, 200, 2,000 and 8,000 tokens, each seen for the first time
  * (every sentence carries a fresh tag, so no window is in the LRU) and repeated (every window
@@ -40,9 +42,12 @@ const SENTENCES = [
 ];
 
 const dataDir = mkdtempSync(join(tmpdir(), "sieve-bench-firewall-"));
-const server = await startServer(configWith({ port: 0, dataDir, logLevel: "silent" }));
+const ownModelAt = process.argv.indexOf("--firewall-model-dir");
+const firewallModelDir = ownModelAt >= 0 ? (process.argv[ownModelAt + 1] ?? "") : "";
+const server = await startServer(configWith({ port: 0, dataDir, logLevel: "silent", firewallModelDir }));
 const { ctx } = server;
-const embedder = await ctx.embedder.loaded;
+const embedder = await ctx.firewallEncoder.loaded;
+const general = await ctx.embedder.loaded;
 const service = firewallService(ctx);
 await service.builtins();
 const workspace = createWorkspace(ctx.database.db, "bench");
@@ -104,7 +109,7 @@ for (const length of LENGTHS) {
     fresh.push(await time(() => service.checkInput(request(text))));
     const windows = textWindows(text, service.options.windowTokens);
     total = windows.length;
-    embedded = windows.filter((w) => ctx.vectors.peek(w, workspace.id)).length;
+    embedded = windows.filter((w) => service.vectors.peek(w, workspace.id)).length;
     repeated.push(await time(() => service.checkInput(request(text))));
     const variant = freshText(length);
     if (i < Math.min(runs, 5)) baseline.push(await time(async () => {
@@ -128,7 +133,7 @@ for (const length of LENGTHS) {
     fresh.push(await time(() => service.checkInput(request(text))));
     const windows = [text, ...subWindows(text)];
     total = windows.length;
-    embedded = windows.filter((w) => ctx.vectors.peek(w, workspace.id)).length;
+    embedded = windows.filter((w) => service.vectors.peek(w, workspace.id)).length;
     repeated.push(await time(() => service.checkInput(request(text))));
   }
   const plain = percentile(fresh, 0.5) / embedded;
@@ -166,6 +171,24 @@ console.log("|---|---|---|---|---|---|");
 console.log(
   `| ${chunkTimes.length} | ${checkTimes.length} (${((100 * checkTimes.length) / chunkTimes.length).toFixed(1)}%) | ${ms(percentile(chunkTimes, 0.5))} | ${ms(percentile(checkTimes, 0.5))} / ${ms(percentile(checkTimes, 0.95))} / ${ms(Math.max(...checkTimes))} | ${ms(percentile(windowEmbeds, 0.5))} / ${ms(percentile(windowEmbeds, 0.95))} / ${ms(Math.max(...windowEmbeds))} | ${(percentile(checkTimes, 0.5) / percentile(windowEmbeds, 0.5)).toFixed(2)} / ${(percentile(checkTimes, 0.95) / percentile(windowEmbeds, 0.95)).toFixed(2)} |`,
 );
+
+if (embedder !== general) {
+  // Both models (--firewall-model-dir): the firewall's encoder and the general model (cache, documents, /v1/embeddings) on the same fresh ~20-token texts.
+  const cost = async (model: typeof embedder) => {
+    const times: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      const text = freshText(20);
+      times.push(await time(() => model.embed(text)));
+    }
+    return times;
+  };
+  const firewall = await cost(embedder);
+  const base = await cost(general);
+  console.log("\n### One fresh ~20-token embedding, both models (same runtime, int8)\n");
+  console.log("| model | p50 / p95 ms | ÷ general model p50 |\n|---|---|---|");
+  console.log(`| ${embedder.modelName} (firewall) | ${ms(percentile(firewall, 0.5))} / ${ms(percentile(firewall, 0.95))} | ${(percentile(firewall, 0.5) / percentile(base, 0.5)).toFixed(2)} |`);
+  console.log(`| ${general.modelName} (general) | ${ms(percentile(base, 0.5))} / ${ms(percentile(base, 0.95))} | 1.00 |`);
+}
 
 await server.stop();
 rmSync(dataDir, { recursive: true, force: true });

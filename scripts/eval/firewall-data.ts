@@ -6,14 +6,15 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { configWith, type Config } from "../../src/config";
 import type { Embedder } from "../../src/embeddings/embedder";
 import { loadEmbedder } from "../../src/server";
-import { embedderKey } from "../../src/firewall/builtins";
+import { firewallEmbedderKey, firewallModel } from "../../src/firewall/encoder";
 import type { Embedding } from "../../src/firewall/scan";
 
-export const DATASETS = resolve(import.meta.dir, "../../../shared/datasets");
+/** ../shared/datasets beside the checkout; SIEVE_DATASETS points elsewhere (e.g. from a git worktree). */
+export const DATASETS = process.env.SIEVE_DATASETS ?? resolve(import.meta.dir, "../../../shared/datasets");
 
 export type LabelledRow = { id: string; text: string; attack: boolean; family: string | null; source: string; group: string };
 
@@ -50,14 +51,19 @@ export class FirstSightEmbedding implements Embedding {
   ) {
     const dir = join(tmpdir(), "sieve-firewall-vectors");
     mkdirSync(dir, { recursive: true });
-    this.#file = join(dir, `${model.replace(/[^\w.-]/g, "_")}.json`);
+    // Cached per backend too: native and WASM int8 vectors differ in the last digits.
+    this.#file = join(dir, `${model.replace(/[^\w.-]/g, "_")}-${embedder.runtime.backend}.json`);
     this.#cache = new Map(existsSync(this.#file) ? Object.entries(JSON.parse(readFileSync(this.#file, "utf8"))) : []);
   }
 
+  /** The firewall's encoder (encoder.ts: the general model unless --firewall-model-dir), as the server runs it. */
   static async load(config: Config = configWith({})): Promise<FirstSightEmbedding> {
-    // Vectors are cached per backend too: native and WASM int8 differ in the last digits.
-    const embedder = await loadEmbedder(config);
-    return new FirstSightEmbedding(embedder, `${embedderKey(config)}-${embedder.runtime.backend}`);
+    return new FirstSightEmbedding(await loadEmbedder(config, firewallModel(config)), firewallEmbedderKey(config));
+  }
+
+  /** Another model folder (the general model, for before/after comparisons); key "<folder>/int8". */
+  static async loadModel(config: Config, modelDir: string): Promise<FirstSightEmbedding> {
+    return new FirstSightEmbedding(await loadEmbedder(config, { modelDir, quantized: true }), `${basename(modelDir)}/int8`);
   }
 
   peek(): Float32Array | undefined {

@@ -1,114 +1,215 @@
 /**
- * npm run eval:firewall [file.jsonl]   (default ../shared/datasets/firewall-dev.jsonl)
+ * npm run eval:firewall [--baseline REF | --no-baseline] [file.jsonl ...]
+ *   default files: ../shared/datasets/firewall-dev.jsonl and scripts/eval/firewall-overdefense.jsonl
  *
  * Runs the server's input decision (scan.ts: windows, window budget, one matrix product,
- * calibration, thresholds, strongest action) over a labelled JSONL of {text, label: attack|benign,
- * source?, family?} with every built-in pattern at its default action and threshold, each text as
- * one user message seen for the first time. Prints markdown tables: ROC AUC, TPR at 1% and 5% FPR,
- * and TPR/FPR of the configured thresholds, overall and per source and family.
+ * calibration, thresholds, strongest action) over labelled JSONL files of {text, label:
+ * attack|benign, source?, family?} with every built-in pattern at its default action and
+ * threshold, each text as one user message seen for the first time. Prints markdown tables: ROC
+ * AUC, TPR at 1% and 5% FPR, and TPR/FPR of the configured thresholds, overall and per source and
+ * family; then a before/after summary.
+ *
+ * Two firewalls are measured in the same run:
+ *   current   the firewall's encoder (models/sieve-firewall-minilm) with the shipped calibration;
+ *   baseline  the general all-MiniLM-L6-v2 with the calibration.json of git REF (default main),
+ *             i.e. the firewall as it was before its own encoder.
+ * Indirect injection (derived, evaluation only): every attack of the first file hidden in the
+ * middle of a document made of three of that file's benign texts, against documents made of
+ * benign texts only (the same carriers). Nothing here is ever fitted on.
  */
-import { join } from "node:path";
-import { configWith, loadConfig } from "../../src/config";
-import { embedderKey, libraryIndexInput } from "../../src/firewall/builtins";
-import { CALIBRATION } from "../../src/firewall/calibration";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { loadConfig } from "../../src/config";
+import { libraryIndexInput } from "../../src/firewall/builtins";
+import { CALIBRATION, type Calibration } from "../../src/firewall/calibration";
+import { firewallEmbedderKey, firewallScanOptions } from "../../src/firewall/encoder";
+import { Readability } from "../../src/firewall/readable";
 import { FAMILY_DEFAULTS } from "../../src/firewall/library";
 import { BuiltinIndex, WorkspacePatterns } from "../../src/firewall/pattern-index";
-import { scanTexts, SECOND_LOOK_FROM, type ScanResult } from "../../src/firewall/scan";
+import { scanTexts, SECOND_LOOK_FROM, type ScanOptions, type ScanResult } from "../../src/firewall/scan";
 import { textWindows } from "../../src/firewall/windows";
+import { assetPaths } from "../../src/runtime/assets";
 import { DATASETS, FirstSightEmbedding, readLabelled, type LabelledRow } from "./firewall-data";
 import { percent, rocAuc, tprAtFpr, type Scored } from "./firewall-metrics";
 
-const file = process.argv[2] ?? join(DATASETS, "firewall-dev.jsonl");
-// SIEVE_EMBED_BACKEND=wasm evaluates on the WASM fallback (default: native where it loads).
-const config = configWith({ embedBackend: loadConfig([], { SIEVE_EMBED_BACKEND: process.env.SIEVE_EMBED_BACKEND }).embedBackend });
-const embedding = await FirstSightEmbedding.load(config);
-const library = await libraryIndexInput(embedderKey(config), (texts) => embedding.embedMany(texts));
-const patterns = WorkspacePatterns.defaults(new BuiltinIndex(library.patterns, library.contrast, CALIBRATION, embedding.embedder.dimensions));
-const options = { budgetTokens: config.firewallWindowBudget, windowTokens: CALIBRATION.windowTokens };
+const { values: args, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { baseline: { type: "string", default: "main" }, "no-baseline": { type: "boolean", default: false } },
+});
+const files = positionals.length > 0 ? positionals : [join(DATASETS, "firewall-dev.jsonl"), resolve(import.meta.dir, "firewall-overdefense.jsonl")];
+// SIEVE_* variables apply (e.g. SIEVE_FIREWALL_MODEL_DIR for a firewall model of its own).
+const config = loadConfig([]);
+const options = firewallScanOptions(config);
 
-const rows = readLabelled(file);
-// Embed every window once up front (one batched pass, cached on disk); the scan below then runs per row as the server would.
-await embedding.embedMany(rows.flatMap((row) => textWindows(row.text, options.windowTokens)));
-embedding.save();
+type Setup = { name: string; describe: string; patterns: WorkspacePatterns; embedding: FirstSightEmbedding; calibration: Calibration; options: ScanOptions };
+
+async function setup(name: string, describe: string, embedding: FirstSightEmbedding, calibration: Calibration, model: string, options: ScanOptions): Promise<Setup> {
+  const library = await libraryIndexInput(model, (texts) => embedding.embedMany(texts));
+  const patterns = WorkspacePatterns.defaults(new BuiltinIndex(library.patterns, library.contrast, calibration, embedding.embedder.dimensions));
+  return { name, describe, patterns, embedding, calibration, options };
+}
+
+/** calibration.json as committed at `ref`, or undefined when git cannot show it. */
+function calibrationAt(ref: string): Calibration | undefined {
+  const shown = Bun.spawnSync(["git", "show", `${ref}:src/firewall/calibration.json`], { cwd: import.meta.dir });
+  return shown.exitCode === 0 ? (JSON.parse(shown.stdout.toString()) as Calibration) : undefined;
+}
+
+const setups: Setup[] = [await setup("current", `${firewallEmbedderKey(config)}, shipped calibration`, await FirstSightEmbedding.load(config), CALIBRATION, firewallEmbedderKey(config), options)];
+if (!args["no-baseline"]) {
+  const old = calibrationAt(args.baseline!);
+  if (!old) console.log(`(no baseline: git cannot show ${args.baseline}:src/firewall/calibration.json)`);
+  else if (old.model === CALIBRATION.model) console.log(`(no baseline: ${args.baseline} already calibrates ${old.model})`);
+  else {
+    const embedding = await FirstSightEmbedding.loadModel(config, assetPaths().modelDir);
+    // "baseline" never matches the shipped vectors' model: the library is embedded by the general model itself.
+    // It scores every window, as the firewall did before unscored windows existed.
+    const everything = { ...options, windowTokens: old.windowTokens, readability: new Readability(undefined) };
+    setups.push(await setup("baseline", `${old.model}, calibration.json of ${args.baseline}`, embedding, old, "baseline", everything));
+  }
+}
 
 type Outcome = { row: LabelledRow; result: ScanResult; score: number; raw: number };
-const outcomes: Outcome[] = [];
-for (const row of rows) {
-  const result = await scanTexts([row.text], patterns, embedding, options);
-  const raw = Math.max(...result.scores.map((s) => s.signals!.top));
-  outcomes.push({ row, result, score: result.best?.score ?? 0, raw });
+
+async function run(s: Setup, rows: LabelledRow[]): Promise<Outcome[]> {
+  // Embed every window once up front (one batched pass, cached on disk); the scan below then runs per row as the server would.
+  await s.embedding.embedMany(rows.flatMap((row) => textWindows(row.text, s.options.windowTokens).filter((w) => s.options.readability.readable(w))));
+  s.embedding.save();
+  const outcomes: Outcome[] = [];
+  for (const row of rows) {
+    const result = await scanTexts([row.text], s.patterns, s.embedding, s.options);
+    const raw = Math.max(-1, ...result.scores.map((w) => w.signals!.top));
+    outcomes.push({ row, result, score: result.best?.score ?? 0, raw });
+  }
+  s.embedding.save();
+  return outcomes;
 }
 
-const skipped = outcomes.filter((o) => o.result.skipped > 0).length;
-console.log(`\n### Firewall evaluation: ${file.split("/").pop()} (${rows.length} rows: ${rows.filter((r) => r.attack).length} attacks, ${rows.filter((r) => !r.attack).length} benign)\n`);
-console.log(
-  `Calibration fitted on ${(CALIBRATION as { fit?: { train?: string } }).fit?.train ?? "?"}; default thresholds ${Object.entries(FAMILY_DEFAULTS)
-    .map(([f, d]) => `${f} ${d.action} > ${d.threshold}`)
-    .join(", ")}; window budget ${options.budgetTokens} tokens (${skipped} rows sampled).\n`,
-);
+/** Attacks hidden in the middle of benign documents, and the same documents without them. */
+function indirectRows(rows: LabelledRow[]): LabelledRow[] {
+  const benign = rows.filter((r) => !r.attack);
+  const attacks = rows.filter((r) => r.attack);
+  if (benign.length < 3) return [];
+  const carrier = (i: number) => [benign[(i * 7) % benign.length]!, benign[(i * 7 + 3) % benign.length]!, benign[(i * 7 + 5) % benign.length]!].map((r) => r.text);
+  const withAttack = attacks.map((attack, i) => {
+    const [a, b, c] = carrier(i);
+    return { ...attack, id: `indirect-${attack.id}`, text: `${a}\n\n${b} ${attack.text}\n\n${c}` };
+  });
+  const without = attacks.map((attack, i) => {
+    const [a, b, c] = carrier(i);
+    return { ...attack, id: `indirect-control-${attack.id}`, attack: false, family: null, text: `${a}\n\n${b}\n\n${c}` };
+  });
+  return [...withAttack, ...without].map((r) => ({ ...r, source: `indirect (${r.group})`, group: `indirect (${r.group})` }));
+}
 
-const header = ["slice", "attacks", "benign", "ROC AUC", "TPR@1% FPR", "TPR@5% FPR", "flagged TPR", "flagged FPR", "blocked TPR", "blocked FPR", "raw-cosine AUC", "raw TPR@1%", "raw TPR@5%"];
-console.log(`| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|`);
-const benignAll = outcomes.filter((o) => !o.row.attack);
-const line = (name: string, attacks: Outcome[], benign: Outcome[]) => {
+type Summary = { setup: string; slice: string; attacks: number; benign: number; auc: number; tpr1: number; tpr5: number; blockedTpr: number; blockedFpr: number; flaggedFpr: number };
+const summaries: Summary[] = [];
+const flagged = (o: Outcome) => o.result.verdict.action !== "allow";
+const blocked = (o: Outcome) => o.result.verdict.action === "block";
+const share = (list: Outcome[], test: (o: Outcome) => boolean) => (list.length ? list.filter(test).length / list.length : NaN);
+
+function summarise(setup: string, slice: string, attacks: Outcome[], benign: Outcome[]): Summary {
   const scored: Scored[] = [...attacks, ...benign].map((o) => ({ score: o.score, attack: o.row.attack }));
-  const raw: Scored[] = [...attacks, ...benign].map((o) => ({ score: o.raw, attack: o.row.attack }));
-  const share = (list: Outcome[], test: (o: Outcome) => boolean) => (list.length ? list.filter(test).length / list.length : NaN);
-  const flagged = (o: Outcome) => o.result.verdict.action !== "allow";
-  const blocked = (o: Outcome) => o.result.verdict.action === "block";
+  return {
+    setup,
+    slice,
+    attacks: attacks.length,
+    benign: benign.length,
+    auc: rocAuc(scored),
+    tpr1: tprAtFpr(scored, 0.01),
+    tpr5: tprAtFpr(scored, 0.05),
+    blockedTpr: share(attacks, blocked),
+    blockedFpr: share(benign, blocked),
+    flaggedFpr: share(benign, flagged),
+  };
+}
+
+function report(s: Setup, file: string, outcomes: Outcome[]) {
+  const rows = outcomes.map((o) => o.row);
+  const skipped = outcomes.filter((o) => o.result.skipped > 0).length;
+  console.log(`\n### ${s.name} firewall (${s.describe}): ${file} (${rows.length} rows: ${rows.filter((r) => r.attack).length} attacks, ${rows.filter((r) => !r.attack).length} benign)\n`);
   console.log(
-    `| ${[
-      name,
-      attacks.length,
-      benign.length,
-      rocAuc(scored).toFixed(3),
-      percent(tprAtFpr(scored, 0.01)),
-      percent(tprAtFpr(scored, 0.05)),
-      percent(share(attacks, flagged)),
-      percent(share(benign, flagged)),
-      percent(share(attacks, blocked)),
-      percent(share(benign, blocked)),
-      rocAuc(raw).toFixed(3),
-      percent(tprAtFpr(raw, 0.01)),
-      percent(tprAtFpr(raw, 0.05)),
-    ].join(" | ")} |`,
+    `Calibration fitted on ${(s.calibration as { fit?: { train?: string } }).fit?.train ?? "?"}; default thresholds ${Object.entries(FAMILY_DEFAULTS)
+      .map(([f, d]) => `${f} ${d.action} > ${d.threshold}`)
+      .join(", ")}; window budget ${options.budgetTokens} tokens (${skipped} rows sampled).\n`,
   );
-};
-line("all", outcomes.filter((o) => o.row.attack), benignAll);
-const groups = [...new Set(rows.map((r) => r.group))];
-for (const group of groups) {
-  const attacks = outcomes.filter((o) => o.row.attack && o.row.group === group);
-  const benign = outcomes.filter((o) => !o.row.attack && o.row.group === group);
-  if (attacks.length > 0) line(`source ${group}${benign.length ? "" : " (vs all benign)"}`, attacks, benign.length ? benign : benignAll);
-  else line(`source ${group} (benign only)`, [], benign);
-}
-for (const family of [...new Set(rows.filter((r) => r.attack).map((r) => r.family ?? "none"))]) {
-  line(`family ${family} (vs all benign)`, outcomes.filter((o) => o.row.attack && (o.row.family ?? "none") === family), benignAll);
+  const header = ["slice", "attacks", "benign", "ROC AUC", "TPR@1% FPR", "TPR@5% FPR", "flagged TPR", "flagged FPR", "blocked TPR", "blocked FPR", "raw-cosine AUC", "raw TPR@1%", "raw TPR@5%"];
+  console.log(`| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|`);
+  const benignAll = outcomes.filter((o) => !o.row.attack);
+  const line = (name: string, attacks: Outcome[], benign: Outcome[]) => {
+    const scored: Scored[] = [...attacks, ...benign].map((o) => ({ score: o.score, attack: o.row.attack }));
+    const raw: Scored[] = [...attacks, ...benign].map((o) => ({ score: o.raw, attack: o.row.attack }));
+    summaries.push(summarise(s.name, `${file}: ${name}`, attacks, benign));
+    console.log(
+      `| ${[
+        name,
+        attacks.length,
+        benign.length,
+        rocAuc(scored).toFixed(3),
+        percent(tprAtFpr(scored, 0.01)),
+        percent(tprAtFpr(scored, 0.05)),
+        percent(share(attacks, flagged)),
+        percent(share(benign, flagged)),
+        percent(share(attacks, blocked)),
+        percent(share(benign, blocked)),
+        rocAuc(raw).toFixed(3),
+        percent(tprAtFpr(raw, 0.01)),
+        percent(tprAtFpr(raw, 0.05)),
+      ].join(" | ")} |`,
+    );
+  };
+  line("all", outcomes.filter((o) => o.row.attack), benignAll);
+  const groups = [...new Set(rows.map((r) => r.group))];
+  for (const group of groups) {
+    const attacks = outcomes.filter((o) => o.row.attack && o.row.group === group);
+    const benign = outcomes.filter((o) => !o.row.attack && o.row.group === group);
+    if (attacks.length > 0) line(`source ${group}${benign.length ? "" : " (vs all benign)"}`, attacks, benign.length ? benign : benignAll);
+    else line(`source ${group} (benign only)`, [], benign);
+  }
+  for (const family of [...new Set(rows.filter((r) => r.attack).map((r) => r.family ?? "none"))]) {
+    line(`family ${family} (vs all benign)`, outcomes.filter((o) => o.row.attack && (o.row.family ?? "none") === family), benignAll);
+  }
+
+  // Threshold sweep: every pattern at threshold t; a row is flagged when its best score exceeds t.
+  const sweep = [0.75, 0.8, 0.85, 0.9, 0.95];
+  const sliceOf = (name: string, attacks: Outcome[], benign: Outcome[]) => ({ name, attacks, benign });
+  const sweepSlices = [
+    sliceOf("all", outcomes.filter((o) => o.row.attack), benignAll),
+    ...groups
+      .filter((g) => outcomes.some((o) => o.row.group === g && o.row.attack) && outcomes.some((o) => o.row.group === g && !o.row.attack))
+      .map((g) => sliceOf(g, outcomes.filter((o) => o.row.attack && o.row.group === g), outcomes.filter((o) => !o.row.attack && o.row.group === g))),
+  ];
+  console.log(`\nThreshold sweep (all patterns at threshold t; TPR / FPR):\n`);
+  console.log(`| slice | ${sweep.map((t) => `t = ${t}`).join(" | ")} |\n|---|${sweep.map(() => "---").join("|")}|`);
+  const rate = (list: Outcome[], t: number) => (list.length ? percent(list.filter((o) => o.score > t).length / list.length) : "–");
+  for (const slice of sweepSlices) console.log(`| ${slice.name} | ${sweep.map((t) => `${rate(slice.attacks, t)} / ${rate(slice.benign, t)}`).join(" | ")} |`);
+
+  const byFamily = new Map<string, number>();
+  for (const o of outcomes.filter((o) => o.row.attack && o.result.verdict.family)) byFamily.set(o.result.verdict.family!, (byFamily.get(o.result.verdict.family!) ?? 0) + 1);
+  const secondLook = (attack: boolean) => {
+    const side = outcomes.filter((o) => o.row.attack === attack);
+    const looked = side.filter((o) => o.result.secondLook > 0);
+    const extra = looked.reduce((sum, o) => sum + o.result.secondLook, 0);
+    return `${percent(looked.length / side.length)} of ${attack ? "attacks" : "benign rows"} (${looked.length ? (extra / looked.length).toFixed(1) : 0} sub-windows each)`;
+  };
+  console.log(`\nSecond look (score ≥ ${SECOND_LOOK_FROM}): ${secondLook(false)}, ${secondLook(true)}.`);
+  console.log(`\nFamilies named in verdicts on attacks: ${[...byFamily].map(([f, n]) => `${f} ${n}`).join(", ") || "none"}.`);
+  const wrong = outcomes.filter((o) => !o.row.attack && blocked(o)).slice(0, 12);
+  if (wrong.length > 0) console.log(`\nBenign rows blocked (first ${wrong.length}):\n${wrong.map((o) => `- [${o.row.group}] ${o.row.text.slice(0, 110).replace(/\s+/g, " ")} (${o.score.toFixed(3)})`).join("\n")}`);
 }
 
-// Threshold sweep: every pattern at threshold t; a row is flagged when its best score exceeds t.
-const sweep = [0.75, 0.8, 0.85, 0.9, 0.95];
-const sliceOf = (name: string, attacks: Outcome[], benign: Outcome[]) => ({ name, attacks, benign });
-const sweepSlices = [
-  sliceOf("all", outcomes.filter((o) => o.row.attack), benignAll),
-  ...groups
-    .filter((g) => outcomes.some((o) => o.row.group === g && o.row.attack) && outcomes.some((o) => o.row.group === g && !o.row.attack))
-    .map((g) => sliceOf(g, outcomes.filter((o) => o.row.attack && o.row.group === g), outcomes.filter((o) => !o.row.attack && o.row.group === g))),
-];
-console.log(`\nThreshold sweep (all patterns at threshold t; TPR / FPR):\n`);
-console.log(`| slice | ${sweep.map((t) => `t = ${t}`).join(" | ")} |\n|---|${sweep.map(() => "---").join("|")}|`);
-for (const slice of sweepSlices) {
-  const cell = (t: number) => `${percent(slice.attacks.filter((o) => o.score > t).length / slice.attacks.length)} / ${percent(slice.benign.filter((o) => o.score > t).length / slice.benign.length)}`;
-  console.log(`| ${slice.name} | ${sweep.map(cell).join(" | ")} |`);
+const inputs: { name: string; rows: LabelledRow[] }[] = files.map((file) => ({ name: file.split("/").pop()!, rows: readLabelled(file) }));
+inputs.push({ name: `indirect (derived from ${inputs[0]!.name})`, rows: indirectRows(inputs[0]!.rows) });
+for (const input of inputs) {
+  for (const s of setups) report(s, input.name, await run(s, input.rows));
 }
 
-const byFamily = new Map<string, number>();
-for (const o of outcomes.filter((o) => o.row.attack && o.result.verdict.family)) byFamily.set(o.result.verdict.family!, (byFamily.get(o.result.verdict.family!) ?? 0) + 1);
-const secondLook = (attack: boolean) => {
-  const side = outcomes.filter((o) => o.row.attack === attack);
-  const looked = side.filter((o) => o.result.secondLook > 0);
-  const extra = looked.reduce((sum, o) => sum + o.result.secondLook, 0);
-  return `${percent(looked.length / side.length)} of ${attack ? "attacks" : "benign rows"} (${looked.length ? (extra / looked.length).toFixed(1) : 0} sub-windows each)`;
-};
-console.log(`\nSecond look (score ≥ ${SECOND_LOOK_FROM}): ${secondLook(false)}, ${secondLook(true)}.`);
-console.log(`\nFamilies named in verdicts on attacks: ${[...byFamily].map(([f, n]) => `${f} ${n}`).join(", ") || "none"}.`);
+console.log(`\n### Before / after (same run; baseline = ${setups[1]?.describe ?? "none"})\n`);
+console.log("| slice | firewall | ROC AUC | TPR@1% FPR | TPR@5% FPR | attacks blocked | benign blocked | benign flagged |\n|---|---|---|---|---|---|---|---|");
+const headline = (slice: string) => slice.endsWith(": all") || /: source (deepset|JailbreakBench|overdefense [a-z-]+|indirect \(deepset\))/.test(slice);
+for (const slice of [...new Set(summaries.map((s) => s.slice))].filter(headline)) {
+  for (const s of summaries.filter((x) => x.slice === slice)) {
+    const f = (x: number) => (Number.isNaN(x) ? "–" : x.toFixed(3));
+    console.log(`| ${slice} | ${s.setup} | ${f(s.auc)} | ${percent(s.tpr1)} | ${percent(s.tpr5)} | ${percent(s.blockedTpr)} | ${percent(s.blockedFpr)} | ${percent(s.flaggedFpr)} |`);
+  }
+}

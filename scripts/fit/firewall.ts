@@ -1,5 +1,5 @@
 /**
- * npm run fit:firewall [train.jsonl]   (default ../shared/datasets/firewall-train.jsonl)
+ * npm run fit:firewall [-- --all-forms] [train.jsonl]   (default ../shared/datasets/firewall-train.jsonl)
  *
  * Fits the firewall's calibration and writes two data files under src/firewall/ (numbers only,
  * no training text):
@@ -22,8 +22,10 @@
  */
 import { writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { configWith } from "../../src/config";
-import { builtinMeta, embedderKey } from "../../src/firewall/builtins";
+import { parseArgs } from "node:util";
+import { loadConfig } from "../../src/config";
+import { builtinMeta } from "../../src/firewall/builtins";
+import { firewallEmbedderKey } from "../../src/firewall/encoder";
 import { CALIBRATION, type Calibration } from "../../src/firewall/calibration";
 import { CONTRAST_TEXTS, CONTRAST_VERSION } from "../../src/firewall/contrast";
 import { BUILTIN_PATTERNS, LIBRARY_VERSION } from "../../src/firewall/library";
@@ -34,10 +36,11 @@ import { subWindows, textWindows, WINDOW_TOKENS } from "../../src/firewall/windo
 import { DATASETS, FirstSightEmbedding, readLabelled, type LabelledRow } from "../eval/firewall-data";
 import { percent, tprAtFpr } from "../eval/firewall-metrics";
 import { fitLogistic, logitOf, type LogisticFit } from "./firewall-logistic";
-import { ownExamples } from "./firewall-own-examples";
+import { OWN_GROUP, ownExamples } from "./firewall-own-examples";
 
 const FIREWALL_DIR = resolve(import.meta.dir, "../../src/firewall");
-const trainFile = process.argv[2] ?? join(DATASETS, "firewall-train.jsonl");
+const { values: flags, positionals } = parseArgs({ allowPositionals: true, options: { "all-forms": { type: "boolean", default: false } } });
+const trainFile = positionals[0] ?? join(DATASETS, "firewall-train.jsonl");
 const HEAD_L2 = [1e-2, 3e-2, 1e-1, 3e-1];
 /**
  * The raw-similarity form shipped. The benign contrast term is kept although the training file
@@ -57,8 +60,9 @@ const ANCHORS = { high: { score: 0.9, fpr: 0.01 }, low: { score: 0.8, fpr: 0.05 
  */
 const SINGLE_ANCHORS = { high: { score: 0.9, cosine: 0.75 }, low: { score: 0.8, cosine: 0.6 } };
 
-const config = configWith({});
-const model = embedderKey(config);
+// SIEVE_* variables apply (e.g. SIEVE_FIREWALL_MODEL_DIR for a firewall model of its own).
+const config = loadConfig([]);
+const model = firewallEmbedderKey(config);
 const embedding = await FirstSightEmbedding.load(config);
 const embed = (texts: string[]) => embedding.embedMany(texts);
 
@@ -77,8 +81,6 @@ const contrast = shipped.contrast.map((c) => decodeVector(c.vector));
 const library = BUILTIN_PATTERNS.map((p) => ({ meta: builtinMeta(p), vector: libraryVector.get(p.slug)! }));
 
 // 2. Training windows and their raw signals (a neutral calibration: signals do not depend on it).
-/** Project-written examples (firewall-own-examples.ts): always fitted on, never measured. */
-const OWN_GROUP = "project-written examples";
 const rows: LabelledRow[] = [
   ...readLabelled(trainFile),
   ...ownExamples().map((example, i) => ({ id: `own-${i}`, text: example.text, attack: example.attack, family: null, source: OWN_GROUP, group: OWN_GROUP })),
@@ -124,7 +126,8 @@ const similarityForms: { name: string; columns: Column[] }[] = [
   { name: "family maxima, contrast", columns: ["families", "contrast"] },
   { name: "max cosine − contrast, family maxima", columns: ["top-contrast", "families"] },
 ];
-const variants: Variant[] = similarityForms.flatMap((form) => [
+// Validation decides only among SHIPPED_FORM's variants; --all-forms also validates the other forms for the table (5× the time).
+const variants: Variant[] = similarityForms.filter((form) => flags["all-forms"] || form.name === SHIPPED_FORM).flatMap((form) => [
   { ...form, headL2: undefined },
   ...HEAD_L2.map((l2) => ({ name: `${form.name} + head (l2 ${l2})`, columns: form.columns, headL2: l2 })),
 ]);

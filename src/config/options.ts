@@ -218,6 +218,14 @@ export const serveOptions = {
     default: true,
     parse: bool,
   },
+  firewallModelDir: {
+    flag: "--firewall-model-dir",
+    env: "SIEVE_FIREWALL_MODEL_DIR",
+    help: "A model folder of the firewall's own (int8; e.g. built by npm run train:firewall); refit the calibration for it with npm run fit:firewall",
+    default: "",
+    defaultLabel: "the general model, shared with the cache",
+    parse: nonEmpty,
+  },
   firewallWindowBudget: {
     flag: "--firewall-window-budget",
     env: "SIEVE_FIREWALL_WINDOW_BUDGET",

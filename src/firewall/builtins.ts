@@ -1,15 +1,7 @@
-import { basename } from "node:path";
-import type { Config } from "../config";
-import { DEFAULT_MODEL_NAME } from "../runtime/assets";
 import { CONTRAST_TEXTS } from "./contrast";
 import { BUILTIN_PATTERNS, FAMILY_DEFAULTS, type LibraryPattern } from "./library";
 import type { IndexedPattern, PatternMeta } from "./pattern-index";
 import { shippedContrastVector, shippedPatternVector } from "./shipped-vectors";
-
-/** The embedder stored vectors belong to: "<model folder>/<precision>" (int8 and fp32 vectors differ slightly). */
-export function embedderKey(config: Pick<Config, "modelDir" | "embedPrecision">): string {
-  return `${basename(config.modelDir || DEFAULT_MODEL_NAME)}/${config.embedPrecision}`;
-}
 
 /** A library entry with its family's default action and threshold. */
 export function builtinMeta(pattern: LibraryPattern): PatternMeta {

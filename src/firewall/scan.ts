@@ -4,13 +4,15 @@
  * behaviour of the server.
  */
 import { sampleLongText } from "../proxy/long-text";
+import { ALLOW, type FirewallVerdict } from "../proxy/stages";
 import { cueScore } from "./cues";
 import { decide, type Decision } from "./decision";
 import type { WorkspacePatterns } from "./pattern-index";
+import type { Readability } from "./readable";
 import { scoreInputWindows, type WindowScore } from "./scoring";
 import { estimateTokens, subWindows, textWindows } from "./windows";
 
-/** Embeddings through the shared LRU (ctx.vectors): texts seen recently cost nothing. */
+/** The firewall encoder's embeddings through its LRU (FirewallService.vectors): texts seen recently cost nothing. */
 export type Embedding = {
   embedMany(texts: string[]): Promise<Float32Array[]>;
   peek(text: string): Float32Array | undefined;
@@ -20,6 +22,8 @@ export type ScanOptions = {
   /** Estimated tokens of not-yet-embedded windows one request may embed (0 = no limit). */
   budgetTokens: number;
   windowTokens: number;
+  /** Which windows the encoder can read (readable.ts); the others are not scored. */
+  readability: Readability;
 };
 
 export type ScanResult = Decision & {
@@ -29,6 +33,8 @@ export type ScanResult = Decision & {
   skipped: number;
   /** Sub-windows scored because their window looked suspicious (subWindows in windows.ts). */
   secondLook: number;
+  /** Windows left unscored because they are mostly in scripts the encoder cannot read. */
+  unscored: number;
   scores: WindowScore[];
 };
 
@@ -44,13 +50,32 @@ export const SECOND_LOOK_MIN_TOKENS = 32;
 export async function scanTexts(texts: string[], patterns: WorkspacePatterns, embedding: Embedding, options: ScanOptions): Promise<ScanResult> {
   const known = (window: string) => embedding.peek(window) !== undefined;
   const plan = planWindows(texts, known, options);
-  const vectors = plan.windows.length > 0 ? await embedding.embedMany(plan.windows) : [];
+  const windows = plan.windows.filter((window) => options.readability.readable(window));
+  const unscored = plan.windows.length - windows.length;
+  const vectors = windows.length > 0 ? await embedding.embedMany(windows) : [];
   const scores = scoreInputWindows(patterns, vectors);
   const closerBudget = options.budgetTokens > 0 ? Math.max(options.budgetTokens - plan.spent, SECOND_LOOK_MIN_TOKENS) : 0;
-  const closer = planSecondLook(plan.windows, scores, known, closerBudget);
+  const closer = planSecondLook(windows, scores, known, closerBudget);
   if (closer.length > 0) scores.push(...scoreInputWindows(patterns, await embedding.embedMany(closer)));
-  return { ...decide(scores, "input"), windows: plan.windows.length + closer.length, skipped: plan.skipped, secondLook: closer.length, scores };
+  const decision = decide(scores, "input");
+  const verdict = decision.verdict === ALLOW && unscored > 0 ? unscoredVerdict(unscored, plan.windows.length) : decision.verdict;
+  return { ...decision, verdict, windows: windows.length + closer.length, skipped: plan.skipped, secondLook: closer.length, unscored, scores };
 }
+
+/**
+ * Nothing fired, but some text could not be judged: logged (never blocked) and named, so the
+ * evidence shows which requests the firewall did not really look at.
+ */
+export function unscoredVerdict(unscored: number, planned: number): FirewallVerdict {
+  return {
+    action: "log",
+    family: UNSCORED_LANGUAGE,
+    reason: `${UNSCORED_LANGUAGE}: ${unscored} of ${planned} text windows are mostly in scripts the firewall's encoder cannot read; they were not scored`,
+    matches: [],
+  };
+}
+
+export const UNSCORED_LANGUAGE = "unscored_language";
 
 /**
  * Sub-windows of the windows that scored at least SECOND_LOOK_FROM, most suspicious window first.
@@ -79,12 +104,12 @@ type Candidate = { text: string; tokens: number; whole: boolean; cues: number; s
 
 /**
  * Which windows to embed. Windows already in the LRU (history scanned on an earlier turn, or the
- * cache stage's vector of the same message) are free. New windows are taken in priority order
+ * same message checked a moment ago) are free. New windows are taken in priority order
  * until the token budget is spent: whole short messages first (newest first), then windows of
  * long texts with the most attack cue words, then the rest spread evenly over each text (first,
  * last, middle, quarters, …), so a cut-off still samples the whole document.
  */
-export function planWindows(texts: string[], known: (window: string) => boolean, options: ScanOptions): { windows: string[]; skipped: number; spent: number } {
+export function planWindows(texts: string[], known: (window: string) => boolean, options: Pick<ScanOptions, "budgetTokens" | "windowTokens">): { windows: string[]; skipped: number; spent: number } {
   const seen = new Set<string>();
   const free: string[] = [];
   const fresh: Candidate[] = [];

@@ -7,12 +7,13 @@
  */
 import { randomUUID } from "node:crypto";
 import { httpError } from "../http/errors";
-import { SHARED_TEXTS } from "../embeddings/vector-memo";
 import type { ProxiedRequest } from "../proxy/request";
 import { ALLOW, firewallOff, type FirewallStage, type FirewallVerdict, type OutputMonitor } from "../proxy/stages";
+import { SHARED_TEXTS, VectorMemo } from "../embeddings/vector-memo";
 import type { AppContext } from "../runtime/context";
 import type { WorkspaceScope } from "../tenancy/scope";
-import { contrastVectors, embedderKey } from "./builtins";
+import { contrastVectors } from "./builtins";
+import { firewallEmbedderKey, firewallScanOptions } from "./encoder";
 import { CALIBRATION } from "./calibration";
 import { round } from "./decision";
 import { BUILTIN_PATTERNS, FAMILY_DEFAULTS } from "./library";
@@ -35,14 +36,17 @@ export class FirewallService {
   readonly store: PatternStore;
   readonly model: string;
   readonly options: ScanOptions;
+  /** The firewall's vectors: the LRU shared with the cache, or one of their own with --firewall-model-dir (another space). */
+  readonly vectors: VectorMemo;
   #builtins: BuiltinIndex | undefined;
   readonly #building: Promise<BuiltinIndex>;
   readonly #workspaces = new Map<string, Promise<WorkspacePatterns>>();
 
   constructor(private readonly ctx: AppContext) {
     this.store = new PatternStore(ctx.database);
-    this.model = embedderKey(ctx.config);
-    this.options = { budgetTokens: ctx.config.firewallWindowBudget, windowTokens: CALIBRATION.windowTokens };
+    this.model = firewallEmbedderKey(ctx.config);
+    this.vectors = ctx.firewallEncoder === ctx.embedder ? ctx.vectors : new VectorMemo(() => ctx.firewallEncoder.require());
+    this.options = firewallScanOptions(ctx.config);
     if (CALIBRATION.model !== this.model) {
       ctx.log.warn("firewall calibration was fitted with another embedder; scores are approximate", { fitted: CALIBRATION.model, running: this.model });
     }
@@ -62,7 +66,7 @@ export class FirewallService {
     });
     if (shipped.length > 0) this.store.saveBuiltinVectors(this.model, shipped);
     const toEmbed = missing.filter((row) => !shipped.some((s) => s.id === row.id));
-    const embed = async (texts: string[]) => (await this.ctx.embedder.loaded, this.ctx.vectors.embedMany(texts, SHARED_TEXTS));
+    const embed = async (texts: string[]) => (await this.ctx.firewallEncoder.loaded, this.vectors.embedMany(texts, SHARED_TEXTS));
     if (toEmbed.length > 0) {
       this.ctx.log.info("embedding firewall patterns", { patterns: toEmbed.length });
       const vectors = await embed(toEmbed.map((row) => row.text));
@@ -75,7 +79,7 @@ export class FirewallService {
   /** The shared index; 503 while the model that must embed it is still loading. */
   async builtins(): Promise<BuiltinIndex> {
     if (this.#builtins) return this.#builtins;
-    this.ctx.embedder.require();
+    this.ctx.firewallEncoder.require();
     return this.#building;
   }
 
@@ -101,7 +105,7 @@ export class FirewallService {
     let { patterns, stale } = this.store.loadCustom(scope, this.model);
     if (stale.length > 0) {
       // Stored by another embedder (or before a crash): embed again, once.
-      const vectors = await this.ctx.vectors.embedMany(stale.map((row) => row.text), scope.workspaceId);
+      const vectors = await this.vectors.embedMany(stale.map((row) => row.text), scope.workspaceId);
       this.store.saveCustomVectors(scope, this.model, stale.map((row, i) => ({ id: row.id, vector: vectors[i]! })));
       ({ patterns } = this.store.loadCustom(scope, this.model));
     }
@@ -118,13 +122,13 @@ export class FirewallService {
     const texts = scannedTexts(request.view.texts, request.workspace.firewallScanSystem);
     if (texts.length === 0) return ALLOW;
     const patterns = await this.patternsFor(request.scope);
-    return (await scanTexts(texts, patterns, this.ctx.vectors.forWorkspace(request.scope.workspaceId), this.options)).verdict;
+    return (await scanTexts(texts, patterns, this.vectors.forWorkspace(request.scope.workspaceId), this.options)).verdict;
   }
 
   outputMonitor(request: ProxiedRequest): OutputMonitor | undefined {
     const systemPrompt = systemPromptText(request.view.texts);
     const pending = this.patternsFor(request.scope).then((patterns) =>
-      FirewallOutputMonitor.needed(patterns, systemPrompt) ? new FirewallOutputMonitor(patterns, this.ctx.vectors.forWorkspace(request.scope.workspaceId), this.options, systemPrompt) : undefined,
+      FirewallOutputMonitor.needed(patterns, systemPrompt) ? new FirewallOutputMonitor(patterns, this.vectors.forWorkspace(request.scope.workspaceId), this.options, systemPrompt) : undefined,
     );
     pending.catch(() => {}); // surfaces on the first inspect
     return {
@@ -138,7 +142,7 @@ export class FirewallService {
   async test(scope: WorkspaceScope, text: string) {
     const started = performance.now();
     const patterns = await this.patternsFor(scope);
-    const result = await scanTexts([text], patterns, this.ctx.vectors.forWorkspace(scope.workspaceId), this.options);
+    const result = await scanTexts([text], patterns, this.vectors.forWorkspace(scope.workspaceId), this.options);
     return {
       verdict: result.verdict.action,
       reason: result.verdict.reason,
@@ -166,7 +170,7 @@ export class FirewallService {
 
   async createPattern(scope: WorkspaceScope, body: CreatePatternBody): Promise<PatternRecord> {
     const text = body.text.trim();
-    const vector = await this.ctx.vectors.embed(text, scope.workspaceId);
+    const vector = await this.vectors.embed(text, scope.workspaceId);
     const row = this.store.insertCustom(scope, randomUUID(), { text, action: body.action, threshold: body.threshold, family: body.family ?? CUSTOM_FAMILY, side: body.side ?? "input" }, this.model, vector);
     this.#changed(scope);
     return customRecord(row);
@@ -187,7 +191,7 @@ export class FirewallService {
     const { text: rawText, ...rest } = body;
     const text = rawText?.trim();
     // A new text is embedded before anything is written: the row never holds a text without its vector.
-    const vector = text !== undefined && text !== existing.text ? { model: this.model, vector: await this.ctx.vectors.embed(text, scope.workspaceId) } : undefined;
+    const vector = text !== undefined && text !== existing.text ? { model: this.model, vector: await this.vectors.embed(text, scope.workspaceId) } : undefined;
     const row = this.store.updateCustom(scope, id, { ...rest, ...(text !== undefined ? { text } : {}) }, vector);
     if (!row) throw patternNotFound();
     this.#changed(scope);

@@ -1,7 +1,7 @@
 /**
  * Cuts a message into the texts the firewall embeds. A message that fits in one window is one
- * window, exactly the message text as sent (the cache stage embeds that same string, so the
- * shared vector LRU serves both from one inference).
+ * window, exactly the message text as sent (so a message seen on an earlier turn is found in
+ * the firewall's vector LRU as it is).
  * A longer one becomes sentence windows: each holds whole sentences (or clauses: ; and : count
  * as ends) up to `maxTokens`, and when a window holds several, the next one starts at its last
  * sentence, so two adjacent sentences that fit together always share a window. Sentences

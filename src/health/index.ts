@@ -9,11 +9,13 @@ export const healthController = (ctx: AppContext) =>
     .get(
       "/readyz",
       () => {
-        const checks = { database: true, embedder: ctx.embedder.ready };
-        if (ctx.embedder.error) return jsonResponse(503, { status: "failed", checks, detail: ctx.embedder.error.message });
-        if (!checks.embedder) return jsonResponse(503, { status: "starting", checks });
+        // The firewall's encoder is a second model (src/firewall/encoder.ts): the proxy needs both.
+        const checks = { database: true, embedder: ctx.embedder.ready, firewall_encoder: ctx.firewallEncoder.ready };
+        const error = ctx.embedder.error ?? ctx.firewallEncoder.error;
+        if (error) return jsonResponse(503, { status: "failed", checks, detail: error.message });
+        if (!checks.embedder || !checks.firewall_encoder) return jsonResponse(503, { status: "starting", checks });
         const { backend, threads } = ctx.embedder.require().runtime;
         return { status: "ready", checks, inference: { backend, threads } };
       },
-      { detail: { summary: "200 once the database is migrated and the model loaded; 503 before", tags: ["health"] } },
+      { detail: { summary: "200 once the database is migrated and both models (general, firewall) are loaded; 503 before", tags: ["health"] } },
     );

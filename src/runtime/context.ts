@@ -15,6 +15,8 @@ export type AppContext = {
   log: Logger;
   database: DatabaseHandle;
   embedder: EmbedderSlot;
+  /** The firewall's encoder (src/firewall/encoder.ts): `embedder` itself unless --firewall-model-dir names another. */
+  firewallEncoder: EmbedderSlot;
   /** Embeddings through an LRU shared by the firewall, the cache and the API. */
   vectors: VectorMemo;
   evidence: EvidenceWriter;

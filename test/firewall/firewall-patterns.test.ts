@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { embedderKey } from "../../src/firewall/builtins";
+import { SHARED_TEXTS } from "../../src/embeddings/vector-memo";
+import { firewallEmbedderKey } from "../../src/firewall/encoder";
+import { firewallService } from "../../src/firewall/service";
 import { BUILTIN_PATTERNS } from "../../src/firewall/library";
 import { firewallBuiltinPatterns } from "../../src/firewall/schema";
 import { PatternStore } from "../../src/firewall/store";
 import type { Tenant, TestSieve } from "../support/sieve";
 import { firewallClient, startFirewallSuite, type FirewallClient, type FirewallSuite } from "./http";
-import { SHARED_TEXTS } from "../../src/embeddings/vector-memo";
 
 let suite: FirewallSuite;
 let sieve: TestSieve;
@@ -193,14 +194,14 @@ describe("built-in library upgrades", () => {
   test("a start-up with a newer library rewrites changed rows and re-embeds them; a second sync changes nothing", async () => {
     const { db } = sieve.ctx.database;
     const store = new PatternStore(sieve.ctx.database);
-    const model = embedderKey(sieve.ctx.config);
+    const model = firewallEmbedderKey(sieve.ctx.config);
     // Pretend this data dir was seeded by an older library whose wording differed.
     db.update(firewallBuiltinPatterns).set({ text: "an older wording", libraryVersion: 0 }).where(eq(firewallBuiltinPatterns.id, "pi.ignore-previous")).run();
     const missing = store.syncBuiltins(model);
     expect(missing.map((row) => row.id)).toEqual(["pi.ignore-previous"]);
     expect(store.findBuiltin("pi.ignore-previous")!.text).toBe(BUILTIN_PATTERNS.find((p) => p.slug === "pi.ignore-previous")!.text);
     expect(store.loadBuiltins().some((p) => p.meta.id === "pi.ignore-previous")).toBe(false);
-    store.saveBuiltinVectors(model, [{ id: "pi.ignore-previous", vector: await sieve.ctx.vectors.embed(store.findBuiltin("pi.ignore-previous")!.text, SHARED_TEXTS) }]);
+    store.saveBuiltinVectors(model, [{ id: "pi.ignore-previous", vector: await firewallService(sieve.ctx).vectors.embed(store.findBuiltin("pi.ignore-previous")!.text, SHARED_TEXTS) }]);
     expect(store.syncBuiltins(model)).toEqual([]);
     expect(store.loadBuiltins().length).toBe(BUILTIN_PATTERNS.length);
   });

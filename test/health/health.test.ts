@@ -16,7 +16,7 @@ describe("health, readiness and API docs", () => {
     expect(((await (await fetch(`${sieve.url}/healthz`)).json()) as any).status).toBe("ok");
     const ready = await fetch(`${sieve.url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(((await ready.json()) as any).checks).toEqual({ database: true, embedder: true });
+    expect(((await ready.json()) as any).checks).toEqual({ database: true, embedder: true, firewall_encoder: true });
   });
 
   test("the OpenAPI document lists the routes and the docs page loads its script locally", async () => {

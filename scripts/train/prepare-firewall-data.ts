@@ -1,0 +1,71 @@
+/**
+ * Step 1 of `npm run train:firewall`: turns the training rows into token ids for the Python
+ * trainer (scripts/train/firewall_encoder.py), windowed exactly as the server windows a message
+ * (textWindows, WINDOW_TOKENS) and tokenised by the model's own tokenizer, so the encoder learns
+ * on what it will see.
+ *
+ *   bun scripts/train/prepare-firewall-data.ts OUT.jsonl
+ *
+ * Rows: firewall-train-v2.jsonl, firewall-train.jsonl (rows already in v2 dropped), the
+ * project-written examples (scripts/fit/firewall-own-examples.ts) and the built-in input
+ * patterns (as attacks of their family). Never firewall-dev.jsonl.
+ * A long text keeps at most WINDOWS_PER_ROW windows: those with the most attack cue words (where
+ * an injection hides), plus, for benign rows, one more chosen by a hash of the text. An attack row
+ * is then trained as attack-like as its most attack-like kept window (multiple instance).
+ */
+import { createHash } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { Embedder } from "../../src/embeddings/embedder";
+import { cueScore } from "../../src/firewall/cues";
+import { BUILTIN_PATTERNS } from "../../src/firewall/library";
+import { textWindows, WINDOW_TOKENS } from "../../src/firewall/windows";
+import { DATASETS, readLabelled, type LabelledRow } from "../eval/firewall-data";
+import { OWN_GROUP, ownExamples } from "../fit/firewall-own-examples";
+
+const WINDOWS_PER_ROW = 3;
+/** Token cap per window, [CLS] and [SEP] included: windows are ~32 estimated tokens, foreign scripts run longer. */
+const MAX_TOKENS = 64;
+export const MODEL_DIR = resolve(import.meta.dir, "../../models/all-MiniLM-L6-v2");
+
+const out = process.argv[2];
+if (!out) throw new Error("usage: bun scripts/train/prepare-firewall-data.ts OUT.jsonl");
+
+const normal = (text: string) => text.toLowerCase().replace(/\s+/g, " ").trim();
+const v2 = readLabelled(join(DATASETS, "firewall-train-v2.jsonl"));
+const inV2 = new Set(v2.map((r) => normal(r.text)));
+const v1 = readLabelled(join(DATASETS, "firewall-train.jsonl")).filter((r) => !inV2.has(normal(r.text)));
+const own: LabelledRow[] = ownExamples().map((e, i) => ({ id: `own-${i}`, text: e.text, attack: e.attack, family: null, source: OWN_GROUP, group: OWN_GROUP }));
+const patterns: LabelledRow[] = BUILTIN_PATTERNS.filter((p) => p.side === "input").map((p) => ({ id: p.slug, text: p.text, attack: true, family: p.family, source: "built-in patterns", group: "built-in patterns" }));
+const rows = [...v2, ...v1, ...own, ...patterns];
+
+const hash = (text: string) => createHash("sha256").update(text).digest().readUInt32BE(0);
+
+function keptWindows(row: LabelledRow): string[] {
+  const windows = textWindows(row.text, WINDOW_TOKENS);
+  if (windows.length <= WINDOWS_PER_ROW) return windows;
+  const byCues = windows.map((text, i) => ({ text, i, cues: cueScore(text) })).sort((a, b) => b.cues - a.cues || a.i - b.i);
+  if (row.attack) return byCues.slice(0, WINDOWS_PER_ROW).map((w) => w.text);
+  const chosen = byCues.slice(0, WINDOWS_PER_ROW - 1).map((w) => w.text);
+  const rest = windows.filter((w) => !chosen.includes(w));
+  return [...chosen, rest[hash(row.text) % rest.length]!];
+}
+
+const { tokenizer } = await Embedder.tokenizerFor(MODEL_DIR);
+const ids = (text: string): number[] => {
+  const all = [...tokenizer.encode(text).ids];
+  return all.length <= MAX_TOKENS ? all : [...all.slice(0, MAX_TOKENS - 1), all.at(-1)!];
+};
+
+const lines: string[] = [];
+let windowCount = 0;
+for (const row of rows) {
+  const windows = keptWindows(row).map(ids).filter((w) => w.length > 2);
+  if (windows.length === 0) continue;
+  windowCount += windows.length;
+  lines.push(JSON.stringify({ id: row.id, group: row.group, attack: row.attack ? 1 : 0, family: row.family, windows }));
+}
+writeFileSync(out, `${lines.join("\n")}\n`);
+const groups = new Map<string, number>();
+for (const row of rows) groups.set(row.group, (groups.get(row.group) ?? 0) + 1);
+console.error(`prepare: ${lines.length} rows, ${windowCount} windows → ${out} (v2 ${v2.length}, v1 extra ${v1.length}, own ${own.length}, patterns ${patterns.length}; ${groups.size} source groups)`);
