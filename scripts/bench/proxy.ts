@@ -90,10 +90,11 @@ async function measure(baseUrl: string, headers: Record<string, string>, scenari
         latencies.push(performance.now() - t0);
         while (!(await reader.read()).done);
       } else {
-        await response.arrayBuffer();
+        const body = await response.arrayBuffer();
         latencies.push(performance.now() - t0);
+        if (!response.ok) throw new Error(`${baseUrl}${api.path}: status ${response.status}: ${new TextDecoder().decode(body).slice(0, 300)}`);
       }
-      if (!response.ok) throw new Error(`status ${response.status}`);
+      if (!response.ok) throw new Error(`${baseUrl}${api.path}: status ${response.status}`);
       if (response.headers.get("x-service-cache") === "hit") cacheHits++;
     }
   };
@@ -114,7 +115,7 @@ let inference = "";
 async function cell(sieve: Awaited<ReturnType<typeof startSieve>>, stages: boolean, label: string, scenario: Scenario) {
   run++;
   // Warm both paths (connections, JIT, model) with prompts of their own before measuring.
-  const warm = { ...scenario, concurrency: 4, prompt: fresh(`warm-${label}`) };
+  const warm = { ...scenario, concurrency: 4, prompt: fresh("warm") };
   await measure(upstreamUrl, {}, warm);
   await measure(`${sieve.url}/v1`, sieve.headers, warm);
   const direct = await measure(upstreamUrl, {}, scenario);
