@@ -2,7 +2,7 @@
 import { formatHelp, loadConfig, parseOptions, serveOptions, UsageError } from "./config";
 import { adminOptions } from "./cli/admin-options";
 import { keysCreate, keysList, keysRevoke, openAdminDatabase, workspacesCreate, workspacesList } from "./cli/admin";
-import { inferencePool, startServer } from "./server";
+import { startServer, stopInferencePool } from "./server";
 import { bootstrapFirstKey } from "./tenancy/onboarding";
 import { VERSION } from "./version";
 
@@ -54,7 +54,7 @@ async function serve(args: string[]): Promise<number> {
     if (created) process.stderr.write(`bootstrap key created: workspace ${created.workspaceId} key ${created.apiKey}\n`);
   }
   // The pool's threads finish the texts they are running before the process exits.
-  const shutdown = () => running.stop().then(() => inferencePool(config).stop()).then(() => process.exit(0));
+  const shutdown = () => running.stop().then(stopInferencePool).then(() => process.exit(0));
   // Without its model Sieve cannot run the firewall or the cache: fail loudly rather than half-serve.
   running.ctx.embedder.loaded.catch((error: Error) => {
     process.stderr.write(`sieve: the embedding model failed to load: ${error.message}\n`);

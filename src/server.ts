@@ -59,6 +59,11 @@ export function inferencePool(config: Config): InferencePool {
   return (processPool ??= createInferencePool(config));
 }
 
+/** Stops the process's pool if one was started (never starts one to stop it). */
+export function stopInferencePool(): Promise<void> {
+  return processPool?.stop() ?? Promise.resolve();
+}
+
 /** The general embedder, or another model folder (the firewall's encoder) in the same pool. */
 export function loadEmbedder(config: Config, model = { modelDir: modelDirOf(config), quantized: config.embedPrecision === "int8" }): Promise<Embedder> {
   return inferencePool(config).loadModel(model);

@@ -24,6 +24,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { readFileSync } from "node:fs";
 import { firstOpposition } from "../../src/cache/antonyms";
+import { NEGATIONS } from "../../src/cache/guard-lexicon";
 import { guardMatch, promptFacts } from "../../src/cache/guard";
 import { roleSwap } from "../../src/cache/roles";
 import { ResponseCache, type CacheRequest } from "../../src/cache/stage";
@@ -290,7 +291,7 @@ function verifierBenchmark() {
   const added = time((pair) => {
     const query = queryFacts.get(pair.query)!;
     const stored = promptFacts(pair.stored);
-    return firstOpposition(query.tokens, stored.tokens) ?? roleSwap(query.tokens, stored.tokens);
+    return firstOpposition(query.tokens, stored.tokens, NEGATIONS) ?? roleSwap(query.tokens, stored.tokens);
   });
   const queryOnce = time((pair) => promptFacts(pair.query));
 

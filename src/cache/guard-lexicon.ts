@@ -147,7 +147,8 @@ export const NOT_NAMES = new Set(["i", "i'm", "i've", "i'd", "i'll", "ok", "okay
  * alone are mostly prepositions ("the columns in the table" / "find out how many columns").
  * WordNet lists none of them as antonyms.
  */
-export const PARTICLE_OPPOSITES: Record<string, string> = { in: "out", out: "in", on: "off", off: "on", up: "down", down: "up" };
+// No prototype: looked up by arbitrary words, and "constructor" must not find Object.
+export const PARTICLE_OPPOSITES: Record<string, string> = Object.assign(Object.create(null), { in: "out", out: "in", on: "off", off: "on", up: "down", down: "up" });
 
 /**
  * Opposites WordNet does not list (checked against wordnet-antonyms.json: none of these is

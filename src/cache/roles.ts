@@ -17,7 +17,8 @@
 
 type Role = "source" | "target" | "than";
 
-const ROLE_MARKERS: Record<string, Role> = { from: "source", to: "target", into: "target", onto: "target", towards: "target", toward: "target", "->": "target", "→": "target", than: "than" };
+// No prototype: looked up by arbitrary words, and "constructor" must not find Object.
+const ROLE_MARKERS: Record<string, Role> = Object.assign(Object.create(null), { from: "source", to: "target", into: "target", onto: "target", towards: "target", toward: "target", "->": "target", "→": "target", than: "than" });
 
 /** Words that may stand between a role marker and its word: "from the seller", "to my server". */
 const DETERMINERS = new Set(["a", "an", "the", "my", "your", "our", "their", "his", "her", "its", "this", "that", "these", "those", "some", "another"]);

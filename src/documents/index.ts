@@ -17,7 +17,6 @@ import {
   uploadDocument,
   type DocumentsEnv,
 } from "./service";
-import { OneAtATime } from "./one-at-a-time";
 import { decompressionLimits, readUpload } from "./upload";
 import { usageView } from "./usage";
 
@@ -44,7 +43,8 @@ const UPLOAD_DESCRIPTION =
  * session cookie (and X-CSRF-Token on changes).
  */
 export const documentsController = (ctx: AppContext) => {
-  const env: DocumentsEnv = { jobs: documentJobs(ctx), log: ctx.log, limits: decompressionLimits(ctx.config), parsing: new OneAtATime() };
+  const jobs = documentJobs(ctx);
+  const env: DocumentsEnv = { jobs, log: ctx.log, limits: decompressionLimits(ctx.config), parsing: jobs.parsing };
   return new Elysia({ prefix: "/api", detail: { tags: ["documents"] } })
     .use(bearerKeyAuth(ctx))
     .post(

@@ -10,6 +10,7 @@ import { WorkspaceScope } from "../tenancy/scope";
 import type { ParsedDocument } from "./parsing";
 import { JobAborted, runVariantJob, type JobEnv } from "./processing";
 import { documentVariants } from "./schema";
+import { OneAtATime } from "./one-at-a-time";
 import { decompressionLimits } from "./upload";
 
 type Job = { workspaceId: string; variantId: string };
@@ -23,6 +24,8 @@ export class DocumentJobs {
   readonly #waiters = new Map<string, Set<() => void>>();
   readonly #hints = new Map<string, ParsedDocument>();
   readonly #env: JobEnv;
+  /** Every parse of this server, at upload or in a job: a parser's peak memory is paid once at a time. */
+  readonly parsing = new OneAtATime();
   #worker: Promise<void> | undefined;
   #stopping = false;
 
@@ -31,6 +34,7 @@ export class DocumentJobs {
     this.#env = {
       log: ctx.log,
       limits: decompressionLimits(ctx.config),
+      parsing: this.parsing,
       embedder: () => ctx.embedder.loaded,
       // Bulk: every request-path text (firewall, cache, /v1/embeddings) is served before a document's chunks.
       embedTexts: async (texts) => (await ctx.embedder.loaded).embedMany(texts, { priority: "bulk" }),

@@ -28,6 +28,7 @@ import {
   type VersionRow,
 } from "./records";
 import { documentChunks, documentVariants, type VariantStatus } from "./schema";
+import type { OneAtATime } from "./one-at-a-time";
 import { TimeSlice } from "./time-slice";
 import { addUsage } from "./usage";
 
@@ -49,6 +50,8 @@ export type JobEnv = {
   log: Logger;
   /** Bounds for parsing stored bytes again (the upload was checked against the same flags). */
   limits: DecompressionLimits;
+  /** The server's one-parse-at-a-time queue, shared with uploads. */
+  parsing: OneAtATime;
   /** The server's embedder, for its tokenizer (chunk sizes are counted in its tokens). */
   embedder: () => Promise<Embedder>;
   /** Chunk vectors, computed at bulk priority (after every request-path text). */
@@ -203,7 +206,7 @@ async function processDocument(
   document: DocumentRow,
   config: ChunkingConfig,
 ): Promise<VariantResult> {
-  const parsed = env.takeParsed(version.id) ?? (await parseStored(scope, document, env.limits));
+  const parsed = env.takeParsed(version.id) ?? (await env.parsing.run(() => parseStored(scope, document, env.limits)));
   const embedder = await env.embedder();
   env.log.debug("document variant chunking", { variant_id: variant.id, blocks: parsed.blocks.length });
   const drafts = await chunkDocument(parsed, {

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../runtime/context";
-import { badRequest, httpError } from "../http/errors";
+import { badRequest } from "../http/errors";
 import { requestContextPlugin } from "../http/request-context";
 import { describeZodIssues } from "../http/validation";
 import { parseAllowedHosts } from "../egress/allowed-hosts";

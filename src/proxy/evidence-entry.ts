@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../tenancy/secrets";
 import type { CacheRejection } from "../evidence/schema";
 import type { EvidenceRecord } from "../evidence/writer";
 import type { Usage } from "./dialects/dialect";
@@ -40,14 +40,13 @@ export function evidenceEntry(request: EvidenceSubject, outcome: RequestOutcome,
     promptTokens: outcome.usage?.prompt_tokens ?? null,
     completionTokens: outcome.usage?.completion_tokens ?? null,
     totalTokens: outcome.usage?.total_tokens ?? null,
-    promptSha256: sha256(request.view ? JSON.stringify(request.view.conversation) : (request.rawBody ?? "")),
+    promptSha256: sha256Hex(request.view ? JSON.stringify(request.view.conversation) : (request.rawBody ?? "")),
     requestBody: logBodies ? loggedBody(request.rawBody) : null,
     responseBody: logBodies ? loggedBody(outcome.responseBody) : null,
     error: outcome.error ?? null,
   };
 }
 
-export const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 /**
  * Bodies kept in the evidence log, up to 1 MiB each: the background writer inserts its batch in

@@ -5,7 +5,7 @@ import { jsonResponse } from "../http/errors";
 import { anthropicMessages } from "./dialects/anthropic-messages";
 import type { Dialect } from "./dialects/dialect";
 import { openaiChat } from "./dialects/openai-chat";
-import { sha256 } from "./evidence-entry";
+import { sha256Hex } from "../tenancy/secrets";
 import { providerBaseUrl } from "./request";
 import { serviceHeaders } from "./service-headers";
 import { callUpstream, UpstreamError } from "./upstream";
@@ -23,7 +23,7 @@ const KEPT_REQUEST_HEADERS = /^(x-service-.*|cookie|x-csrf-token|host|connection
 /** Provider response headers relayed to the client; transport headers (and a length fetch may have changed by decompressing) are not. */
 const RELAYED_RESPONSE_HEADERS = /^(content-type|content-disposition|cache-control|retry-after|etag|last-modified|location|x-request-id|request-id|openai-.*|anthropic-.*|x-ratelimit-.*)$/i;
 
-const EMPTY_PROMPT_SHA256 = sha256("");
+const EMPTY_PROMPT_SHA256 = sha256Hex("");
 
 export function isSievePath(path: string): boolean {
   return SIEVE_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
@@ -98,11 +98,11 @@ export async function forwardPassthrough(
     return new Response(response.body, { status: response.status, headers: { ...relayed, ...serviceHeaders({ requestId, cache: "miss", receivedAt, upstreamMs }) } });
   } catch (error) {
     if (!(error instanceof UpstreamError)) throw error;
-    const status = error.kind === "timeout" ? 504 : 502;
+    const { status } = error;
     const upstreamMs = performance.now() - receivedAt;
     record(status, upstreamMs, false, error.message);
     const dialect = provider === "anthropic" ? anthropicMessages : openaiChat;
-    const body = dialect.errorBody(`upstream_${error.kind}` as const, error.message, requestId);
+    const body = dialect.errorBody(error.code, error.message, requestId);
     return jsonResponse(status, body, serviceHeaders({ requestId, cache: "miss", receivedAt, upstreamMs }));
   }
 }

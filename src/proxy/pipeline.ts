@@ -99,10 +99,9 @@ async function forward(
     if (!(error instanceof UpstreamError)) throw error;
     release?.();
     if (error.cause) deps.log.warn("provider unreachable", { request_id: request.requestId, error: error.cause.message });
-    const status = error.kind === "timeout" ? 504 : 502;
+    const { status } = error;
     const upstreamMs = performance.now() - request.receivedAt;
-    const code = ({ timeout: "upstream_timeout", unreachable: "upstream_unreachable", refused: "upstream_refused" } as const)[error.kind];
-    const body = dialect.errorBody(code, error.message, request.requestId);
+    const body = dialect.errorBody(error.code, error.message, request.requestId);
     record({ status, cacheStatus, verdicts: [inputVerdict], overheadMs: 0, upstreamMs, error: error.message });
     return jsonResponse(status, body, serviceHeaders({ requestId: request.requestId, cache: "miss", receivedAt: request.receivedAt, upstreamMs }));
   }

@@ -10,6 +10,16 @@ export class UpstreamError extends Error {
   ) {
     super(message);
   }
+
+  /** The status Sieve answers with: the provider was too slow (504) or not reached (502). */
+  get status(): 502 | 504 {
+    return this.kind === "timeout" ? 504 : 502;
+  }
+
+  /** The error code of the body, one per kind (spec's upstream_* codes). */
+  get code(): `upstream_${UpstreamError["kind"]}` {
+    return `upstream_${this.kind}`;
+  }
 }
 
 export type UpstreamCall = {

@@ -66,7 +66,7 @@ export function parseHtml(html: string, options: HtmlParseOptions = {}): Block[]
         addParagraph(blocks, contentText(child), tag === "P" && child.classList.contains("caption"));
       } else if (tag === "FIGCAPTION") {
         flushInline();
-        addParagraph(blocks, child.text, true);
+        addParagraph(blocks, contentText(child), true);
       } else if (tag === "TABLE") {
         flushInline();
         addTable(blocks, child, options);
@@ -138,7 +138,7 @@ function addParagraph(blocks: Block[], rawText: string, markedAsCaption: boolean
 
 function addTable(blocks: Block[], table: HTMLElement, options: HtmlParseOptions): void {
   const caption = table.childNodes.find((node) => isElement(node) && node.tagName === "CAPTION");
-  if (caption) addParagraph(blocks, caption.text, true);
+  if (caption) addParagraph(blocks, contentText(caption as HTMLElement), true);
   const rows = tableRows(table);
   if (rows.length === 0 || isLinkTable(table)) return;
   const headerAt = rows.findIndex((row) => row.isHeader);
@@ -187,7 +187,7 @@ function listLines(list: HTMLElement, depth: number): string[] {
   const items = list.childNodes.filter(isElement).filter((child) => child.tagName === "LI");
   items.forEach((item, i) => {
     const nested = item.childNodes.filter(isElement).filter((child) => child.tagName === "UL" || child.tagName === "OL");
-    const own = collapse(item.childNodes.filter((child) => !nested.includes(child as HTMLElement)).map((child) => child.text).join(""));
+    const own = collapse(item.childNodes.filter((child) => !nested.includes(child as HTMLElement)).map((child) => (isElement(child) ? contentText(child) : child.text)).join(""));
     const marker = list.tagName === "OL" ? `${i + 1}.` : "-";
     if (own) lines.push(`${"  ".repeat(depth)}${marker} ${own}`);
     for (const sublist of nested) lines.push(...listLines(sublist, depth + 1));
