@@ -92,7 +92,7 @@ registerEmbeddedAssets({
   modelDir: dirname(modelConfig),
   ortWasmMjs: ortMjs,
   ortWasm: ortWasm,
-  ${ortNative ? `ortNativeBinding: join(extractEmbeddedFiles([ortBinding, ortLibrary], ${JSON.stringify(ortNativeDigest)}), basename(ortBinding)),` : ""}
+  ${ortNative ? `ortNativeBinding: () => join(extractEmbeddedFiles([ortBinding, ortLibrary], ${JSON.stringify(ortNativeDigest)}), basename(ortBinding)),` : ""}
   inferenceWorker: "./src/inference/worker.ts",
   docsUiScript: docsUi,
 });

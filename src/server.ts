@@ -44,7 +44,7 @@ export function createInferencePool(config: Pick<Config, "embedBackend" | "infer
   return new InferencePool({
     threads: config.inferenceThreads,
     backend: config.embedBackend,
-    files: { nativeBinding: assets.ortNativeBinding, wasmMjs: assets.ortWasmMjs, wasm: assets.ortWasm },
+    files: { nativeBinding: config.embedBackend === "wasm" ? undefined : assets.ortNativeBinding?.(), wasmMjs: assets.ortWasmMjs, wasm: assets.ortWasm },
     workerUrl: assets.inferenceWorker,
   });
 }

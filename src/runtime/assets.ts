@@ -14,8 +14,12 @@ export type AssetPaths = {
   /** onnxruntime-web WASM glue module and binary. */
   ortWasmMjs: string;
   ortWasm: string;
-  /** Native ONNX Runtime binding (beside libonnxruntime), extracted from the binary; undefined: the onnxruntime-node package resolves it. */
-  ortNativeBinding?: string;
+  /**
+   * Native ONNX Runtime binding (beside libonnxruntime) extracted from the binary, on first call
+   * only: admin commands and the WASM backend never copy the ~20 MB out. Undefined: the
+   * onnxruntime-node package resolves it.
+   */
+  ortNativeBinding?: () => string;
   /** The inference worker's entry point when it is not src/inference/worker.ts beside the pool (the binary's embedded copy). */
   inferenceWorker?: string;
   /** Scalar API reference standalone browser script for the /openapi page. */
