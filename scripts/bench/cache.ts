@@ -23,9 +23,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { readFileSync } from "node:fs";
-import { firstOpposition } from "../../src/cache/antonyms";
-import { NEGATIONS } from "../../src/cache/guard-lexicon";
-import { guardMatch, promptFacts } from "../../src/cache/guard";
+import { guardMatch, opposition, promptFacts } from "../../src/cache/guard";
 import { roleSwap } from "../../src/cache/roles";
 import { ResponseCache, type CacheRequest } from "../../src/cache/stage";
 import { openaiChat } from "../../src/proxy/dialects/openai-chat";
@@ -291,7 +289,7 @@ function verifierBenchmark() {
   const added = time((pair) => {
     const query = queryFacts.get(pair.query)!;
     const stored = promptFacts(pair.stored);
-    return firstOpposition(query.tokens, stored.tokens, NEGATIONS) ?? roleSwap(query.tokens, stored.tokens);
+    return opposition(query, stored) ?? roleSwap(query.tokens, stored.tokens);
   });
   const queryOnce = time((pair) => promptFacts(pair.query));
 

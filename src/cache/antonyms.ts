@@ -95,24 +95,31 @@ function sharesStem(word: string, stem: string): boolean {
   return base.length >= 3 && (word.startsWith(base) || (base.length >= 5 && word.startsWith(base.slice(0, -1))));
 }
 
+/** A prompt's words and phrases with their lemmas, computed once per prompt (the verifier compares one query with many candidates). */
+export type TermIndex = { terms: Set<string>; lemmasOf: Map<string, string[]>; allLemmas: Set<string> };
+
+/** `ignored` words are left out (the guard compares negation words on their own). */
+export function indexTerms(words: string[], ignored: ReadonlySet<string> = new Set()): TermIndex {
+  const found = terms(words.filter((word) => !ignored.has(word)));
+  const lemmasOf = new Map([...found].map((term) => [term, termLemmas(term)] as const));
+  return { terms: found, lemmasOf, allLemmas: new Set([...lemmasOf.values()].flat()) };
+}
+
 /**
  * The first pair of opposites between what one prompt says and the other does not: each word (and
  * phrase of up to three words) present in `a` but not in `b`, against each present in `b` but not
  * in `a`. A word both prompts share is not a contradiction ("pros and cons" / "cons and pros").
- * `ignored` words are left out (the guard compares negation words on their own).
  */
-export function firstOpposition(aWords: string[], bWords: string[], ignored: ReadonlySet<string> = new Set()): [string, string] | undefined {
-  const aTerms = terms(aWords.filter((word) => !ignored.has(word)));
-  const bTerms = terms(bWords.filter((word) => !ignored.has(word)));
+export function firstOpposition(a: TermIndex, b: TermIndex): [string, string] | undefined {
   // "Only in one prompt" by lemma: "a boy … a girl" / "boys … girls" share both words.
-  const aAll = new Set([...aTerms].flatMap(termLemmas));
-  const bAll = new Set([...bTerms].flatMap(termLemmas));
-  const onlyB = [...bTerms].filter((t) => !termLemmas(t).some((lemma) => aAll.has(lemma)));
+  const onlyIn = (x: TermIndex, other: TermIndex) => [...x.terms].filter((t) => !x.lemmasOf.get(t)!.some((lemma) => other.allLemmas.has(lemma)));
+  const onlyA = onlyIn(a, b);
+  if (onlyA.length === 0) return undefined;
+  const onlyB = onlyIn(b, a);
   const bLemmas = new Map<string, string>();
-  for (const term of onlyB) for (const lemma of termLemmas(term)) bLemmas.set(lemma, term);
-  const onlyA = [...aTerms].filter((t) => !termLemmas(t).some((lemma) => bAll.has(lemma)));
+  for (const term of onlyB) for (const lemma of b.lemmasOf.get(term)!) bLemmas.set(lemma, term);
   for (const term of onlyA) {
-    for (const lemma of termLemmas(term)) {
+    for (const lemma of a.lemmasOf.get(term)!) {
       for (const opposite of opposites.get(lemma) ?? []) {
         const other = bLemmas.get(opposite);
         if (other !== undefined) return [term, other];
@@ -120,7 +127,7 @@ export function firstOpposition(aWords: string[], bWords: string[], ignored: Rea
     }
     const space = term.indexOf(" ");
     if (space < 0) {
-      const other = onlyB.find((word) => !word.includes(" ") && (affixOpposites(term, word, aTerms) || affixOpposites(word, term, bTerms)));
+      const other = onlyB.find((word) => !word.includes(" ") && (affixOpposites(term, word, a.terms) || affixOpposites(word, term, b.terms)));
       if (other !== undefined) return [term, other];
     } else if (space === term.lastIndexOf(" ")) {
       // The same word with opposite particles ("zoom in" / "zoom out"), unless each prompt uses
@@ -128,7 +135,7 @@ export function firstOpposition(aWords: string[], bWords: string[], ignored: Rea
       const [head, particle] = [term.slice(0, space), term.slice(space + 1)];
       const opposite = PARTICLE_OPPOSITES[particle];
       const other = `${head} ${opposite}`;
-      if (opposite !== undefined && bTerms.has(other) && !aTerms.has(other) && !(aTerms.has(opposite) && bTerms.has(particle))) return [term, other];
+      if (opposite !== undefined && b.terms.has(other) && !a.terms.has(other) && !(a.terms.has(opposite) && b.terms.has(particle))) return [term, other];
     }
   }
   return undefined;

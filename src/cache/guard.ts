@@ -13,7 +13,7 @@ import {
   TIME_UNITS,
   UNITS,
 } from "./guard-lexicon";
-import { firstOpposition } from "./antonyms";
+import { firstOpposition, indexTerms, type TermIndex } from "./antonyms";
 import { roleSwap, roleTokens } from "./roles";
 
 /**
@@ -156,12 +156,13 @@ export function promptFacts(text: string): PromptFacts {
   };
 }
 
-/** Does serving `stored`'s answer to `query` risk answering a different question? */
+/**
+ * Does serving `stored`'s answer to `query` risk answering a different question? The cheap
+ * comparisons of extracted facts run first; the antonym and role checks, which look at every
+ * word, only for candidates that pass them.
+ */
 export function guardMatch(query: PromptFacts, stored: PromptFacts): GuardVerdict {
   const fail = (reason: string): GuardVerdict => ({ pass: false, reason });
-  const opposed = firstOpposition(query.tokens, stored.tokens, NEGATIONS);
-  // A negation and an antonym cancel out: "not mandatory" / "optional", "don't forget" / "remember".
-  if (query.negated !== stored.negated && !opposed) return fail("negation");
   if (query.numbers.join(" ") !== stored.numbers.join(" ")) return fail(`numbers ${query.numbers.join(",")} vs ${stored.numbers.join(",")}`);
   for (const [value, queryUnits] of query.boundUnits) {
     const storedUnits = stored.boundUnits.get(value);
@@ -181,10 +182,31 @@ export function guardMatch(query: PromptFacts, stored: PromptFacts): GuardVerdic
     const storedPoles = stored.poles.get(axis);
     if (storedPoles && !sameSet(queryPoles, storedPoles)) return fail(`opposite ${axis}`);
   }
-  if (opposed && query.negated === stored.negated) return fail(`opposite "${opposed[0]}" / "${opposed[1]}"`);
+  const opposed = opposition(query, stored);
+  // A negation and an antonym cancel out: "not mandatory" / "optional", "don't forget" / "remember".
+  if (query.negated !== stored.negated) {
+    if (!opposed) return fail("negation");
+  } else if (opposed) return fail(`opposite "${opposed[0]}" / "${opposed[1]}"`);
   const swap = roleSwap(query.tokens, stored.tokens);
   if (swap) return fail(`roles: ${swap}`);
   return { pass: true };
+}
+
+const termIndexes = new WeakMap<PromptFacts, TermIndex>();
+
+/** The first pair of opposite words between two prompts (negation words aside: compared on their own). */
+export function opposition(query: PromptFacts, stored: PromptFacts): [string, string] | undefined {
+  return firstOpposition(termIndexOf(query), termIndexOf(stored));
+}
+
+/** Computed once per prompt, when a candidate first gets this far. */
+function termIndexOf(facts: PromptFacts): TermIndex {
+  let index = termIndexes.get(facts);
+  if (!index) {
+    index = indexTerms(facts.tokens, NEGATIONS);
+    termIndexes.set(facts, index);
+  }
+  return index;
 }
 
 function addPole(poles: Map<string, Set<number>>, axis: string, pole: number) {

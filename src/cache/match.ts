@@ -9,13 +9,20 @@ export type MatchDecision<E> = { hit: Candidate<E> | undefined; rejected: { cand
  * The semantic hit rule, used by the server and by `npm run eval:cache` alike: the most similar
  * candidate at or above the threshold whose answer-determining facts agree with the query's
  * (guard.ts). A candidate the guard rejects is skipped, not fatal: a less similar one that
- * agrees may still answer.
+ * agrees may still answer. `factsOf` lets the server reuse the facts of entries it verified before.
  */
-export function chooseMatch<E>(query: PromptFacts, candidates: Candidate<E>[], threshold: number): MatchDecision<E> {
+export function chooseMatch<E>(
+  query: string,
+  candidates: Candidate<E>[],
+  threshold: number,
+  factsOf: (candidate: Candidate<E>) => PromptFacts = (candidate) => promptFacts(candidate.prompt),
+): MatchDecision<E> {
   const rejected: MatchDecision<E>["rejected"] = [];
   const ranked = candidates.filter((c) => c.similarity >= threshold).sort((a, b) => b.similarity - a.similarity);
+  if (ranked.length === 0) return { hit: undefined, rejected };
+  const queryFacts = promptFacts(query);
   for (const candidate of ranked) {
-    const verdict = guardMatch(query, promptFacts(candidate.prompt));
+    const verdict = guardMatch(queryFacts, factsOf(candidate));
     if (verdict.pass) return { hit: candidate, rejected };
     rejected.push({ candidate, reason: verdict.reason });
   }

@@ -7,8 +7,8 @@ import type { ProxiedRequest } from "../proxy/request";
 import type { CacheStage, CachedCompletion } from "../proxy/stages";
 import { DEFAULT_MODEL_NAME } from "../runtime/assets";
 import type { EmbedderSlot } from "../runtime/embedder-slot";
-import { promptFacts } from "./guard";
-import { chooseMatch } from "./match";
+import { promptFacts, type PromptFacts } from "./guard";
+import { chooseMatch, type Candidate } from "./match";
 import { cacheKeys, type CacheKeys } from "./request-key";
 import {
   attachVector,
@@ -19,6 +19,7 @@ import {
   recordMiss,
   semanticCandidates,
   storeEntry,
+  type EntryRef,
   type StoredEntry,
 } from "./service";
 import { SingleFlight } from "./single-flight";
@@ -36,6 +37,9 @@ const VECTOR_DIMENSIONS = 384;
  */
 const MAX_SEMANTIC_TOKENS = 254;
 
+/** Verified entries whose prompt facts are kept: near-identical prompts meet the same candidates again and again. */
+const REMEMBERED_FACTS = 4096;
+
 export type ResponseCacheDeps = { config: Config; vectors: Pick<VectorMemo, "embed" | "peek">; embedder: EmbedderSlot; log: Logger };
 
 /**
@@ -50,6 +54,8 @@ export class ResponseCache implements CacheStage {
   readonly #flights = new SingleFlight();
   readonly #keys = new WeakMap<CacheRequest, CacheKeys>();
   readonly #rejections = new WeakMap<CacheRequest, CacheRejection>();
+  /** Entry id → facts of its prompt (ids are never reused: a replaced entry gets a new one). */
+  readonly #entryFacts = new Map<number, PromptFacts>();
 
   constructor(deps: ResponseCacheDeps) {
     this.#deps = deps;
@@ -107,7 +113,7 @@ export class ResponseCache implements CacheStage {
     const vector = prompt === undefined ? undefined : await this.#embed(prompt, scope.workspaceId);
     if (prompt !== undefined && vector) {
       const candidates = semanticCandidates(scope, keys.scopeKey, vector, Date.now());
-      const { hit, rejected } = chooseMatch(promptFacts(prompt), candidates, workspace.cacheThreshold ?? DEFAULT_SEMANTIC_THRESHOLD);
+      const { hit, rejected } = chooseMatch(prompt, candidates, workspace.cacheThreshold ?? DEFAULT_SEMANTIC_THRESHOLD, (candidate) => this.#factsOf(candidate));
       for (const { candidate, reason } of rejected) {
         this.#deps.log.debug("cache: semantic candidate rejected by the verifier", { key: candidate.entry.key, similarity: candidate.similarity, reason });
       }
@@ -118,6 +124,15 @@ export class ResponseCache implements CacheStage {
     }
     recordMiss(scope);
     return undefined;
+  }
+
+  #factsOf({ entry, prompt }: Candidate<EntryRef>): PromptFacts {
+    let facts = this.#entryFacts.get(entry.id);
+    if (facts) this.#entryFacts.delete(entry.id);
+    else facts = promptFacts(prompt);
+    this.#entryFacts.set(entry.id, facts);
+    if (this.#entryFacts.size > REMEMBERED_FACTS) this.#entryFacts.delete(this.#entryFacts.keys().next().value!);
+    return facts;
   }
 
   #hit(request: CacheRequest, entry: StoredEntry, kind: "exact" | "semantic", similarity: number): CachedCompletion {

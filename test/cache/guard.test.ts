@@ -63,13 +63,13 @@ describe("chooseMatch", () => {
   const candidate = (prompt: string, similarity: number) => ({ entry: prompt, prompt, similarity });
 
   test("takes the most similar candidate at or above the threshold", () => {
-    const decision = chooseMatch(promptFacts("What is the capital of France?"), [candidate("capital of France?", 0.91), candidate("What's the capital of France?", 0.97)], 0.9);
+    const decision = chooseMatch("What is the capital of France?", [candidate("capital of France?", 0.91), candidate("What's the capital of France?", 0.97)], 0.9);
     expect(decision.hit?.prompt).toBe("What's the capital of France?");
   });
 
   test("skips a candidate the guard rejects and takes the next that agrees", () => {
     const decision = chooseMatch(
-      promptFacts("What is the capital of France?"),
+      "What is the capital of France?",
       [candidate("What is the capital of Germany?", 0.96), candidate("What's the capital city of France?", 0.93)],
       0.9,
     );
@@ -78,6 +78,6 @@ describe("chooseMatch", () => {
   });
 
   test("nothing below the threshold", () => {
-    expect(chooseMatch(promptFacts("a question"), [candidate("a question", 0.89)], 0.9).hit).toBeUndefined();
+    expect(chooseMatch("a question", [candidate("a question", 0.89)], 0.9).hit).toBeUndefined();
   });
 });
