@@ -83,10 +83,11 @@ function bumpCounters(scope: WorkspaceScope, by: { exact: number; semantic: numb
 }
 
 /**
- * Stores (or replaces) an entry, then drops expired entries and, beyond `maxEntries`, the least
- * recently used ones, in one transaction. Returns the new entry's id.
+ * Stores (or replaces) an entry with its prompt's vector when there is one already, then drops
+ * expired entries and, beyond `maxEntries`, the least recently used ones, in one transaction.
+ * Returns the new entry's id.
  */
-export function storeEntry(scope: WorkspaceScope, entry: NewEntry, maxEntries: number, now: number): number {
+export function storeEntry(scope: WorkspaceScope, entry: NewEntry, maxEntries: number, now: number, vector?: Float32Array): number {
   return scope.transaction((tx) => {
     tx.run(`DELETE FROM cache_entries WHERE workspace_id = $workspace_id AND key = $key`, { key: entry.key });
     const [inserted] = tx.all<{ id: number }>(
@@ -105,6 +106,7 @@ export function storeEntry(scope: WorkspaceScope, entry: NewEntry, maxEntries: n
         expires_at: now + entry.ttlSeconds * 1000,
       },
     );
+    if (vector) writeVector(tx, inserted!.id, entry.scopeKey, vector);
     tx.run(`DELETE FROM cache_entries WHERE workspace_id = $workspace_id AND expires_at <= $now`, { now });
     evictOverflow(tx, maxEntries);
     return inserted!.id;
@@ -113,26 +115,29 @@ export function storeEntry(scope: WorkspaceScope, entry: NewEntry, maxEntries: n
 
 /** Adds the embedding of an entry's prompt; false when the entry is gone meanwhile (evicted, purged). */
 export function attachVector(scope: WorkspaceScope, entryId: number, scopeKey: string, vector: Float32Array): boolean {
+  return scope.transaction((tx) => writeVector(tx, entryId, scopeKey, vector));
+}
+
+function writeVector(scope: WorkspaceScope, entryId: number, scopeKey: string, vector: Float32Array): boolean {
   const floats = floatsToBlob(vector);
-  return scope.transaction((tx) => {
-    const updated = tx.run(`UPDATE cache_entries SET embedding = $floats, bytes = bytes + $size WHERE workspace_id = $workspace_id AND id = $id`, {
-      id: entryId,
-      floats,
-      size: floats.byteLength,
-    });
-    if (updated.changes === 0) return false;
-    tx.run(`INSERT INTO cache_vectors (entry_id, workspace_id, scope_key, embedding) VALUES ($id, $workspace_id, $scope_key, vec_bit($bits))`, {
-      id: entryId,
-      scope_key: scopeKey,
-      bits: signBits(vector),
-    });
-    return true;
+  const updated = scope.run(`UPDATE cache_entries SET embedding = $floats, bytes = bytes + $size WHERE workspace_id = $workspace_id AND id = $id`, {
+    id: entryId,
+    floats,
+    size: floats.byteLength,
   });
+  if (updated.changes === 0) return false;
+  scope.run(`INSERT INTO cache_vectors (entry_id, workspace_id, scope_key, embedding) VALUES ($id, $workspace_id, $scope_key, vec_bit($bits))`, {
+    id: entryId,
+    scope_key: scopeKey,
+    bits: signBits(vector),
+  });
+  return true;
 }
 
 /** Deletes the least recently used entries beyond `maxEntries`; returns how many. */
 export function evictOverflow(scope: WorkspaceScope, maxEntries: number): number {
-  const excess = (scope.select(cacheCounters).get()?.entries ?? 0) - maxEntries;
+  const [counters] = scope.all<{ entries: number }>(`SELECT entries FROM cache_counters WHERE workspace_id = $workspace_id`);
+  const excess = (counters?.entries ?? 0) - maxEntries;
   if (excess <= 0) return 0;
   return scope.run(
     `DELETE FROM cache_entries WHERE id IN (

@@ -137,13 +137,15 @@ export class ResponseCache implements CacheStage {
 
   #hit(request: CacheRequest, entry: StoredEntry, kind: "exact" | "semantic", similarity: number): CachedCompletion {
     recordHit(request.scope, entry, kind, Date.now());
-    return { completion: JSON.parse(entry.completion), key: entry.key, similarity, savedUpstreamMs: entry.upstreamMs };
+    return { completion: JSON.parse(entry.completion), body: entry.completion, key: entry.key, similarity, savedUpstreamMs: entry.upstreamMs };
   }
 
   #store(request: CacheRequest, completion: Record<string, unknown>, upstreamMs: number): void {
     const { scope, workspace } = request;
     const keys = this.keysOf(request);
-    const now = Date.now();
+    const prompt = workspace.cacheSemantic ? this.#semanticPrompt(keys.prompt) : undefined;
+    // Usually the lookup (or the firewall) embedded this very text a moment ago; if not (no-cache), later.
+    const vector = prompt === undefined ? undefined : this.#deps.vectors.peek(prompt, scope.workspaceId);
     const id = storeEntry(
       scope,
       {
@@ -156,14 +158,10 @@ export class ResponseCache implements CacheStage {
         ttlSeconds: request.cacheControl.ttlSeconds ?? workspace.cacheTtlSeconds,
       },
       workspace.cacheMaxEntries,
-      now,
+      Date.now(),
+      vector,
     );
-    const prompt = workspace.cacheSemantic ? this.#semanticPrompt(keys.prompt) : undefined;
-    if (prompt === undefined) return;
-    // Usually the lookup (or the firewall) embedded this very text a moment ago; if not (no-cache), later.
-    const vector = this.#deps.vectors.peek(prompt, scope.workspaceId);
-    if (vector) attachVector(scope, id, keys.scopeKey, vector);
-    else void this.#attachLater(request, id, keys.scopeKey, prompt);
+    if (prompt !== undefined && !vector) void this.#attachLater(request, id, keys.scopeKey, prompt);
   }
 
   async #attachLater(request: CacheRequest, id: number, scopeKey: string, prompt: string): Promise<void> {

@@ -61,7 +61,7 @@ export async function runPipeline(request: ProxiedRequest, deps: PipelineDeps): 
         upstreamMs: 0,
         extra: { ...warnHeader, "x-service-cache-similarity": hit.similarity.toFixed(4), "x-service-cache-key": hit.key },
       });
-      const responseBody = JSON.stringify(hit.completion);
+      const responseBody = hit.body;
       record({ status: 200, cacheStatus: "hit", verdicts: [inputVerdict], overheadMs: overhead(0), upstreamMs: 0, usage: dialect.answer(hit.completion)?.usage, responseBody });
       return request.stream
         ? new Response(dialect.replayStream(hit.completion), { status: 200, headers: { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" } })

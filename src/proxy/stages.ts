@@ -30,8 +30,11 @@ export interface FirewallStage {
   outputMonitor(request: ProxiedRequest): OutputMonitor | undefined;
 }
 
-/** A response the cache can answer with: the provider's JSON answer in the request's own dialect (the API is part of the key). */
-export type CachedCompletion = { completion: Record<string, unknown>; key: string; similarity: number; savedUpstreamMs: number };
+/**
+ * A response the cache can answer with: the provider's JSON answer in the request's own dialect
+ * (the API is part of the key), parsed and as the stored text a non-streamed hit is answered with.
+ */
+export type CachedCompletion = { completion: Record<string, unknown>; body: string; key: string; similarity: number; savedUpstreamMs: number };
 
 /** Stage 2: the response cache. */
 export interface CacheStage {
