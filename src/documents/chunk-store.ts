@@ -3,31 +3,37 @@
  * vec0 has no foreign keys, so vectors are written and deleted here, beside their chunks, in
  * the caller's transaction.
  */
-import { asc, eq } from "drizzle-orm";
+import { asc, eq, getTableColumns } from "drizzle-orm";
 import type { WorkspaceScope } from "../tenancy/scope";
 import { documentChunks } from "./schema";
 
 export type ChunkRow = typeof documentChunks.$inferSelect;
 export type NewChunk = Omit<typeof documentChunks.$inferInsert, "workspaceId" | "seq">;
 
-// 33 columns per row; SQLite allows 32766 bound parameters per statement.
-const INSERT_BATCH = 500;
+/**
+ * One cached statement per chunk row instead of drizzle's multi-row insert: drizzle builds and
+ * SQLite compiles a new statement of 33 × N parameters per call, which held the event loop for
+ * tens of milliseconds inside the variant's write transaction. Values are encoded by the
+ * schema's own columns (JSON, booleans), so rows read back through drizzle as before.
+ */
+const CHUNK_COLUMNS = Object.entries(getTableColumns(documentChunks)).filter(([key]) => key !== "seq" && key !== "workspaceId");
+const INSERT_CHUNK = `insert into document_chunks (workspace_id, ${CHUNK_COLUMNS.map(([, column]) => column.name).join(", ")})
+  values ($workspace_id, ${CHUNK_COLUMNS.map(([key]) => `$${key}`).join(", ")}) returning seq`;
+const INSERT_VECTOR = "insert into chunk_embeddings(chunk_seq, workspace_id, embedding) values ($seq, $workspace_id, $embedding)";
 
-/** Inserts chunks and one vector per chunk (same order). */
+/** Inserts chunks and one vector per chunk (same order), in the caller's transaction. */
 export function writeChunks(scope: WorkspaceScope, chunks: NewChunk[], vectors: Float32Array[]): void {
   if (chunks.length !== vectors.length) throw new Error(`writeChunks: ${chunks.length} chunks but ${vectors.length} vectors`);
-  for (let start = 0; start < chunks.length; start += INSERT_BATCH) {
-    const inserted = scope
-      .insert(documentChunks, chunks.slice(start, start + INSERT_BATCH))
-      .returning({ seq: documentChunks.seq })
-      .all();
-    inserted.forEach(({ seq }, i) => {
-      scope.run("insert into chunk_embeddings(chunk_seq, workspace_id, embedding) values ($seq, $workspace_id, $embedding)", {
-        seq,
-        embedding: vectors[start + i],
-      });
-    });
-  }
+  chunks.forEach((chunk, i) => {
+    const values = Object.fromEntries(
+      CHUNK_COLUMNS.map(([key, column]) => {
+        const value = (chunk as Record<string, unknown>)[key];
+        return [key, value === undefined || value === null ? null : column.mapToDriverValue(value)];
+      }),
+    );
+    const [row] = scope.all<{ seq: number }>(INSERT_CHUNK, values);
+    scope.run(INSERT_VECTOR, { seq: row!.seq, embedding: vectors[i] });
+  });
 }
 
 export function readChunks(scope: WorkspaceScope, variantId: string): ChunkRow[] {
