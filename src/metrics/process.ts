@@ -2,8 +2,11 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Gauge, type Registry } from "prom-client";
 import { VERSION } from "../version";
 
-/** Sampling interval of the event-loop monitor: ~20 wake-ups a second cost well under 0.1% of a core. */
-const LAG_RESOLUTION_MS = 50;
+/**
+ * Sampling interval of the event-loop monitor. Idle, it cost ~0.9 ms of CPU per second at 100 ms
+ * (~1.5 at 50 ms, ~2.5 at 20 ms); a stall longer than the interval is caught whatever it is.
+ */
+const LAG_RESOLUTION_MS = 100;
 
 /**
  * Process basics, read when scraped: resident memory, start time and uptime, the build's version,
