@@ -57,7 +57,7 @@ export type PromptFacts = {
   tokens: string[];
 };
 
-/** The verifier's checks, in the order they run: the one that failed names a rejection (metrics label). */
+/** The verifier's checks: the one that failed names a rejection (a metrics label). */
 export const GUARD_CHECKS = ["negation", "numbers", "units", "date_time", "names", "identifiers", "quotes", "opposites", "roles"] as const;
 export type GuardCheck = (typeof GUARD_CHECKS)[number];
 
