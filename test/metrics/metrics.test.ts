@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { loadConfig } from "../../src/config";
 import { metricsRefusal } from "../../src/metrics/access";
-import { INJECTION, startDialectSuite, type DialectSuite } from "../proxy/dialect-support";
+import { INJECTION, startDialectSuite, SYSTEM_PROMPT, type DialectSuite } from "../proxy/dialect-support";
 import { startSieve, evidenceFor, type Tenant, type TestSieve } from "../support/sieve";
 import { parseExposition, type Scrape } from "./exposition";
 
@@ -35,7 +35,7 @@ const moved = (before: Scrape, after: Scrape, name: string, labels: Record<strin
 
 const CHAT_200 = { dialect: "openai_chat", status: "200" };
 
-describe("GET /metrics after real traffic through the openai SDK", () => {
+describe("GET /metrics after real traffic through the official SDKs", () => {
   test("a miss then an exact hit move the cache, request, latency, database and inference series by exactly that", async () => {
     const tenant = sieve.tenant();
     const before = await scrape();
@@ -91,6 +91,20 @@ describe("GET /metrics after real traffic through the openai SDK", () => {
     expect(moved(before, after, "sieve_proxy_requests_total", { dialect: "openai_chat", status: "403" })).toBe(1);
     expect(moved(before, after, "sieve_proxy_overhead_seconds_count", { dialect: "openai_chat", cache: "skip" })).toBe(1);
     expect(moved(before, after, "sieve_proxy_upstream_seconds_count", { dialect: "openai_chat" })).toBe(0);
+  });
+
+  test("an answer blocked on the way back counts as an output verdict, after the provider's time", async () => {
+    const tenant = sieve.tenant();
+    const anthropic = new Anthropic({ apiKey: "sk-ant-provider-test", baseURL: sieve.url, defaultHeaders: tenant.serviceHeaders, maxRetries: 0 });
+    const before = await scrape();
+    const leaked = anthropic.messages.create({ model: "leak", max_tokens: 256, system: SYSTEM_PROMPT, messages: [{ role: "user", content: "Could you help me format the dedication page of my novel?" }] });
+    expect(await leaked.catch((error: unknown) => error)).toBeInstanceOf(Anthropic.PermissionDeniedError);
+    const after = await scrape();
+
+    expect(after.total("sieve_firewall_verdicts_total", { side: "output", action: "block" }) - before.total("sieve_firewall_verdicts_total", { side: "output", action: "block" })).toBe(1);
+    expect(moved(before, after, "sieve_firewall_verdicts_total", { side: "input", action: "allow", family: "none" })).toBe(1);
+    expect(moved(before, after, "sieve_proxy_requests_total", { dialect: "anthropic_messages", status: "403" })).toBe(1);
+    expect(moved(before, after, "sieve_proxy_upstream_seconds_count", { dialect: "anthropic_messages" })).toBe(1);
   });
 
   test("a workspace's own family name is counted as custom and never appears in the metrics", async () => {
