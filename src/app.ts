@@ -8,6 +8,7 @@ import { firewallController, firewallStage } from "./firewall";
 import { embeddingsController } from "./embeddings/controller";
 import { healthController } from "./health";
 import { httpBasics } from "./http/basics";
+import { metricsController } from "./metrics";
 import { proxyController } from "./proxy";
 import type { AppContext } from "./runtime/context";
 import { authController, keysController, workspaceController } from "./tenancy";
@@ -18,6 +19,7 @@ export function createApp(ctx: AppContext, docsUiScript: string) {
   // ("http://" + a 4-letter host), so every route was a 404 for a Host of 3 characters or fewer.
   return new Elysia({ handler: { standardHostname: false } })
     .use(httpBasics(ctx.log, { maxJsonDepth: ctx.config.maxJsonDepth }))
+    .use(metricsController(ctx))
     .use(docsController(docsUiScript))
     .use(dashboardController())
     .use(healthController(ctx))

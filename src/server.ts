@@ -9,6 +9,7 @@ import { EmbedderLoadError } from "./embeddings/errors";
 import { checkModelFolder } from "./embeddings/model-files";
 import { InferencePool } from "./inference/pool";
 import { EvidenceWriter } from "./evidence/writer";
+import { Metrics } from "./metrics/service";
 import { VectorMemo } from "./embeddings/vector-memo";
 import { Logger } from "./logging/logger";
 import { assetPaths } from "./runtime/assets";
@@ -84,9 +85,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const embedder = options.embedder ? EmbedderSlot.of(options.embedder) : new EmbedderSlot(() => loadEmbedder(config));
   const ownFirewallModel = firewallModel(config);
   const firewallEncoder = ownFirewallModel ? new EmbedderSlot(() => loadEmbedder(config, ownFirewallModel)) : embedder;
-  const evidence = new EvidenceWriter(database.db, log, config.evidenceFlushMs);
+  const metrics: Metrics = new Metrics({ evidenceQueueLength: () => evidence.pending, inference: () => processPool?.metrics.registry });
+  const evidence = new EvidenceWriter(database.db, log, config.evidenceFlushMs, metrics.database);
   const vectors = new VectorMemo(() => embedder.require());
-  const ctx: AppContext = { config, log, database, embedder, firewallEncoder, vectors, evidence, rateLimiter: new RateLimiter(config.rateLimitRpm), sessionTtlMs: SESSION_TTL_MS };
+  const ctx: AppContext = { config, log, database, embedder, firewallEncoder, vectors, evidence, rateLimiter: new RateLimiter(config.rateLimitRpm), metrics, sessionTtlMs: SESSION_TTL_MS };
 
   const app = createApp(ctx, assets.docsUiScript);
   const server = Bun.serve({
@@ -123,6 +125,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       }
       await documentJobs(ctx).stop();
       evidence.close();
+      metrics.close();
       database.sqlite.close();
       log.info("stopped");
     })());

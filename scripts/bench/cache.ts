@@ -26,6 +26,7 @@ import { readFileSync } from "node:fs";
 import { guardMatch, opposition, promptFacts } from "../../src/cache/guard";
 import { roleSwap } from "../../src/cache/roles";
 import { ResponseCache, type CacheRequest } from "../../src/cache/stage";
+import { CacheMetrics } from "../../src/metrics/cache";
 import { openaiChat } from "../../src/proxy/dialects/openai-chat";
 import { configWith, type Config } from "../../src/config";
 import { openDatabase, type DatabaseHandle } from "../../src/db/connection";
@@ -74,7 +75,7 @@ async function lookupBenchmark() {
   const assets = assetPaths();
   const database = openDatabase({ dataDir, vecExtension: assets.vecExtension, migrationsDir: assets.migrationsDir });
   const vectors = new SyntheticVectors();
-  const cache = new ResponseCache({ config, vectors, embedder: slot, log: new Logger("silent") });
+  const cache = new ResponseCache({ config, vectors, embedder: slot, log: new Logger("silent"), metrics: { cache: new CacheMetrics() } });
   const random = seededRandom(42);
   const newTenant = (name: string): Tenant => {
     const workspace = { ...createWorkspace(database.db, name), cacheMaxEntries: 1_000_000 };

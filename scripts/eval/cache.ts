@@ -23,6 +23,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ResponseCache, type CacheRequest } from "../../src/cache/stage";
+import { CacheMetrics } from "../../src/metrics/cache";
 import { openaiChat } from "../../src/proxy/dialects/openai-chat";
 import { chooseMatch } from "../../src/cache/match";
 import { DEFAULT_SEMANTIC_THRESHOLD, deleteEntry } from "../../src/cache/service";
@@ -74,7 +75,7 @@ function evalCache() {
   const database = openDatabase({ dataDir, vecExtension: assets.vecExtension, migrationsDir: assets.migrationsDir });
   const base = createWorkspace(database.db, "eval");
   const scope = new WorkspaceScope(database.db, database.sqlite, base.id);
-  const cache = new ResponseCache({ config, vectors, embedder: slot, log });
+  const cache = new ResponseCache({ config, vectors, embedder: slot, log, metrics: { cache: new CacheMetrics() } });
   const request = (text: string, workspace: Workspace, model = "eval-model"): CacheRequest => ({
     scope,
     workspace,

@@ -57,7 +57,12 @@ export type PromptFacts = {
   tokens: string[];
 };
 
-export type GuardVerdict = { pass: true } | { pass: false; reason: string };
+/** The verifier's checks: the one that failed names a rejection (a metrics label). */
+export const GUARD_CHECKS = ["negation", "numbers", "units", "date_time", "names", "identifiers", "quotes", "opposites", "roles"] as const;
+export type GuardCheck = (typeof GUARD_CHECKS)[number];
+
+/** A failed check says which one (`check`) and, for the evidence and logs, what differed (`reason`). */
+export type GuardVerdict = { pass: true } | { pass: false; check: GuardCheck; reason: string };
 
 type Token = { raw: string; lower: string; sentenceStart: boolean };
 
@@ -162,33 +167,33 @@ export function promptFacts(text: string): PromptFacts {
  * word, only for candidates that pass them.
  */
 export function guardMatch(query: PromptFacts, stored: PromptFacts): GuardVerdict {
-  const fail = (reason: string): GuardVerdict => ({ pass: false, reason });
-  if (query.numbers.join(" ") !== stored.numbers.join(" ")) return fail(`numbers ${query.numbers.join(",")} vs ${stored.numbers.join(",")}`);
+  const fail = (check: GuardCheck, reason: string = check): GuardVerdict => ({ pass: false, check, reason });
+  if (query.numbers.join(" ") !== stored.numbers.join(" ")) return fail("numbers", `numbers ${query.numbers.join(",")} vs ${stored.numbers.join(",")}`);
   for (const [value, queryUnits] of query.boundUnits) {
     const storedUnits = stored.boundUnits.get(value);
-    if (storedUnits && !sameSet(queryUnits, storedUnits)) return fail(`unit of ${value}`);
+    if (storedUnits && !sameSet(queryUnits, storedUnits)) return fail("units", `unit of ${value}`);
   }
-  if (!sameSet(query.units, stored.units)) return fail(`units ${[...query.units]} vs ${[...stored.units]}`);
-  if (!sameSet(query.temporal, stored.temporal)) return fail("date or time");
+  if (!sameSet(query.units, stored.units)) return fail("units", `units ${[...query.units]} vs ${[...stored.units]}`);
+  if (!sameSet(query.temporal, stored.temporal)) return fail("date_time", "date or time");
   for (const [a, b] of [[query, stored], [stored, query]] as const) {
     const name = a.names.find((n) => !containsWord(b.words, n));
-    if (name) return fail(`name "${name}"`);
+    if (name) return fail("names", `name "${name}"`);
     const identifier = a.identifiers.find((id) => !b.flat.includes(id));
-    if (identifier) return fail(`identifier "${identifier}"`);
+    if (identifier) return fail("identifiers", `identifier "${identifier}"`);
     const quote = a.quoted.find((q) => !b.flat.includes(q));
-    if (quote) return fail(`quoted "${quote}"`);
+    if (quote) return fail("quotes", `quoted "${quote}"`);
   }
   for (const [axis, queryPoles] of query.poles) {
     const storedPoles = stored.poles.get(axis);
-    if (storedPoles && !sameSet(queryPoles, storedPoles)) return fail(`opposite ${axis}`);
+    if (storedPoles && !sameSet(queryPoles, storedPoles)) return fail("opposites", `opposite ${axis}`);
   }
   const opposed = opposition(query, stored);
   // A negation and an antonym cancel out: "not mandatory" / "optional", "don't forget" / "remember".
   if (query.negated !== stored.negated) {
     if (!opposed) return fail("negation");
-  } else if (opposed) return fail(`opposite "${opposed[0]}" / "${opposed[1]}"`);
+  } else if (opposed) return fail("opposites", `opposite "${opposed[0]}" / "${opposed[1]}"`);
   const swap = roleSwap(query.tokens, stored.tokens);
-  if (swap) return fail(`roles: ${swap}`);
+  if (swap) return fail("roles", `roles: ${swap}`);
   return { pass: true };
 }
 

@@ -1,9 +1,9 @@
-import { guardMatch, promptFacts, type PromptFacts } from "./guard";
+import { guardMatch, promptFacts, type GuardCheck, type PromptFacts } from "./guard";
 
 /** A stored entry the semantic search found near the query, with its exact cosine similarity. */
 export type Candidate<E> = { entry: E; similarity: number; prompt: string };
 
-export type MatchDecision<E> = { hit: Candidate<E> | undefined; rejected: { candidate: Candidate<E>; reason: string }[] };
+export type MatchDecision<E> = { hit: Candidate<E> | undefined; rejected: { candidate: Candidate<E>; check: GuardCheck; reason: string }[] };
 
 /**
  * The semantic hit rule, used by the server and by `npm run eval:cache` alike: the most similar
@@ -24,7 +24,7 @@ export function chooseMatch<E>(
   for (const candidate of ranked) {
     const verdict = guardMatch(queryFacts, factsOf(candidate));
     if (verdict.pass) return { hit: candidate, rejected };
-    rejected.push({ candidate, reason: verdict.reason });
+    rejected.push({ candidate, check: verdict.check, reason: verdict.reason });
   }
   return { hit: undefined, rejected };
 }

@@ -3,6 +3,7 @@ import type { Config } from "../config";
 import type { CacheRejection } from "../evidence/schema";
 import type { VectorMemo } from "../embeddings/vector-memo";
 import type { Logger } from "../logging/logger";
+import type { CacheMetrics } from "../metrics/cache";
 import type { ProxiedRequest } from "../proxy/request";
 import type { CacheStage, CachedCompletion } from "../proxy/stages";
 import { DEFAULT_MODEL_NAME } from "../runtime/assets";
@@ -40,7 +41,7 @@ const MAX_SEMANTIC_TOKENS = 254;
 /** Verified entries whose prompt facts are kept: near-identical prompts meet the same candidates again and again. */
 const REMEMBERED_FACTS = 4096;
 
-export type ResponseCacheDeps = { config: Config; vectors: Pick<VectorMemo, "embed" | "peek">; embedder: EmbedderSlot; log: Logger };
+export type ResponseCacheDeps = { config: Config; vectors: Pick<VectorMemo, "embed" | "peek">; embedder: EmbedderSlot; log: Logger; metrics: { cache: CacheMetrics } };
 
 /**
  * Stage 2 of the proxy: exact lookup by request key, then semantic lookup among the entries of
@@ -106,15 +107,17 @@ export class ResponseCache implements CacheStage {
   async #lookup(request: CacheRequest): Promise<CachedCompletion | undefined> {
     const { scope, workspace } = request;
     const keys = this.keysOf(request);
-    const exact = findExact(scope, keys.exactKey, Date.now());
+    const { metrics } = this.#deps;
+    const exact = metrics.cache.database.time("cache_exact_lookup", () => findExact(scope, keys.exactKey, Date.now()));
     if (exact) return this.#hit(request, exact, "exact", 1);
 
     const prompt = workspace.cacheSemantic ? this.#semanticPrompt(keys.prompt) : undefined;
     const vector = prompt === undefined ? undefined : await this.#embed(prompt, scope.workspaceId);
     if (prompt !== undefined && vector) {
-      const candidates = semanticCandidates(scope, keys.scopeKey, vector, Date.now());
+      const candidates = metrics.cache.database.time("cache_semantic_lookup", () => semanticCandidates(scope, keys.scopeKey, vector, Date.now()));
       const { hit, rejected } = chooseMatch(prompt, candidates, workspace.cacheThreshold ?? DEFAULT_SEMANTIC_THRESHOLD, (candidate) => this.#factsOf(candidate));
-      for (const { candidate, reason } of rejected) {
+      for (const { candidate, check, reason } of rejected) {
+        metrics.cache.rejected(check);
         this.#deps.log.debug("cache: semantic candidate rejected by the verifier", { key: candidate.entry.key, similarity: candidate.similarity, reason });
       }
       const [first] = rejected;
@@ -123,6 +126,7 @@ export class ResponseCache implements CacheStage {
       if (hit && entry) return this.#hit(request, entry, "semantic", hit.similarity);
     }
     recordMiss(scope);
+    metrics.cache.misses.inc();
     return undefined;
   }
 
@@ -137,6 +141,7 @@ export class ResponseCache implements CacheStage {
 
   #hit(request: CacheRequest, entry: StoredEntry, kind: "exact" | "semantic", similarity: number): CachedCompletion {
     recordHit(request.scope, entry, kind, Date.now());
+    this.#deps.metrics.cache.hits[kind].inc();
     return { completion: JSON.parse(entry.completion), body: entry.completion, key: entry.key, similarity, savedUpstreamMs: entry.upstreamMs };
   }
 

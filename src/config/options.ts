@@ -240,6 +240,13 @@ export const serveOptions = {
     default: true,
     parse: bool,
   },
+  metricsPublic: {
+    flag: "--metrics-public",
+    env: "SIEVE_METRICS_PUBLIC",
+    help: "Serve GET /metrics to any client (default: loopback clients only, and never a request relayed by a proxy)",
+    default: false,
+    parse: bool,
+  },
   bootstrapKey: {
     flag: "--bootstrap-key",
     env: "SIEVE_BOOTSTRAP_KEY",

@@ -2,6 +2,7 @@ import type { Statement } from "bun:sqlite";
 import { getTableColumns } from "drizzle-orm";
 import type { Db } from "../db/connection";
 import type { Logger } from "../logging/logger";
+import type { DatabaseMetrics } from "../metrics/database";
 import { evidence } from "./schema";
 
 export type EvidenceRecord = typeof evidence.$inferInsert;
@@ -40,6 +41,8 @@ export class EvidenceWriter {
     private readonly db: Db,
     private readonly log: Logger,
     private readonly intervalMs: number,
+    /** Times each batch (sieve_database_seconds{operation="evidence_write"}). */
+    private readonly database: DatabaseMetrics,
     private readonly maxBatch = 500,
   ) {
     this.#insert = prepareInsert(db);
@@ -56,6 +59,7 @@ export class EvidenceWriter {
     else this.#timer ??= setTimeout(() => this.flush(), this.intervalMs);
   }
 
+  /** Records queued and not yet written (sieve_evidence_queue_length). */
   get pending(): number {
     return this.#queue.length;
   }
@@ -76,9 +80,11 @@ export class EvidenceWriter {
 
   #write(batch: EvidenceRecord[]) {
     try {
-      this.db.$client.transaction(() => {
-        for (const row of batch) this.#insert(row);
-      })();
+      this.database.time("evidence_write", () =>
+        this.db.$client.transaction(() => {
+          for (const row of batch) this.#insert(row);
+        })(),
+      );
     } catch (error) {
       this.log.error("evidence batch failed; re-queued", { error, records: batch.length });
       this.#queue.unshift(...batch);

@@ -30,7 +30,7 @@ export const httpBasics = (log: Logger, limits: BodyLimits) =>
         request_id: requestId,
         method: request.method,
         path,
-        status: responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200,
+        status: responseStatus(responseValue, set),
         ms: Math.round(performance.now() - receivedAt),
       });
     })
@@ -40,6 +40,11 @@ export const httpBasics = (log: Logger, limits: BodyLimits) =>
       set.status = status; // so the access log line shows what the client got
       return jsonResponse(status, body, headers);
     });
+
+/** The status a client got, as an after-response hook sees it (the error handler sets `set.status`). */
+export function responseStatus(responseValue: unknown, set: { status?: unknown }): number {
+  return responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200;
+}
 
 type ErrorReply = [status: number, body: Record<string, unknown>, headers: Record<string, string>];
 

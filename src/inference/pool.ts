@@ -7,10 +7,12 @@
  * what else is queued, never changes its vector.
  */
 import { availableParallelism } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
+import type { Histogram } from "prom-client";
 import { Embedder } from "../embeddings/embedder.ts";
 import { EmbedderLoadError } from "../embeddings/errors.ts";
 import { checkModelFolder, onnxFile } from "../embeddings/model-files.ts";
+import { InferenceMetrics } from "../metrics/inference.ts";
 import { PriorityQueue, type Priority } from "./priority-queue.ts";
 import type { Backend, BackendChoice, FromWorker, RuntimeFiles, ToWorker } from "./protocol.ts";
 
@@ -32,7 +34,7 @@ export type ModelFolder = { modelDir: string; quantized: boolean };
 
 export type PoolInfo = { backend: Backend; threads: number; fallback?: string };
 
-type Job = { model: number; ids: Int32Array; resolve: (vector: Float32Array) => void; reject: (error: Error) => void };
+type Job = { model: number; ids: Int32Array; runTimer: Histogram.Internal<string>; resolve: (vector: Float32Array) => void; reject: (error: Error) => void };
 
 export function defaultThreads(): number {
   return Math.max(1, availableParallelism());
@@ -48,6 +50,13 @@ export class InferencePool {
   /** onnx file per model id, in load order (undefined: failed to load): a replacement worker loads them all again. */
   readonly #models: (string | undefined)[] = [];
   readonly #embedders = new Map<string, Promise<Embedder>>();
+  /** Run-time series per model id, per priority. */
+  readonly #runTimers: Record<Priority, Histogram.Internal<string>>[] = [];
+  readonly metrics = new InferenceMetrics(() => ({
+    queued: { request: this.#queue.sizeOf("request"), bulk: this.#queue.sizeOf("bulk") },
+    busyWorkers: this.#slots.filter((slot) => slot.busy).length,
+    workers: this.#slots.length,
+  }));
   #info: PoolInfo | undefined;
   #stopped = false;
   /** Resolves once the first worker has settled the backend and the others are starting. */
@@ -109,6 +118,7 @@ export class InferencePool {
     });
     const onnxPath = join(modelDir, onnxFile(quantized));
     const model = this.#models.push(onnxPath) - 1;
+    this.#runTimers[model] = this.metrics.runTimers(`${basename(modelDir)}/${quantized ? "int8" : "fp32"}`);
     const dimensions = await Promise.all(this.#slots.map((slot) => slot.load(model, onnxPath))).catch((error: Error) => {
       this.#models[model] = undefined;
       throw new EmbedderLoadError(`cannot load ${onnxPath}: ${error.message}`);
@@ -123,7 +133,7 @@ export class InferencePool {
   #submit(model: number, ids: Int32Array, priority: Priority): Promise<Float32Array> {
     if (this.#stopped) return Promise.reject(new Error("the inference pool was stopped"));
     return new Promise((resolve, reject) => {
-      this.#queue.push({ model, ids, resolve, reject }, priority);
+      this.#queue.push({ model, ids, runTimer: this.#runTimers[model]![priority], resolve, reject }, priority);
       this.#dispatch();
     });
   }
@@ -158,6 +168,7 @@ class WorkerSlot {
   readonly #worker: Worker;
   readonly ready: Promise<{ backend: Backend; fallback?: string }>;
   #job: Job | undefined;
+  #jobStarted = 0;
   /** Settles when the current job's reply arrives (or the worker fails). */
   #jobDone = Promise.withResolvers<void>();
   #failed: Error | undefined;
@@ -184,6 +195,10 @@ class WorkerSlot {
     return this.#job === undefined && this.#failed === undefined;
   }
 
+  get busy(): boolean {
+    return this.#job !== undefined;
+  }
+
   load(model: number, onnxPath: string): Promise<number> {
     if (this.#failed) return Promise.reject(this.#failed);
     const loaded = new Promise<number>((resolve, reject) => this.#loads.set(model, { resolve, reject }));
@@ -193,6 +208,7 @@ class WorkerSlot {
 
   run(job: Job): void {
     this.#job = job;
+    this.#jobStarted = performance.now();
     this.#jobDone = Promise.withResolvers<void>();
     this.#worker.ref();
     this.#send({ type: "run", model: job.model, ids: job.ids });
@@ -235,8 +251,11 @@ class WorkerSlot {
         this.#job = undefined;
         this.#jobDone.resolve();
         this.#worker.unref();
-        if (message.type === "vector") job?.resolve(message.vector);
-        else job?.reject(new Error(message.error));
+        if (message.type === "run-failed") job?.reject(new Error(message.error));
+        else if (job) {
+          job.runTimer.observe((performance.now() - this.#jobStarted) / 1000);
+          job.resolve(message.vector);
+        }
         this.events.onIdle();
       }
     }

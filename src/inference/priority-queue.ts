@@ -22,6 +22,10 @@ export class PriorityQueue<T> {
   get size(): number {
     return this.#lanes.request.size + this.#lanes.bulk.size;
   }
+
+  sizeOf(priority: Priority): number {
+    return this.#lanes[priority].size;
+  }
 }
 
 /** An array queue with a moving head: a document's thousands of chunks dequeue in O(1) each. */

@@ -39,6 +39,7 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
   const deps: PipelineDeps = {
     ...stages,
     evidence: ctx.evidence,
+    metrics: ctx.metrics.proxy,
     log: ctx.log,
     upstreamTimeoutMs: ctx.config.upstreamTimeoutMs,
     allowedUpstreamHosts: parseAllowedHosts(ctx.config.allowUpstreamHosts),

@@ -65,7 +65,9 @@ export async function forwardPassthrough(
   });
   const hasBody = request.method !== "GET" && request.method !== "HEAD";
   const api = `${request.method} ${url.pathname}`.slice(0, 200);
-  const record = (status: number, upstreamMs: number, stream: boolean, error?: string) =>
+  const record = (status: number, upstreamMs: number, stream: boolean, error?: string) => {
+    const overheadMs = Math.max(0, performance.now() - receivedAt - upstreamMs);
+    ctx.metrics.proxy.record("passthrough", { status, cacheStatus: "skip", verdicts: [], overheadMs, upstreamMs });
     ctx.evidence.record({
       requestId,
       workspaceId: scope.workspaceId,
@@ -77,11 +79,12 @@ export async function forwardPassthrough(
       cacheStatus: "skip",
       firewallAction: "allow",
       firewallMatches: [],
-      overheadMs: Math.max(0, Math.round(performance.now() - receivedAt - upstreamMs)),
+      overheadMs: Math.round(overheadMs),
       upstreamMs: Math.max(0, Math.round(upstreamMs)),
       promptSha256: EMPTY_PROMPT_SHA256,
       error: error ?? null,
     });
+  };
 
   try {
     const { response, upstreamMs } = await callUpstream(

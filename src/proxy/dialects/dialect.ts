@@ -71,6 +71,8 @@ export type ErrorKind = "blocked" | "upstream_error" | "upstream_timeout" | "ups
  * error formats. The pipeline (firewall → cache → forward → evidence) is the same for all.
  */
 export interface Dialect {
+  /** Short name, the dialect label of the proxy metrics. */
+  name: "openai_chat" | "openai_responses" | "anthropic_messages";
   api: ApiName;
   provider: "openai" | "anthropic";
   /** Appended to the provider's base URL. */

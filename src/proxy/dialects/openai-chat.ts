@@ -13,6 +13,7 @@ const SYSTEM_ROLES = new Set(["system", "developer"]);
 
 /** OpenAI chat completions, POST /v1/chat/completions (spec §4.1). */
 export const openaiChat: Dialect = {
+  name: "openai_chat",
   api: "POST /v1/chat/completions",
   provider: "openai",
   upstreamPath: "/chat/completions",

@@ -26,6 +26,7 @@ const CLIENT_TOOLS = new Set(["function", "custom"]);
  * replayed answer is the stored original, with its id.
  */
 export const openaiResponses: Dialect = {
+  name: "openai_responses",
   api: "POST /v1/responses",
   provider: "openai",
   upstreamPath: "/responses",

@@ -1,0 +1,51 @@
+import { Gauge, Registry } from "prom-client";
+import { CacheMetrics } from "./cache";
+import { DatabaseMetrics } from "./database";
+import { HttpMetrics } from "./http";
+import { ProcessMetrics } from "./process";
+import { ProxyMetrics } from "./proxy";
+
+export type MetricsSources = {
+  /** Evidence records waiting for the background writer. */
+  evidenceQueueLength: () => number;
+  /** The process's inference pool metrics, once a pool runs. */
+  inference: () => Registry | undefined;
+};
+
+/**
+ * One server's metrics: a prom-client registry and the recorders the stages call. No workspace,
+ * key, prompt or path is ever a label value: labels are route templates, dialects, statuses,
+ * families, checks and operations, all from fixed sets, so the series count stays bounded
+ * whatever the traffic.
+ */
+export class Metrics {
+  readonly #registry = new Registry();
+  readonly #sources: MetricsSources;
+  readonly http = new HttpMetrics(this.#registry);
+  readonly proxy = new ProxyMetrics(this.#registry);
+  readonly database = new DatabaseMetrics(this.#registry);
+  readonly cache = new CacheMetrics(this.#registry, this.database);
+  readonly #process = new ProcessMetrics(this.#registry);
+
+  constructor(sources: MetricsSources) {
+    this.#sources = sources;
+    const evidenceQueue: Gauge = new Gauge({
+      name: "sieve_evidence_queue_length",
+      help: "Evidence records queued for the background writer",
+      registers: [this.#registry],
+      collect: () => evidenceQueue.set(sources.evidenceQueueLength()),
+    });
+  }
+
+  readonly contentType = this.#registry.contentType;
+
+  /** The Prometheus text exposition of this server's metrics and the inference pool's. */
+  exposition(): Promise<string> {
+    const inference = this.#sources.inference();
+    return (inference ? Registry.merge([this.#registry, inference]) : this.#registry).metrics();
+  }
+
+  close(): void {
+    this.#process.close();
+  }
+}
