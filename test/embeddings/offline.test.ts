@@ -8,7 +8,8 @@ setDefaultTimeout(120_000);
 
 test("loading the models and embedding never touch the network, nor write telemetry state under HOME", async () => {
   const home = mkdtempSync(join(tmpdir(), "sieve-offline-home-"));
-  const env = { ...process.env, HOME: home, XDG_CACHE_HOME: "" };
+  // No transpiler cache for the child: with XDG_CACHE_HOME empty, Bun would write it to ./bun/@t@.
+  const env = { ...process.env, HOME: home, XDG_CACHE_HOME: "", BUN_RUNTIME_TRANSPILER_CACHE_PATH: "0" };
   const probe = Bun.spawn([process.execPath, join(import.meta.dir, "offline-probe.ts")], { stdout: "pipe", stderr: "pipe", env });
   const [stdout, stderr, code] = await Promise.all([new Response(probe.stdout).text(), new Response(probe.stderr).text(), probe.exited]);
   expect({ code, stderr: code === 0 ? "" : stderr }).toEqual({ code: 0, stderr: "" });
