@@ -3,7 +3,8 @@
  * DOCX, runs parseDocx. A watchdog stops a parse that runs past its time limit or grows the
  * process's memory past its bound: the worker is terminated (which interrupts even a parse that
  * never yields), the parse fails with ParseLimitError naming the flag, and the next DOCX starts a
- * fresh worker. A worker that crashes fails its parse the same way, with a plain error.
+ * fresh worker. A worker that cannot start or dies fails its parse with DocxThreadError (the
+ * server's fault, not the file's) and is replaced on the next parse the same way.
  *
  * Bun's Worker has no resourceLimits, and a busy worker cannot report its own heap: the main thread
  * samples the process's resident memory instead, against its level when the parse started.
@@ -29,8 +30,16 @@ export const PARSE_MEMORY_FLAG = "--max-docx-parse-memory-bytes";
 /** How often the process's memory is read while a DOCX is parsed. */
 const MEMORY_SAMPLE_MS = 20;
 
+/** The DOCX reader's thread could not start, died, or was stopped with the server: not the file's fault. */
+export class DocxThreadError extends Error {
+  override readonly name = "DocxThreadError";
+}
+
+const stoppedError = () => new DocxThreadError("the DOCX reader was stopped (the server is stopping)");
+
 type Job = { id: number; settle: (message: FromDocxWorker) => void; fail: (error: Error) => void };
-type Thread = { worker: Worker; ready: Promise<void>; job?: Job };
+/** `ready` settles when the worker has loaded its script, or rejects when the thread is lost before. */
+type Thread = { worker: Worker; ready: Promise<void>; notReady: (error: Error) => void; job?: Job };
 
 export class DocxThread {
   readonly #url: string | URL;
@@ -52,11 +61,11 @@ export class DocxThread {
   /** Ends the worker; a parse in progress fails. */
   stop(): void {
     this.#stopped = true;
-    if (this.#thread) this.#retire(this.#thread, new Error("the DOCX reader was stopped (the server is stopping)"));
+    if (this.#thread) this.#retire(this.#thread, stoppedError());
   }
 
   async #parse(bytes: Uint8Array, limits: DecompressionLimits, watchdog: ParseWatchdog): Promise<Block[]> {
-    if (this.#stopped) throw new Error("the DOCX reader was stopped (the server is stopping)");
+    if (this.#stopped) throw stoppedError();
     const thread = (this.#thread ??= this.#spawn());
     await thread.ready;
     const before = process.memoryUsage.rss();
@@ -96,17 +105,13 @@ export class DocxThread {
     const worker = new Worker(this.#url);
     worker.unref();
     const started = Promise.withResolvers<void>();
-    const thread: Thread = { worker, ready: started.promise };
+    const thread: Thread = { worker, ready: started.promise, notReady: started.reject };
     thread.ready.catch(() => {}); // awaited by the parse that started it
     worker.onmessage = ({ data }: MessageEvent<FromDocxWorker>) => {
       if (data.type === "ready") started.resolve();
       else if (thread.job?.id === data.id) thread.job.settle(data);
     };
-    const lost = (why: string) => {
-      const error = new Error(`the DOCX reader thread ${why}`);
-      started.reject(error);
-      this.#retire(thread, error);
-    };
+    const lost = (why: string) => this.#retire(thread, new DocxThreadError(`the DOCX reader's thread ${why}`));
     worker.addEventListener("error", (event) => lost(`failed: ${(event as ErrorEvent).message}`));
     worker.addEventListener("close", () => lost("exited"));
     return thread;
@@ -117,6 +122,7 @@ export class DocxThread {
     if (this.#thread === thread) this.#thread = undefined;
     const job = thread.job;
     thread.job = undefined;
+    thread.notReady(error);
     job?.fail(error);
     thread.worker.terminate();
   }

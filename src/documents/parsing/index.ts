@@ -1,6 +1,6 @@
 /** Public face of document parsing: bytes → ParsedDocument, and the errors that reject an upload. */
 export { parseDocument, type DocxReader } from "./parse-document.ts";
-export { DocxThread, type ParseWatchdog } from "./docx-thread.ts";
+export { DocxThread, DocxThreadError, type ParseWatchdog } from "./docx-thread.ts";
 export { OneAtATime } from "./one-at-a-time.ts";
 export { detectFormat, type DetectedFormat } from "./detect-format.ts";
 export { CorruptFileError, DocumentInputError, EmptyFileError, UnsupportedFormatError } from "./errors.ts";
