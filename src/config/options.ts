@@ -190,9 +190,9 @@ export const serveOptions = {
     default: 30_000,
     parse: integer(1, 3_600_000),
   },
-  maxDocxParseMemoryBytes: {
-    flag: "--max-docx-parse-memory-bytes",
-    env: "SIEVE_MAX_DOCX_PARSE_MEMORY_BYTES",
+  maxDocxMemoryBytes: {
+    flag: "--max-docx-memory-bytes",
+    env: "SIEVE_MAX_DOCX_MEMORY_BYTES",
     help: "Most the process's resident memory may grow while one DOCX is read before the DOCX reader's thread is stopped (422 parse_memory_exceeded)",
     default: 2 * 1024 * 1024 * 1024,
     parse: integer(1024 * 1024, 1024 * 1024 * 1024 * 1024),

@@ -20,7 +20,7 @@ export class DocumentParser {
     private readonly log: Logger,
   ) {
     this.#limits = { maxDecompressedBytes: config.maxDecompressedBytes, maxDocxXmlBytes: config.maxDocxXmlBytes, maxCompressionRatio: config.maxCompressionRatio };
-    this.#watchdog = { timeoutMs: config.docxParseTimeoutMs, maxMemoryBytes: config.maxDocxParseMemoryBytes };
+    this.#watchdog = { timeoutMs: config.docxParseTimeoutMs, maxMemoryBytes: config.maxDocxMemoryBytes };
   }
 
   /** Throws the parsers' DocumentInputError subclasses (upload.ts maps them to statuses). */

@@ -25,7 +25,7 @@ export type FromDocxWorker = { type: "ready" } | { type: "parsed"; id: number; b
 export type ParseWatchdog = { timeoutMs: number; maxMemoryBytes: number };
 
 export const PARSE_TIMEOUT_FLAG = "--docx-parse-timeout-ms";
-export const PARSE_MEMORY_FLAG = "--max-docx-parse-memory-bytes";
+export const PARSE_MEMORY_FLAG = "--max-docx-memory-bytes";
 
 /** How often the process's memory is read while a DOCX is parsed. */
 const MEMORY_SAMPLE_MS = 20;
