@@ -212,6 +212,10 @@ describe("DOCX is read in its own thread, under a watchdog", () => {
     const next = await server.api.uploadCompleted(sample.filename, sample.bytes);
     const chunks = await server.api.allChunks(next.variant_id);
     expect(chunks.map((chunk: any) => chunk.text).join(" ")).toContain("Deliveries leave the warehouses");
+    // Another variant: its job reads the stored DOCX again, through the same thread and watchdog.
+    const variant: any = await (await server.api.post(`/api/documents/${next.document_id}/variants`, { chunking_strategy: "recursive", chunk_size: 48, chunk_overlap: 0 })).json();
+    expect((await server.api.waitForVariant(variant.id)).chunks_count).toBeGreaterThan(chunks.length);
+    expect(parseLines(server.serve, "document parsed", sample.filename)).toHaveLength(2);
   }, 600_000);
 
   test("a parse running past --docx-parse-timeout-ms: 422 naming the flag, nothing stored, other uploads still served", async () => {
