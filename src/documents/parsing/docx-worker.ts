@@ -25,6 +25,8 @@ self.onmessage = async ({ data }: MessageEvent<ToDocxWorker>) => {
   } catch (error) {
     reply({ type: "failed", id: data.id, error: failure(error) });
   }
+  // An idle thread would otherwise keep the parse's garbage (the XML tree, the HTML) until its next parse.
+  Bun.gc(true);
 };
 
 reply({ type: "ready" });
