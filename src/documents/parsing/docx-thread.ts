@@ -21,11 +21,14 @@ export type DocxParseFailure =
   | { kind: "other"; message: string };
 export type FromDocxWorker = { type: "ready" } | { type: "parsed"; id: number; blocks: Block[] } | { type: "failed"; id: number; error: DocxParseFailure };
 
-/** Bounds of one parse: wall time from hand-over to answer, and growth of the process's resident memory meanwhile. */
+/** Bounds of one parse: wall time from hand-over to the worker to its answer, and growth of the process's resident memory meanwhile. */
 export type ParseWatchdog = { timeoutMs: number; maxMemoryBytes: number };
 
-export const PARSE_TIMEOUT_FLAG = "--docx-parse-timeout-ms";
-export const PARSE_MEMORY_FLAG = "--max-docx-memory-bytes";
+const PARSE_TIMEOUT_FLAG = "--docx-parse-timeout-ms";
+const PARSE_MEMORY_FLAG = "--max-docx-memory-bytes";
+
+/** A worker that has not loaded its script by then is given up (DocxThreadError); the parse's own time limit starts after. */
+const START_TIMEOUT_MS = 30_000;
 
 /** How often the process's memory is read while a DOCX is parsed. */
 const MEMORY_SAMPLE_MS = 20;
@@ -67,31 +70,33 @@ export class DocxThread {
   async #parse(bytes: Uint8Array, limits: DecompressionLimits, watchdog: ParseWatchdog): Promise<Block[]> {
     if (this.#stopped) throw stoppedError();
     const thread = (this.#thread ??= this.#spawn());
-    await thread.ready;
-    const before = process.memoryUsage.rss();
-    const grewTooMuch = () => process.memoryUsage.rss() - before > watchdog.maxMemoryBytes;
-    const tooMuchMemory = () =>
-      new ParseLimitError(`reading the DOCX grew the server's memory by more than ${watchdog.maxMemoryBytes} bytes (${PARSE_MEMORY_FLAG})`, "parse_memory", PARSE_MEMORY_FLAG);
-    const { promise, resolve, reject } = Promise.withResolvers<Block[]>();
-    const stopWith = (error: Error) => this.#retire(thread, error);
-    const deadline = setTimeout(
-      () => stopWith(new ParseLimitError(`reading the DOCX took longer than ${watchdog.timeoutMs} ms (${PARSE_TIMEOUT_FLAG})`, "parse_time", PARSE_TIMEOUT_FLAG)),
-      watchdog.timeoutMs,
-    );
-    const sampler = setInterval(() => grewTooMuch() && stopWith(tooMuchMemory()), MEMORY_SAMPLE_MS);
-    const id = ++this.#lastId;
-    thread.job = {
-      id,
-      fail: reject,
-      settle: (message) => {
-        if (message.type === "failed") reject(revive(message.error));
-        // Checked once more at the answer, so a parse quicker than one sample is judged too.
-        else if (message.type === "parsed") grewTooMuch() ? stopWith(tooMuchMemory()) : resolve(message.blocks);
-      },
-    };
     thread.worker.ref(); // a parse in progress keeps the process alive; an idle worker does not
-    thread.worker.postMessage({ id, bytes, limits } satisfies ToDocxWorker);
+    let deadline: Timer | undefined;
+    let sampler: Timer | undefined;
     try {
+      await thread.ready;
+      const stopWith = (error: Error) => this.#retire(thread, error);
+      const before = process.memoryUsage.rss();
+      const grewTooMuch = () => process.memoryUsage.rss() - before > watchdog.maxMemoryBytes;
+      const tooMuchMemory = () =>
+        new ParseLimitError(`reading the DOCX grew the server's memory by more than ${watchdog.maxMemoryBytes} bytes (${PARSE_MEMORY_FLAG})`, "parse_memory", PARSE_MEMORY_FLAG);
+      deadline = setTimeout(
+        () => stopWith(new ParseLimitError(`reading the DOCX took longer than ${watchdog.timeoutMs} ms (${PARSE_TIMEOUT_FLAG})`, "parse_time", PARSE_TIMEOUT_FLAG)),
+        watchdog.timeoutMs,
+      );
+      sampler = setInterval(() => grewTooMuch() && stopWith(tooMuchMemory()), MEMORY_SAMPLE_MS);
+      const { promise, resolve, reject } = Promise.withResolvers<Block[]>();
+      const id = ++this.#lastId;
+      thread.job = {
+        id,
+        fail: reject,
+        settle: (message) => {
+          if (message.type === "failed") reject(revive(message.error));
+          // Checked once more at the answer, so a parse quicker than one sample is judged too.
+          else if (message.type === "parsed") grewTooMuch() ? stopWith(tooMuchMemory()) : resolve(message.blocks);
+        },
+      };
+      thread.worker.postMessage({ id, bytes, limits } satisfies ToDocxWorker);
       return await promise;
     } finally {
       clearTimeout(deadline);
@@ -106,12 +111,14 @@ export class DocxThread {
     worker.unref();
     const started = Promise.withResolvers<void>();
     const thread: Thread = { worker, ready: started.promise, notReady: started.reject };
-    thread.ready.catch(() => {}); // awaited by the parse that started it
+    const lost = (why: string) => this.#retire(thread, new DocxThreadError(`the DOCX reader's thread ${why}`));
+    const startDeadline = setTimeout(() => lost(`did not start within ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
+    const settled = () => clearTimeout(startDeadline);
+    thread.ready.then(settled, settled); // a rejection is also awaited by the parse that started the thread
     worker.onmessage = ({ data }: MessageEvent<FromDocxWorker>) => {
       if (data.type === "ready") started.resolve();
       else if (thread.job?.id === data.id) thread.job.settle(data);
     };
-    const lost = (why: string) => this.#retire(thread, new DocxThreadError(`the DOCX reader's thread ${why}`));
     worker.addEventListener("error", (event) => lost(`failed: ${(event as ErrorEvent).message}`));
     worker.addEventListener("close", () => lost("exited"));
     return thread;

@@ -1,5 +1,5 @@
 /** Public face of document parsing: bytes → ParsedDocument, and the errors that reject an upload. */
-export { parseDocument, type DocxReader } from "./parse-document.ts";
+export { parseDocument } from "./parse-document.ts";
 export { DocxThread, DocxThreadError, type ParseWatchdog } from "./docx-thread.ts";
 export { OneAtATime } from "./one-at-a-time.ts";
 export { detectFormat, type DetectedFormat } from "./detect-format.ts";
