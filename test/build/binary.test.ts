@@ -61,7 +61,7 @@ describe("dist/sieve from an empty directory", () => {
     rmSync(join(workDir, "data-fp32"), { recursive: true, force: true });
   });
 
-  test("serves on native ONNX Runtime: readyz, a real embedding, the docs page and its script, a document embedded by the pool, a DOCX read by its worker, one process, and no outside connection", async () => {
+  test("serves on native ONNX Runtime: readyz, a real embedding, the docs page and its script, a document embedded by the pool, one process, and no outside connection", async () => {
     const created = run(["keys", "create", "--data-dir", "./data", "--json"]);
     expect(created.code).toBe(0);
     const { workspace_id, api_key } = JSON.parse(created.stdout);
@@ -101,14 +101,14 @@ describe("dist/sieve from an empty directory", () => {
       expect((await fetch(`${url}/openapi/assets/api-reference.js`)).status).toBe(200);
       // A long document: its chunks are embedded by the same process's inference threads (no second process).
       const docs = new DocumentsClient(url!, { workspaceId: workspace_id, apiKey: api_key, keyId: "", serviceHeaders: {}, bearer: { Authorization: `Bearer ${api_key}` } });
-      const upload = await docs.uploadFile("handbook.md", longMarkdown(5, 40));
-      expect([201, 202]).toContain(upload.status);
-      const variant = await docs.waitForVariant(((await upload.json()) as { variant_id: string }).variant_id);
-      expect(variant.chunks_count).toBeGreaterThan(20);
       // A DOCX is read by the DOCX reader's worker thread, compiled into the binary beside the inference worker.
       const sample = await sampleDocx();
       const docx = await docs.uploadCompleted(sample.filename, sample.bytes);
       expect((await docs.allChunks(docx.variant_id)).map((chunk: any) => chunk.text).join(" ")).toContain("Deliveries leave the warehouses");
+      const upload = await docs.uploadFile("handbook.md", longMarkdown(5, 40));
+      expect([201, 202]).toContain(upload.status);
+      const variant = await docs.waitForVariant(((await upload.json()) as { variant_id: string }).variant_id);
+      expect(variant.chunks_count).toBeGreaterThan(20);
       expect(childrenOf(child.pid)).toEqual([]);
       expect(tcpPeersOf(child.pid).filter((peer) => !isLoopbackOrUnconnected(peer))).toEqual([]);
       // Nothing but the data dir was written next to the binary.
