@@ -1,8 +1,8 @@
 /**
  * `npm run build` → dist/sieve: one self-contained executable with the app, the inference worker,
- * the int8 embedding model (fp32 stays loadable from a folder with --model-dir), the native ONNX
- * Runtime for the target and its WASM build (the fallback), the sqlite-vec extension, the
- * migrations and the API docs UI.
+ * the DOCX reader's worker, the int8 embedding model (fp32 stays loadable from a folder with
+ * --model-dir), the native ONNX Runtime for the target and its WASM build (the fallback), the
+ * sqlite-vec extension, the migrations and the API docs UI.
  *
  *   bun build.ts [--target bun-linux-x64] [--outfile dist/sieve]
  *
@@ -94,6 +94,7 @@ registerEmbeddedAssets({
   ortWasm: ortWasm,
   ${ortNative ? `ortNativeBinding: () => join(extractEmbeddedFiles([ortBinding, ortLibrary], ${JSON.stringify(ortNativeDigest)}), basename(ortBinding)),` : ""}
   inferenceWorker: "./src/inference/worker.ts",
+  docxWorker: "./src/documents/parsing/docx-worker.ts",
   docsUiScript: docsUi,
 });
 await import("./src/main.ts");
@@ -120,8 +121,8 @@ mkdirSync(join(root, "dist"), { recursive: true });
 const started = performance.now();
 try {
   const result = await Bun.build({
-    // The inference worker is a second entry point: Bun compiles each into the binary, and `new Worker` finds it by path.
-    entrypoints: [entry, join(root, "src/inference/worker.ts")],
+    // The worker threads' scripts are further entry points: Bun compiles each into the binary, and `new Worker` finds it by path.
+    entrypoints: [entry, join(root, "src/inference/worker.ts"), join(root, "src/documents/parsing/docx-worker.ts")],
     root,
     compile: { target: target as never, outfile },
     minify: true,

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { REPO, runCli, spawnServe } from "../../test/support/process";
 import { rawExchange, statusOf } from "../../test/hardening/raw-http";
+import { largeDocx } from "../../test/fixtures-gen/large-docx";
 import { markdownTable, ms } from "../bench/stats";
 
 const { values } = parseArgs({ options: { binary: { type: "string" } } });
@@ -56,11 +57,11 @@ async function underWatch(attack: () => Promise<number>): Promise<{ status: numb
 const deep = `{"x":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
 const rows: (string | number)[][] = [];
 let failures = 0;
-async function probe(defect: string, what: string, expected: number, attack: () => Promise<number>) {
+async function probe(defect: string, what: string, expected: number | number[], attack: () => Promise<number>) {
   const { status, healthzMs } = await underWatch(attack);
-  const ok = status === expected;
+  const ok = [expected].flat().includes(status);
   if (!ok) failures++;
-  rows.push([defect, what, expected, status, ok ? "ok" : "FAIL", ms(healthzMs, 1)]);
+  rows.push([defect, what, [expected].flat().join("/"), status, ok ? "ok" : "FAIL", ms(healthzMs, 1)]);
 }
 const statusOfResponse = async (response: Promise<Response>) => {
   const r = await response;
@@ -96,6 +97,12 @@ await probe("5 large prompt", "9 MB prompt", 200, () =>
 await probe("5 baseline", "2 KB non-streamed provider answer", 200, () =>
   statusOfResponse(json("POST", "/v1/chat/completions", { model: "large:2000", messages: [{ role: "user", content: "short report" }] }, service)),
 );
+{
+  // Read by the DOCX reader's worker thread: mammoth's seconds of parsing never hold the loop.
+  const form = new FormData();
+  form.append("file", new Blob([await largeDocx()]), "large.docx");
+  await probe("5 large DOCX", "DOCX with 1.4 MB of text", [201, 202], () => statusOfResponse(fetch(`${base}/api/documents`, { method: "POST", headers: bearer, body: form })));
+}
 const serviceKey = (await (await json("POST", "/api/keys", { name: "probe-service" }, bearer)).json()) as { api_key: string };
 await probe("7 key privileges", "service key creates a key", 403, () => statusOfResponse(json("POST", "/api/keys", { name: "more" }, { authorization: `Bearer ${serviceKey.api_key}` })));
 await json("POST", "/api/auth/signup", { email: "probe@example.com", password: "probe password 1" });

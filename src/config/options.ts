@@ -183,6 +183,20 @@ export const serveOptions = {
     default: DEFAULT_DECOMPRESSION_LIMITS.maxDocxXmlBytes,
     parse: integer(1024 * 1024, 4 * 1024 * 1024 * 1024),
   },
+  docxParseTimeoutMs: {
+    flag: "--docx-parse-timeout-ms",
+    env: "SIEVE_DOCX_PARSE_TIMEOUT_MS",
+    help: "Time one DOCX may take to be read in the DOCX reader's thread before it is stopped (422 parse_timeout)",
+    default: 30_000,
+    parse: integer(1, 3_600_000),
+  },
+  maxDocxMemoryBytes: {
+    flag: "--max-docx-memory-bytes",
+    env: "SIEVE_MAX_DOCX_MEMORY_BYTES",
+    help: "Most the process's resident memory may grow while one DOCX is read before the DOCX reader's thread is stopped (422 parse_memory_exceeded)",
+    default: 2 * 1024 * 1024 * 1024,
+    parse: integer(1024 * 1024, 1024 * 1024 * 1024 * 1024),
+  },
   maxCompressionRatio: {
     flag: "--max-compression-ratio",
     env: "SIEVE_MAX_COMPRESSION_RATIO",

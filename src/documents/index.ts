@@ -17,7 +17,7 @@ import {
   uploadDocument,
   type DocumentsEnv,
 } from "./service";
-import { decompressionLimits, readUpload } from "./upload";
+import { readUpload } from "./upload";
 import { usageView } from "./usage";
 
 /** The upload body is read by hand (two content types); these schemas only document it. */
@@ -44,7 +44,7 @@ const UPLOAD_DESCRIPTION =
  */
 export const documentsController = (ctx: AppContext) => {
   const jobs = documentJobs(ctx);
-  const env: DocumentsEnv = { jobs, log: ctx.log, limits: decompressionLimits(ctx.config), parsing: jobs.parsing };
+  const env: DocumentsEnv = { jobs, log: ctx.log, parser: jobs.parser };
   return new Elysia({ prefix: "/api", detail: { tags: ["documents"] } })
     .use(bearerKeyAuth(ctx))
     .post(

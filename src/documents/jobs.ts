@@ -10,8 +10,7 @@ import { WorkspaceScope } from "../tenancy/scope";
 import type { ParsedDocument } from "./parsing";
 import { JobAborted, runVariantJob, type JobEnv } from "./processing";
 import { documentVariants } from "./schema";
-import { OneAtATime } from "./one-at-a-time";
-import { decompressionLimits } from "./upload";
+import { DocumentParser } from "./document-parser";
 
 type Job = { workspaceId: string; variantId: string };
 
@@ -24,17 +23,22 @@ export class DocumentJobs {
   readonly #waiters = new Map<string, Set<() => void>>();
   readonly #hints = new Map<string, ParsedDocument>();
   readonly #env: JobEnv;
-  /** Every parse of this server, at upload or in a job: a parser's peak memory is paid once at a time. */
-  readonly parsing = new OneAtATime();
+  /** Every parse of this server, at upload or in a job. */
+  readonly parser: DocumentParser;
   #worker: Promise<void> | undefined;
   #stopping = false;
 
   constructor(ctx: AppContext) {
     this.#ctx = ctx;
+    this.parser = new DocumentParser(ctx.config, ctx.log);
     this.#env = {
       log: ctx.log,
-      limits: decompressionLimits(ctx.config),
-      parsing: this.parsing,
+      // A parse cut short by stop() is not a failed attempt: the variant resumes on the next start.
+      parse: (filename, bytes, mimeType) =>
+        this.parser.parse(filename, bytes, mimeType).catch((error: unknown) => {
+          this.#env.checkpoint();
+          throw error;
+        }),
       embedder: () => ctx.embedder.loaded,
       // Bulk: every request-path text (firewall, cache, /v1/embeddings) is served before a document's chunks.
       embedTexts: async (texts) => (await ctx.embedder.loaded).embedMany(texts, { priority: "bulk" }),
@@ -90,10 +94,14 @@ export class DocumentJobs {
     });
   }
 
-  /** Stops taking jobs; the running one stops at its next checkpoint and stays `processing` for the next start. */
+  /**
+   * Stops taking jobs and ends the DOCX thread; the running job stops at its next checkpoint (or
+   * as its parse is cut short) and stays `processing` for the next start.
+   */
   async stop(): Promise<void> {
     this.#stopping = true;
     this.#queue.length = 0;
+    this.parser.stop();
     if (this.#worker) await Promise.race([this.#worker, Bun.sleep(STOP_WAIT_MS)]);
   }
 

@@ -14,7 +14,7 @@ import { chunkDocument, type ChunkDraft } from "./chunking";
 import type { ChunkingConfig } from "./chunking-config";
 import { deleteVectorsOf, readChunks, readVectors, writeChunks, type NewChunk } from "./chunk-store";
 import { dedupColumns } from "./dedup-columns";
-import { parseDocument, type DecompressionLimits, type ParsedDocument } from "./parsing";
+import type { ParsedDocument } from "./parsing";
 import {
   ensureVariant,
   findDocument,
@@ -28,7 +28,6 @@ import {
   type VersionRow,
 } from "./records";
 import { documentChunks, documentVariants, type VariantStatus } from "./schema";
-import type { OneAtATime } from "./one-at-a-time";
 import { TimeSlice } from "./time-slice";
 import { addUsage } from "./usage";
 
@@ -48,10 +47,8 @@ export class JobAborted extends Error {}
 
 export type JobEnv = {
   log: Logger;
-  /** Bounds for parsing stored bytes again (the upload was checked against the same flags). */
-  limits: DecompressionLimits;
-  /** The server's one-parse-at-a-time queue, shared with uploads. */
-  parsing: OneAtATime;
+  /** Parses stored bytes again, through the server's parser (shared with uploads, same limits). */
+  parse: (filename: string, bytes: Uint8Array, mimeType: string) => Promise<ParsedDocument>;
   /** The server's embedder, for its tokenizer (chunk sizes are counted in its tokens). */
   embedder: () => Promise<Embedder>;
   /** Chunk vectors, computed at bulk priority (after every request-path text). */
@@ -206,7 +203,7 @@ async function processDocument(
   document: DocumentRow,
   config: ChunkingConfig,
 ): Promise<VariantResult> {
-  const parsed = env.takeParsed(version.id) ?? (await env.parsing.run(() => parseStored(scope, document, env.limits)));
+  const parsed = env.takeParsed(version.id) ?? (await parseStored(env, scope, document));
   const embedder = await env.embedder();
   env.log.debug("document variant chunking", { variant_id: variant.id, blocks: parsed.blocks.length });
   const drafts = await chunkDocument(parsed, {
@@ -291,10 +288,10 @@ async function embedInBatches(embed: JobEnv["embedTexts"], texts: string[], afte
   return vectors;
 }
 
-async function parseStored(scope: WorkspaceScope, document: DocumentRow, limits: DecompressionLimits): Promise<ParsedDocument> {
+async function parseStored(env: JobEnv, scope: WorkspaceScope, document: DocumentRow): Promise<ParsedDocument> {
   const bytes = readBlob(scope, document.contentHash);
   if (!bytes) throw new Error(`the stored bytes of ${document.filename} are missing`);
-  return parseDocument(document.filename, bytes, document.mimeType, limits);
+  return env.parse(document.filename, bytes, document.mimeType);
 }
 
 type ParentChunks = { versionId: string; chunks: ParentChunk[]; vectors: Map<string, Float32Array> };

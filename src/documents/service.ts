@@ -10,8 +10,8 @@ import { deleteVectorsOf, readChunks } from "./chunk-store";
 import { dedupResultOf } from "./dedup-columns";
 import type { DocumentJobs } from "./jobs";
 import { isSet, type ChunksQuery } from "./model";
-import type { OneAtATime } from "./one-at-a-time";
-import type { DecompressionLimits, ParsedDocument } from "./parsing";
+import type { DocumentParser } from "./document-parser";
+import type { ParsedDocument } from "./parsing";
 import { copyOfVariant, writeVariantResult } from "./processing";
 import {
   ensureVariant,
@@ -35,7 +35,7 @@ import { chunkView, documentView, duplicateInfoView, fileFields, variantFields, 
 /** How long an upload waits for its job before answering with status pending/processing. */
 export const SYNC_WAIT_MS = 2_000;
 
-export type DocumentsEnv = { jobs: DocumentJobs; log: Logger; limits: DecompressionLimits; parsing: OneAtATime };
+export type DocumentsEnv = { jobs: DocumentJobs; log: Logger; parser: DocumentParser };
 
 const documentNotFound = () => notFoundDetail("Document not found");
 const variantNotFound = () => notFoundDetail("Variant not found");
@@ -48,7 +48,7 @@ export async function uploadDocument(env: DocumentsEnv, scope: WorkspaceScope, u
   if (parentId !== undefined && !findDocument(scope, parentId)) throw documentNotFound();
   const contentHash = createHash("sha256").update(upload.bytes).digest("hex");
   // A duplicate is neither parsed nor chunked; anything else is parsed now, so a bad file is refused before anything is stored.
-  const parsed = findCanonical(scope, contentHash) ? undefined : await env.parsing.run(() => parseUploadedFile(upload, env.limits, env.log));
+  const parsed = findCanonical(scope, contentHash) ? undefined : await parseUploadedFile(upload, env.parser, env.log);
 
   const created = scope.transaction((tx): Created => {
     if (parentId !== undefined && !findDocument(tx, parentId)) throw documentNotFound();

@@ -5,16 +5,16 @@
 import type { z } from "zod";
 import { badRequest, httpError } from "../http/errors";
 import { describeZodIssues } from "../http/validation";
-import type { Config } from "../config";
 import type { Logger } from "../logging/logger";
+import type { DocumentParser } from "./document-parser";
 import { jsonUploadBody, multipartUploadFields, type UploadOptions } from "./model";
 import {
   CorruptFileError,
   DecompressionLimitError,
+  DocxThreadError,
   EmptyFileError,
-  parseDocument,
+  ParseLimitError,
   UnsupportedFormatError,
-  type DecompressionLimits,
   type ParsedDocument,
 } from "./parsing";
 
@@ -68,23 +68,24 @@ function parse<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   return result.data;
 }
 
-/** The parsing limits the server was started with. */
-export function decompressionLimits(config: Config): DecompressionLimits {
-  return { maxDecompressedBytes: config.maxDecompressedBytes, maxDocxXmlBytes: config.maxDocxXmlBytes, maxCompressionRatio: config.maxCompressionRatio };
-}
-
 /**
- * Parses the file, turning the parser's rejections into 415 (unsupported), 422 (corrupt or
- * suspiciously compressed), 413 (inflates beyond the limit) or 400 (empty).
+ * Parses the file, turning the parser's rejections into 415 (unsupported), 422 (corrupt,
+ * suspiciously compressed, or not readable within the DOCX reader's time or memory), 413
+ * (inflates beyond the limit), 400 (empty) or 503 (the DOCX reader's thread failed, not the file).
  */
-export async function parseUploadedFile(upload: Upload, limits: DecompressionLimits, log: Logger): Promise<ParsedDocument> {
+export async function parseUploadedFile(upload: Upload, parser: DocumentParser, log: Logger): Promise<ParsedDocument> {
   try {
-    return await parseDocument(upload.filename, upload.bytes, upload.declaredMime, limits);
+    return await parser.parse(upload.filename, upload.bytes, upload.declaredMime);
   } catch (error) {
     const message = `file: ${(error as Error).message}`;
     if (error instanceof DecompressionLimitError) {
       if (error.limit === "decompressed_size") throw httpError(413, "decompressed_too_large", message);
       throw httpError(422, "compression_ratio_too_high", message);
+    }
+    if (error instanceof ParseLimitError) throw httpError(422, error.limit === "parse_time" ? "parse_timeout" : "parse_memory_exceeded", message);
+    if (error instanceof DocxThreadError) {
+      log.error("DOCX reader thread failed", { filename: upload.filename, error: error.message });
+      throw httpError(503, "docx_reader_unavailable", message);
     }
     if (error instanceof UnsupportedFormatError) throw httpError(415, "unsupported_format", message);
     if (error instanceof EmptyFileError) throw httpError(400, "empty_file", message);

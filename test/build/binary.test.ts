@@ -5,6 +5,7 @@ import { REPO, waitUntilReady } from "../support/process";
 import { tempDir } from "../support/sieve";
 import { DocumentsClient } from "../documents/api-client";
 import { longMarkdown } from "../documents/documents-gen";
+import { sampleDocx } from "../fixtures-gen/sample-documents";
 import { isLoopbackOrUnconnected, tcpPeersOf } from "../support/sockets";
 import { parseExposition } from "../metrics/exposition";
 
@@ -101,6 +102,10 @@ describe("dist/sieve from an empty directory", () => {
       expect((await fetch(`${url}/openapi/assets/api-reference.js`)).status).toBe(200);
       // A long document: its chunks are embedded by the same process's inference threads (no second process).
       const docs = new DocumentsClient(url!, { workspaceId: workspace_id, apiKey: api_key, keyId: "", serviceHeaders: {}, bearer: { Authorization: `Bearer ${api_key}` } });
+      // A DOCX is read by the DOCX reader's worker thread, compiled into the binary beside the inference worker.
+      const sample = await sampleDocx();
+      const docx = await docs.uploadCompleted(sample.filename, sample.bytes);
+      expect((await docs.allChunks(docx.variant_id)).map((chunk: any) => chunk.text).join(" ")).toContain("Deliveries leave the warehouses");
       const upload = await docs.uploadFile("handbook.md", longMarkdown(5, 40));
       expect([201, 202]).toContain(upload.status);
       const variant = await docs.waitForVariant(((await upload.json()) as { variant_id: string }).variant_id);

@@ -7,10 +7,12 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { docxBomb } from "../fixtures-gen/docx-bomb";
+import { largeDocx, variedSentences } from "../fixtures-gen/large-docx";
 import { MemoryWatch } from "../support/memory-watch";
 import { spawnServe, tenantFromCli, waitUntilReady, type ServeProcess } from "../support/process";
 import { tempDir } from "../support/sieve";
 import { pdfFlateBomb } from "../fixtures-gen/pdf-bomb";
+import { sampleDocx } from "../fixtures-gen/sample-documents";
 import { DocumentsClient } from "./api-client";
 
 type Server = { serve: ServeProcess; api: DocumentsClient; watch: MemoryWatch; dataDir: string };
@@ -62,20 +64,6 @@ function plainWords(bytes: number): string {
     const word = `${words[(i * 7) % 10]}${i % 97}`;
     parts.push(word);
     length += word.length + 1;
-  }
-  return parts.join(" ");
-}
-
-/** Varied sentences in one long paragraph. */
-function variedSentences(bytes: number): string {
-  const nouns = ["The engineer", "A tenant", "The reviewer", "Our parser", "The old server", "A patient reader"];
-  const verbs = ["measured", "rejected", "rewrote", "compared", "archived", "explained"];
-  const things = ["the quarterly report", "a broken table", "seven invoices", "the release notes", "an unusual font", "the audit trail"];
-  const parts: string[] = [];
-  for (let length = 0, i = 0; length < bytes; i++) {
-    const sentence = `${nouns[i % 6]} ${verbs[(i * 5) % 6]} ${things[(i * 11) % 6]} on day ${i % 365} of cycle ${Math.floor(i / 365)}.`;
-    parts.push(sentence);
-    length += sentence.length + 1;
   }
   return parts.join(" ");
 }
@@ -184,3 +172,59 @@ test("/healthz is answered while a 2 MB upload is being chunked (the job yields 
   const healthzMeanwhile = lines.slice(chunking, chunked).filter((line) => line.includes('"path":"/healthz"'));
   expect(healthzMeanwhile.length).toBeGreaterThan(0);
 }, 600_000);
+
+describe("DOCX is read in its own thread, under a watchdog", () => {
+  const parseLines = (serve: ServeProcess, message: string, filename: string) =>
+    serve.output().split("\n").flatMap((line, at) => (line.includes(`"msg":"${message}"`) && line.includes(`"filename":"${filename}"`) ? [at] : []));
+
+  test("/healthz is answered while a DOCX with 1.4 MB of text is being parsed", async () => {
+    const server = await serve();
+    const docx = await largeDocx();
+    const upload = server.api.uploadFile("large.docx", docx);
+    const polling = (async () => {
+      while (parseLines(server.serve, "document parsed", "large.docx").length === 0 && server.serve.child.exitCode === null) {
+        await fetch(`${server.serve.url}/healthz`);
+        await Bun.sleep(5);
+      }
+    })();
+    const response = await upload;
+    expect([201, 202]).toContain(response.status);
+    await polling;
+    // The server's own log orders what happened on its one thread: /healthz requests answered
+    // between the "parsing" and "parsed" lines were served while mammoth read the document.
+    const lines = server.serve.output().split("\n");
+    const [parsing] = parseLines(server.serve, "document parsing", "large.docx");
+    const [parsed] = parseLines(server.serve, "document parsed", "large.docx");
+    expect(parsing).toBeGreaterThan(0);
+    expect(parsed).toBeGreaterThan(parsing!);
+    expect(lines.slice(parsing, parsed).filter((line) => line.includes('"path":"/healthz"')).length).toBeGreaterThan(0);
+  }, 600_000);
+
+  test("a parse growing the server's memory past --max-docx-memory-bytes: 422 naming the flag, nothing stored, the next DOCX is read", async () => {
+    // ~6 MB of text grows the process by ~120 MB while read; the small sample DOCX by a few MB.
+    const server = await serve(["--max-docx-memory-bytes", String(32 * 1024 * 1024)]);
+    const response = await server.api.uploadFile("large.docx", await largeDocx(6 * 1024 * 1024));
+    const body: any = await response.json();
+    expect({ status: response.status, error: body.error }).toEqual({ status: 422, error: "parse_memory_exceeded" });
+    expect(body.detail).toContain("--max-docx-memory-bytes");
+    await expectNothingStored(server.api);
+    const sample = await sampleDocx();
+    const next = await server.api.uploadCompleted(sample.filename, sample.bytes);
+    const chunks = await server.api.allChunks(next.variant_id);
+    expect(chunks.map((chunk: any) => chunk.text).join(" ")).toContain("Deliveries leave the warehouses");
+    // Another variant: its job reads the stored DOCX again, through the same thread and watchdog.
+    const variant: any = await (await server.api.post(`/api/documents/${next.document_id}/variants`, { chunking_strategy: "recursive", chunk_size: 48, chunk_overlap: 0 })).json();
+    expect((await server.api.waitForVariant(variant.id)).chunks_count).toBeGreaterThan(chunks.length);
+    expect(parseLines(server.serve, "document parsed", sample.filename)).toHaveLength(2);
+  }, 600_000);
+
+  test("a parse running past --docx-parse-timeout-ms: 422 naming the flag, nothing stored, other uploads still served", async () => {
+    const server = await serve(["--docx-parse-timeout-ms", "1"]);
+    const response = await server.api.uploadFile("large.docx", await largeDocx());
+    const body: any = await response.json();
+    expect({ status: response.status, error: body.error }).toEqual({ status: 422, error: "parse_timeout" });
+    expect(body.detail).toContain("--docx-parse-timeout-ms");
+    await expectNothingStored(server.api);
+    expect([201, 202]).toContain((await server.api.uploadFile("after.md", "# After\n\nThe server still reads other documents.\n")).status);
+  }, 600_000);
+});

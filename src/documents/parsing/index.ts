@@ -1,6 +1,8 @@
 /** Public face of document parsing: bytes → ParsedDocument, and the errors that reject an upload. */
 export { parseDocument } from "./parse-document.ts";
+export { DocxThread, DocxThreadError, type ParseWatchdog } from "./docx-thread.ts";
+export { OneAtATime } from "./one-at-a-time.ts";
 export { detectFormat, type DetectedFormat } from "./detect-format.ts";
 export { CorruptFileError, DocumentInputError, EmptyFileError, UnsupportedFormatError } from "./errors.ts";
 export type { Block, BlockKind, DocumentFormat, ParsedDocument, TableData } from "./types.ts";
-export { DecompressionLimitError, DEFAULT_DECOMPRESSION_LIMITS, type DecompressionLimits } from "./limits.ts";
+export { DecompressionLimitError, DEFAULT_DECOMPRESSION_LIMITS, ParseLimitError, type DecompressionLimits } from "./limits.ts";

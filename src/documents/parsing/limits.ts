@@ -65,6 +65,21 @@ export class InflationBudget {
   }
 }
 
+/**
+ * The DOCX reader ran past its watchdog (time, or the process's memory growth while it parsed) and
+ * was stopped: the document cannot be read within the server's limits. `flag` names the setting.
+ */
+export class ParseLimitError extends DocumentInputError {
+  override readonly name = "ParseLimitError";
+  constructor(
+    message: string,
+    readonly limit: "parse_time" | "parse_memory",
+    readonly flag: string,
+  ) {
+    super(message);
+  }
+}
+
 export function tooLarge(what: string, limit: InflationLimit): DecompressionLimitError {
   return new DecompressionLimitError(`${what} (${limit.flag})`, "decompressed_size", limit.flag);
 }

@@ -11,11 +11,15 @@ import { parsePdf } from "./pdf-parser.ts";
 import { parsePlainText } from "./text-parser.ts";
 import type { Block, ParsedDocument } from "./types.ts";
 
+/** DOCX bytes → blocks: parseDocx in this thread, or the server's DocxThread. */
+export type DocxReader = (bytes: Uint8Array, limits: DecompressionLimits) => Promise<Block[]>;
+
 export async function parseDocument(
   filename: string,
   bytes: Uint8Array,
   declaredMime?: string,
   limits: DecompressionLimits = DEFAULT_DECOMPRESSION_LIMITS,
+  readDocx: DocxReader = parseDocx,
 ): Promise<ParsedDocument> {
   const { format, mimeType, language } = detectFormat(filename, bytes, declaredMime);
   let blocks: Block[];
@@ -25,7 +29,7 @@ export async function parseDocument(
     blocks = pdf.blocks;
     pageCount = pdf.pageCount;
   } else if (format === "docx") {
-    blocks = await parseDocx(bytes, limits);
+    blocks = await readDocx(bytes, limits);
   } else {
     const text = decodeText(bytes);
     if (format === "html") blocks = parseHtml(text);
