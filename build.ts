@@ -94,7 +94,7 @@ registerEmbeddedAssets({
   ortWasm: ortWasm,
   ${ortNative ? `ortNativeBinding: () => join(extractEmbeddedFiles([ortBinding, ortLibrary], ${JSON.stringify(ortNativeDigest)}), basename(ortBinding)),` : ""}
   inferenceWorker: "./src/inference/worker.ts",
-  docxWorker: "./src/documents/parsing/docx-worker.ts",
+  parserWorker: "./src/documents/parsing/parser-worker.ts",
   docsUiScript: docsUi,
 });
 await import("./src/main.ts");
@@ -122,7 +122,7 @@ const started = performance.now();
 try {
   const result = await Bun.build({
     // The worker threads' scripts are further entry points: Bun compiles each into the binary, and `new Worker` finds it by path.
-    entrypoints: [entry, join(root, "src/inference/worker.ts"), join(root, "src/documents/parsing/docx-worker.ts")],
+    entrypoints: [entry, join(root, "src/inference/worker.ts"), join(root, "src/documents/parsing/parser-worker.ts")],
     root,
     compile: { target: target as never, outfile },
     minify: true,

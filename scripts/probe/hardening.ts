@@ -98,7 +98,7 @@ await probe("5 baseline", "2 KB non-streamed provider answer", 200, () =>
   statusOfResponse(json("POST", "/v1/chat/completions", { model: "large:2000", messages: [{ role: "user", content: "short report" }] }, service)),
 );
 {
-  // Read by the DOCX reader's worker thread: mammoth's seconds of parsing never hold the loop.
+  // Read by the document parser's worker thread: mammoth's seconds of parsing never hold the loop.
   const form = new FormData();
   form.append("file", new Blob([await largeDocx()]), "large.docx");
   await probe("5 large DOCX", "DOCX with 1.4 MB of text", [201, 202], () => statusOfResponse(fetch(`${base}/api/documents`, { method: "POST", headers: bearer, body: form })));

@@ -179,21 +179,21 @@ export const serveOptions = {
   maxDocxXmlBytes: {
     flag: "--max-docx-xml-bytes",
     env: "SIEVE_MAX_DOCX_XML_BYTES",
-    help: "Most bytes a DOCX's XML parts may inflate to, counted while inflating (413 above; the DOCX reader holds about 100 times this while parsing)",
+    help: "Most bytes a DOCX's XML parts may inflate to, counted while inflating (413 above; the parser's thread holds about 100 times this while parsing)",
     default: DEFAULT_DECOMPRESSION_LIMITS.maxDocxXmlBytes,
     parse: integer(1024 * 1024, 4 * 1024 * 1024 * 1024),
   },
-  docxParseTimeoutMs: {
-    flag: "--docx-parse-timeout-ms",
-    env: "SIEVE_DOCX_PARSE_TIMEOUT_MS",
-    help: "Time one DOCX may take to be read in the DOCX reader's thread before it is stopped (422 parse_timeout)",
+  parseTimeoutMs: {
+    flag: "--parse-timeout-ms",
+    env: "SIEVE_PARSE_TIMEOUT_MS",
+    help: "Time one PDF or DOCX may take to be read in the parser's thread before it is stopped (422 parse_timeout)",
     default: 30_000,
     parse: integer(1, 3_600_000),
   },
-  maxDocxMemoryBytes: {
-    flag: "--max-docx-memory-bytes",
-    env: "SIEVE_MAX_DOCX_MEMORY_BYTES",
-    help: "Most the process's resident memory may grow while one DOCX is read before the DOCX reader's thread is stopped (422 parse_memory_exceeded)",
+  maxParseMemoryBytes: {
+    flag: "--max-parse-memory-bytes",
+    env: "SIEVE_MAX_PARSE_MEMORY_BYTES",
+    help: "Most the process's resident memory may grow while one PDF or DOCX is read before the parser's thread is stopped (422 parse_memory_exceeded)",
     default: 2 * 1024 * 1024 * 1024,
     parse: integer(1024 * 1024, 1024 * 1024 * 1024 * 1024),
   },

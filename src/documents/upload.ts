@@ -11,7 +11,7 @@ import { jsonUploadBody, multipartUploadFields, type UploadOptions } from "./mod
 import {
   CorruptFileError,
   DecompressionLimitError,
-  DocxThreadError,
+  ParserThreadError,
   EmptyFileError,
   ParseLimitError,
   UnsupportedFormatError,
@@ -70,8 +70,8 @@ function parse<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
 
 /**
  * Parses the file, turning the parser's rejections into 415 (unsupported), 422 (corrupt,
- * suspiciously compressed, or not readable within the DOCX reader's time or memory), 413
- * (inflates beyond the limit), 400 (empty) or 503 (the DOCX reader's thread failed, not the file).
+ * suspiciously compressed, or not readable within the parser thread's time or memory), 413
+ * (inflates beyond the limit), 400 (empty) or 503 (the parser's thread failed, not the file).
  */
 export async function parseUploadedFile(upload: Upload, parser: DocumentParser, log: Logger): Promise<ParsedDocument> {
   try {
@@ -83,9 +83,9 @@ export async function parseUploadedFile(upload: Upload, parser: DocumentParser, 
       throw httpError(422, "compression_ratio_too_high", message);
     }
     if (error instanceof ParseLimitError) throw httpError(422, error.limit === "parse_time" ? "parse_timeout" : "parse_memory_exceeded", message);
-    if (error instanceof DocxThreadError) {
-      log.error("DOCX reader thread failed", { filename: upload.filename, error: error.message });
-      throw httpError(503, "docx_reader_unavailable", message);
+    if (error instanceof ParserThreadError) {
+      log.error("document parser thread failed", { filename: upload.filename, error: error.message });
+      throw httpError(503, "parser_unavailable", message);
     }
     if (error instanceof UnsupportedFormatError) throw httpError(415, "unsupported_format", message);
     if (error instanceof EmptyFileError) throw httpError(400, "empty_file", message);

@@ -22,8 +22,8 @@ export type AssetPaths = {
   ortNativeBinding?: () => string;
   /** The inference worker's entry point when it is not src/inference/worker.ts beside the pool (the binary's embedded copy). */
   inferenceWorker?: string;
-  /** The DOCX reader's worker entry point when it is not src/documents/parsing/docx-worker.ts (the binary's embedded copy). */
-  docxWorker?: string;
+  /** The document parser's worker entry point when it is not src/documents/parsing/parser-worker.ts (the binary's embedded copy). */
+  parserWorker?: string;
   /** Scalar API reference standalone browser script for the /openapi page. */
   docsUiScript: string;
   /** True when these paths point into the binary's embedded file system. */

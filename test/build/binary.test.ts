@@ -102,7 +102,7 @@ describe("dist/sieve from an empty directory", () => {
       expect((await fetch(`${url}/openapi/assets/api-reference.js`)).status).toBe(200);
       // A long document: its chunks are embedded by the same process's inference threads (no second process).
       const docs = new DocumentsClient(url!, { workspaceId: workspace_id, apiKey: api_key, keyId: "", serviceHeaders: {}, bearer: { Authorization: `Bearer ${api_key}` } });
-      // A DOCX is read by the DOCX reader's worker thread, compiled into the binary beside the inference worker.
+      // A DOCX is read by the document parser's worker thread, compiled into the binary beside the inference worker.
       const sample = await sampleDocx();
       const docx = await docs.uploadCompleted(sample.filename, sample.bytes);
       expect((await docs.allChunks(docx.variant_id)).map((chunk: any) => chunk.text).join(" ")).toContain("Deliveries leave the warehouses");

@@ -200,13 +200,13 @@ describe("DOCX is read in its own thread, under a watchdog", () => {
     expect(lines.slice(parsing, parsed).filter((line) => line.includes('"path":"/healthz"')).length).toBeGreaterThan(0);
   }, 600_000);
 
-  test("a parse growing the server's memory past --max-docx-memory-bytes: 422 naming the flag, nothing stored, the next DOCX is read", async () => {
+  test("a parse growing the server's memory past --max-parse-memory-bytes: 422 naming the flag, nothing stored, the next DOCX is read", async () => {
     // ~6 MB of text grows the process by ~120 MB while read; the small sample DOCX by a few MB.
-    const server = await serve(["--max-docx-memory-bytes", String(32 * 1024 * 1024)]);
+    const server = await serve(["--max-parse-memory-bytes", String(32 * 1024 * 1024)]);
     const response = await server.api.uploadFile("large.docx", await largeDocx(6 * 1024 * 1024));
     const body: any = await response.json();
     expect({ status: response.status, error: body.error }).toEqual({ status: 422, error: "parse_memory_exceeded" });
-    expect(body.detail).toContain("--max-docx-memory-bytes");
+    expect(body.detail).toContain("--max-parse-memory-bytes");
     await expectNothingStored(server.api);
     const sample = await sampleDocx();
     const next = await server.api.uploadCompleted(sample.filename, sample.bytes);
@@ -218,12 +218,12 @@ describe("DOCX is read in its own thread, under a watchdog", () => {
     expect(parseLines(server.serve, "document parsed", sample.filename)).toHaveLength(2);
   }, 600_000);
 
-  test("a parse running past --docx-parse-timeout-ms: 422 naming the flag, nothing stored, other uploads still served", async () => {
-    const server = await serve(["--docx-parse-timeout-ms", "1"]);
+  test("a parse running past --parse-timeout-ms: 422 naming the flag, nothing stored, other uploads still served", async () => {
+    const server = await serve(["--parse-timeout-ms", "1"]);
     const response = await server.api.uploadFile("large.docx", await largeDocx());
     const body: any = await response.json();
     expect({ status: response.status, error: body.error }).toEqual({ status: 422, error: "parse_timeout" });
-    expect(body.detail).toContain("--docx-parse-timeout-ms");
+    expect(body.detail).toContain("--parse-timeout-ms");
     await expectNothingStored(server.api);
     expect([201, 202]).toContain((await server.api.uploadFile("after.md", "# After\n\nThe server still reads other documents.\n")).status);
   }, 600_000);

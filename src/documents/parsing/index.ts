@@ -1,6 +1,6 @@
 /** Public face of document parsing: bytes → ParsedDocument, and the errors that reject an upload. */
 export { parseDocument } from "./parse-document.ts";
-export { DocxThread, DocxThreadError, type ParseWatchdog } from "./docx-thread.ts";
+export { ParserThread, ParserThreadError, type ParseWatchdog } from "./parser-thread.ts";
 export { OneAtATime } from "./one-at-a-time.ts";
 export { detectFormat, type DetectedFormat } from "./detect-format.ts";
 export { CorruptFileError, DocumentInputError, EmptyFileError, UnsupportedFormatError } from "./errors.ts";

@@ -66,7 +66,7 @@ export class InflationBudget {
 }
 
 /**
- * The DOCX reader ran past its watchdog (time, or the process's memory growth while it parsed) and
+ * The parser's thread ran past its watchdog (time, or the process's memory growth while it parsed) and
  * was stopped: the document cannot be read within the server's limits. `flag` names the setting.
  */
 export class ParseLimitError extends DocumentInputError {

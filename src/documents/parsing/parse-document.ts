@@ -11,25 +11,29 @@ import { parsePdf } from "./pdf-parser.ts";
 import { parsePlainText } from "./text-parser.ts";
 import type { Block, ParsedDocument } from "./types.ts";
 
-/** DOCX bytes → blocks: parseDocx in this thread, or the server's DocxThread. */
-export type DocxReader = (bytes: Uint8Array, limits: DecompressionLimits) => Promise<Block[]>;
+/** The formats whose parsers hold a thread for long (pdf.js, mammoth): the server reads them in its ParserThread. */
+export type ThreadedFormat = "pdf" | "docx";
+export type ReadResult = { blocks: Block[]; pageCount: number };
+/** PDF or DOCX bytes → blocks: in this thread by default, or in the server's ParserThread. */
+export type ThreadedReader = (format: ThreadedFormat, bytes: Uint8Array, limits: DecompressionLimits) => Promise<ReadResult>;
+
+export async function readThreadedFormat(format: ThreadedFormat, bytes: Uint8Array, limits: DecompressionLimits): Promise<ReadResult> {
+  if (format === "pdf") return parsePdf(bytes, limits);
+  return { blocks: await parseDocx(bytes, limits), pageCount: 1 };
+}
 
 export async function parseDocument(
   filename: string,
   bytes: Uint8Array,
   declaredMime?: string,
   limits: DecompressionLimits = DEFAULT_DECOMPRESSION_LIMITS,
-  readDocx: DocxReader = parseDocx,
+  read: ThreadedReader = readThreadedFormat,
 ): Promise<ParsedDocument> {
   const { format, mimeType, language } = detectFormat(filename, bytes, declaredMime);
   let blocks: Block[];
   let pageCount = 1;
-  if (format === "pdf") {
-    const pdf = await parsePdf(bytes, limits);
-    blocks = pdf.blocks;
-    pageCount = pdf.pageCount;
-  } else if (format === "docx") {
-    blocks = await readDocx(bytes, limits);
+  if (format === "pdf" || format === "docx") {
+    ({ blocks, pageCount } = await read(format, bytes, limits));
   } else {
     const text = decodeText(bytes);
     if (format === "html") blocks = parseHtml(text);

@@ -1,10 +1,10 @@
 /**
- * DOCX parsing off the event loop: one long-lived Bun Worker (docx-worker.ts), started on the first
- * DOCX, runs parseDocx. A watchdog stops a parse that runs past its time limit or grows the
- * process's memory past its bound: the worker is terminated (which interrupts even a parse that
- * never yields), the parse fails with ParseLimitError naming the flag, and the next DOCX starts a
- * fresh worker. A worker that cannot start or dies fails its parse with DocxThreadError (the
- * server's fault, not the file's) and is replaced on the next parse the same way.
+ * PDF and DOCX parsing off the event loop: one long-lived Bun Worker (parser-worker.ts), started on
+ * the first such document, runs their parsers. A watchdog stops a parse that runs past its time
+ * limit or grows the process's memory past its bound: the worker is terminated (which interrupts
+ * even a parse that never yields), the parse fails with ParseLimitError naming the flag, and the
+ * next document starts a fresh worker. A worker that cannot start or dies fails its parse with
+ * ParserThreadError (the server's fault, not the file's) and is replaced on the next parse the same way.
  *
  * Bun's Worker has no resourceLimits, and a busy worker cannot report its own heap: the main thread
  * samples the process's resident memory instead, against its level when the parse started.
@@ -12,39 +12,39 @@
 import { CorruptFileError } from "./errors.ts";
 import { DecompressionLimitError, ParseLimitError, type DecompressionLimits } from "./limits.ts";
 import { OneAtATime } from "./one-at-a-time.ts";
-import type { Block } from "./types.ts";
+import type { ReadResult, ThreadedFormat } from "./parse-document.ts";
 
-export type ToDocxWorker = { id: number; bytes: Uint8Array; limits: DecompressionLimits };
-export type DocxParseFailure =
+export type ToParserWorker = { id: number; format: ThreadedFormat; bytes: Uint8Array; limits: DecompressionLimits };
+export type ParseFailure =
   | { kind: "decompression_limit"; message: string; limit: DecompressionLimitError["limit"]; flag: string }
   | { kind: "corrupt"; message: string }
   | { kind: "other"; message: string };
-export type FromDocxWorker = { type: "ready" } | { type: "parsed"; id: number; blocks: Block[] } | { type: "failed"; id: number; error: DocxParseFailure };
+export type FromParserWorker = { type: "ready" } | ({ type: "parsed"; id: number } & ReadResult) | { type: "failed"; id: number; error: ParseFailure };
 
 /** Bounds of one parse: wall time from hand-over to the worker to its answer, and growth of the process's resident memory meanwhile. */
 export type ParseWatchdog = { timeoutMs: number; maxMemoryBytes: number };
 
-const PARSE_TIMEOUT_FLAG = "--docx-parse-timeout-ms";
-const PARSE_MEMORY_FLAG = "--max-docx-memory-bytes";
+const PARSE_TIMEOUT_FLAG = "--parse-timeout-ms";
+const PARSE_MEMORY_FLAG = "--max-parse-memory-bytes";
 
-/** A worker that has not loaded its script by then is given up (DocxThreadError); the parse's own time limit starts after. */
+/** A worker that has not loaded its script by then is given up (ParserThreadError); the parse's own time limit starts after. */
 const START_TIMEOUT_MS = 30_000;
 
-/** How often the process's memory is read while a DOCX is parsed. */
+/** How often the process's memory is read while a document is parsed. */
 const MEMORY_SAMPLE_MS = 20;
 
-/** The DOCX reader's thread could not start, died, or was stopped with the server: not the file's fault. */
-export class DocxThreadError extends Error {
-  override readonly name = "DocxThreadError";
+/** The parser's thread could not start, died, or was stopped with the server: not the file's fault. */
+export class ParserThreadError extends Error {
+  override readonly name = "ParserThreadError";
 }
 
-const stoppedError = () => new DocxThreadError("the DOCX reader was stopped (the server is stopping)");
+const stoppedError = () => new ParserThreadError("the document parser was stopped (the server is stopping)");
 
-type Job = { id: number; settle: (message: FromDocxWorker) => void; fail: (error: Error) => void };
+type Job = { id: number; settle: (message: FromParserWorker) => void; fail: (error: Error) => void };
 /** `ready` settles when the worker has loaded its script, or rejects when the thread is lost before. */
 type Thread = { worker: Worker; ready: Promise<void>; notReady: (error: Error) => void; job?: Job };
 
-export class DocxThread {
+export class ParserThread {
   readonly #url: string | URL;
   readonly #turns = new OneAtATime();
   #thread: Thread | undefined;
@@ -53,12 +53,12 @@ export class DocxThread {
 
   /** `workerUrl`: the worker script; the compiled binary passes its embedded copy. */
   constructor(workerUrl?: string | URL) {
-    this.#url = workerUrl ?? new URL("./docx-worker.ts", import.meta.url);
+    this.#url = workerUrl ?? new URL("./parser-worker.ts", import.meta.url);
   }
 
-  /** The blocks of a DOCX, parsed in the worker; one parse at a time, each under its own watchdog. */
-  parse(bytes: Uint8Array, limits: DecompressionLimits, watchdog: ParseWatchdog): Promise<Block[]> {
-    return this.#turns.run(() => this.#parse(bytes, limits, watchdog));
+  /** A PDF's or DOCX's blocks, parsed in the worker; one parse at a time, each under its own watchdog. */
+  parse(format: ThreadedFormat, bytes: Uint8Array, limits: DecompressionLimits, watchdog: ParseWatchdog): Promise<ReadResult> {
+    return this.#turns.run(() => this.#parse(format, bytes, limits, watchdog));
   }
 
   /** Ends the worker; a parse in progress fails. */
@@ -67,7 +67,7 @@ export class DocxThread {
     if (this.#thread) this.#retire(this.#thread, stoppedError());
   }
 
-  async #parse(bytes: Uint8Array, limits: DecompressionLimits, watchdog: ParseWatchdog): Promise<Block[]> {
+  async #parse(format: ThreadedFormat, bytes: Uint8Array, limits: DecompressionLimits, watchdog: ParseWatchdog): Promise<ReadResult> {
     if (this.#stopped) throw stoppedError();
     const thread = (this.#thread ??= this.#spawn());
     thread.worker.ref(); // a parse in progress keeps the process alive; an idle worker does not
@@ -79,13 +79,13 @@ export class DocxThread {
       const before = process.memoryUsage.rss();
       const grewTooMuch = () => process.memoryUsage.rss() - before > watchdog.maxMemoryBytes;
       const tooMuchMemory = () =>
-        new ParseLimitError(`reading the DOCX grew the server's memory by more than ${watchdog.maxMemoryBytes} bytes (${PARSE_MEMORY_FLAG})`, "parse_memory", PARSE_MEMORY_FLAG);
+        new ParseLimitError(`reading the ${format.toUpperCase()} grew the server's memory by more than ${watchdog.maxMemoryBytes} bytes (${PARSE_MEMORY_FLAG})`, "parse_memory", PARSE_MEMORY_FLAG);
       deadline = setTimeout(
-        () => stopWith(new ParseLimitError(`reading the DOCX took longer than ${watchdog.timeoutMs} ms (${PARSE_TIMEOUT_FLAG})`, "parse_time", PARSE_TIMEOUT_FLAG)),
+        () => stopWith(new ParseLimitError(`reading the ${format.toUpperCase()} took longer than ${watchdog.timeoutMs} ms (${PARSE_TIMEOUT_FLAG})`, "parse_time", PARSE_TIMEOUT_FLAG)),
         watchdog.timeoutMs,
       );
       sampler = setInterval(() => grewTooMuch() && stopWith(tooMuchMemory()), MEMORY_SAMPLE_MS);
-      const { promise, resolve, reject } = Promise.withResolvers<Block[]>();
+      const { promise, resolve, reject } = Promise.withResolvers<ReadResult>();
       const id = ++this.#lastId;
       thread.job = {
         id,
@@ -93,10 +93,10 @@ export class DocxThread {
         settle: (message) => {
           if (message.type === "failed") reject(revive(message.error));
           // Checked once more at the answer, so a parse quicker than one sample is judged too.
-          else if (message.type === "parsed") grewTooMuch() ? stopWith(tooMuchMemory()) : resolve(message.blocks);
+          else if (message.type === "parsed") grewTooMuch() ? stopWith(tooMuchMemory()) : resolve({ blocks: message.blocks, pageCount: message.pageCount });
         },
       };
-      thread.worker.postMessage({ id, bytes, limits } satisfies ToDocxWorker);
+      thread.worker.postMessage({ id, format, bytes, limits } satisfies ToParserWorker);
       return await promise;
     } finally {
       clearTimeout(deadline);
@@ -111,11 +111,11 @@ export class DocxThread {
     worker.unref();
     const started = Promise.withResolvers<void>();
     const thread: Thread = { worker, ready: started.promise, notReady: started.reject };
-    const lost = (why: string) => this.#retire(thread, new DocxThreadError(`the DOCX reader's thread ${why}`));
+    const lost = (why: string) => this.#retire(thread, new ParserThreadError(`the document parser's thread ${why}`));
     const startDeadline = setTimeout(() => lost(`did not start within ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
     const settled = () => clearTimeout(startDeadline);
     thread.ready.then(settled, settled); // a rejection is also awaited by the parse that started the thread
-    worker.onmessage = ({ data }: MessageEvent<FromDocxWorker>) => {
+    worker.onmessage = ({ data }: MessageEvent<FromParserWorker>) => {
       if (data.type === "ready") started.resolve();
       else if (thread.job?.id === data.id) thread.job.settle(data);
     };
@@ -135,7 +135,7 @@ export class DocxThread {
   }
 }
 
-function revive(failure: DocxParseFailure): Error {
+function revive(failure: ParseFailure): Error {
   if (failure.kind === "decompression_limit") return new DecompressionLimitError(failure.message, failure.limit, failure.flag);
   if (failure.kind === "corrupt") return new CorruptFileError(failure.message);
   return new Error(failure.message);
