@@ -69,7 +69,7 @@ export class FirewallOutputMonitor implements OutputMonitor {
     if (fullText.trim().length > 0 && fullText.length > this.#checkedUpTo) {
       const windows =
         this.#checkedUpTo === 0
-          ? planWindows([fullText], () => false, this.options).windows
+          ? planWindows([fullText], () => false, { budgetTokens: this.options.budgetTokens, windowTokens: this.options.windowTokens }).windows
           : [recentWindow(fullText, this.options.windowTokens)];
       await this.#check(windows);
       this.#checkedUpTo = fullText.length;

@@ -50,15 +50,14 @@ export const SECOND_LOOK_MIN_TOKENS = 32;
 export async function scanTexts(texts: string[], patterns: WorkspacePatterns, embedding: Embedding, options: ScanOptions): Promise<ScanResult> {
   const known = (window: string) => embedding.peek(window) !== undefined;
   const plan = planWindows(texts, known, options);
-  const windows = plan.windows.filter((window) => options.readability.readable(window));
-  const unscored = plan.windows.length - windows.length;
+  const { windows, unreadable: unscored } = plan;
   const vectors = windows.length > 0 ? await embedding.embedMany(windows) : [];
   const scores = scoreInputWindows(patterns, vectors);
   const closerBudget = options.budgetTokens > 0 ? Math.max(options.budgetTokens - plan.spent, SECOND_LOOK_MIN_TOKENS) : 0;
   const closer = planSecondLook(windows, scores, known, closerBudget);
   if (closer.length > 0) scores.push(...scoreInputWindows(patterns, await embedding.embedMany(closer)));
   const decision = decide(scores, "input");
-  const verdict = decision.verdict === ALLOW && unscored > 0 ? unscoredVerdict(unscored, plan.windows.length) : decision.verdict;
+  const verdict = decision.verdict === ALLOW && unscored > 0 ? unscoredVerdict(unscored, windows.length + unscored) : decision.verdict;
   return { ...decision, verdict, windows: windows.length + closer.length, skipped: plan.skipped, secondLook: closer.length, unscored, scores };
 }
 
@@ -103,14 +102,20 @@ export function planSecondLook(windows: string[], scores: WindowScore[], known: 
 type Candidate = { text: string; tokens: number; whole: boolean; cues: number; spread: number; recency: number };
 
 /**
- * Which windows to embed. Windows already in the LRU (history scanned on an earlier turn, or the
- * same message checked a moment ago) are free. New windows are taken in priority order
- * until the token budget is spent: whole short messages first (newest first), then windows of
- * long texts with the most attack cue words, then the rest spread evenly over each text (first,
- * last, middle, quarters, …), so a cut-off still samples the whole document.
+ * Which windows to embed. Windows the encoder cannot read (with `readability`) are set aside
+ * first, so they never take budget from windows it can judge. Windows already in the LRU (history
+ * scanned on an earlier turn, or the same message checked a moment ago) are free. New windows are
+ * taken in priority order until the token budget is spent: whole short messages first (newest
+ * first), then windows of long texts with the most attack cue words, then the rest spread evenly
+ * over each text (first, last, middle, quarters, …), so a cut-off still samples the whole document.
  */
-export function planWindows(texts: string[], known: (window: string) => boolean, options: Pick<ScanOptions, "budgetTokens" | "windowTokens">): { windows: string[]; skipped: number; spent: number } {
+export function planWindows(
+  texts: string[],
+  known: (window: string) => boolean,
+  options: Pick<ScanOptions, "budgetTokens" | "windowTokens"> & Partial<Pick<ScanOptions, "readability">>,
+): { windows: string[]; skipped: number; spent: number; unreadable: number } {
   const seen = new Set<string>();
+  let unreadable = 0;
   const free: string[] = [];
   const fresh: Candidate[] = [];
   texts.forEach((text, message) => {
@@ -120,13 +125,14 @@ export function planWindows(texts: string[], known: (window: string) => boolean,
     windows.forEach((window, i) => {
       if (seen.has(window)) return;
       seen.add(window);
-      if (known(window)) free.push(window);
+      if (options.readability && !options.readability.readable(window)) unreadable++;
+      else if (known(window)) free.push(window);
       else fresh.push({ text: window, tokens: estimateTokens(window), whole: windows.length === 1, cues: 0, spread: spread[i]!, recency: -message });
     });
   });
 
   const total = fresh.reduce((sum, c) => sum + c.tokens, 0);
-  if (options.budgetTokens <= 0 || total <= options.budgetTokens) return { windows: [...free, ...fresh.map((c) => c.text)], skipped: 0, spent: total };
+  if (options.budgetTokens <= 0 || total <= options.budgetTokens) return { windows: [...free, ...fresh.map((c) => c.text)], skipped: 0, spent: total, unreadable };
 
   for (const c of fresh) if (!c.whole) c.cues = cueScore(c.text);
   fresh.sort((a, b) => Number(b.whole) - Number(a.whole) || (a.whole ? a.recency - b.recency : 0) || b.cues - a.cues || a.spread - b.spread || a.recency - b.recency);
@@ -137,7 +143,7 @@ export function planWindows(texts: string[], known: (window: string) => boolean,
     chosen.push(c.text);
     spent += c.tokens;
   }
-  return { windows: [...free, ...chosen], skipped: fresh.length - chosen.length, spent };
+  return { windows: [...free, ...chosen], skipped: fresh.length - chosen.length, spent, unreadable };
 }
 
 /** rank[i] = when window i comes in a first, last, middle, quarters, … traversal of n windows. */
