@@ -1,4 +1,3 @@
-import { basename } from "node:path";
 import type { Config } from "../config";
 import type { CacheRejection } from "../evidence/schema";
 import type { VectorMemo } from "../embeddings/vector-memo";
@@ -6,7 +5,7 @@ import type { Logger } from "../logging/logger";
 import type { CacheMetrics } from "../metrics/cache";
 import type { ProxiedRequest } from "../proxy/request";
 import type { CacheStage, CachedCompletion } from "../proxy/stages";
-import { DEFAULT_MODEL_NAME } from "../runtime/assets";
+import { generalVectorSpace } from "../runtime/assets";
 import type { EmbedderSlot } from "../runtime/embedder-slot";
 import { promptFacts, type PromptFacts } from "./guard";
 import { chooseMatch, type Candidate } from "./match";
@@ -61,7 +60,7 @@ export class ResponseCache implements CacheStage {
   constructor(deps: ResponseCacheDeps) {
     this.#deps = deps;
     // Vectors of another model or precision are not comparable: they live in other scopes.
-    this.#vectorSpace = `${deps.config.modelDir ? basename(deps.config.modelDir) : DEFAULT_MODEL_NAME}/${deps.config.embedPrecision}`;
+    this.#vectorSpace = generalVectorSpace(deps.config);
   }
 
   async claim(request: CacheRequest): Promise<(() => void) | undefined> {

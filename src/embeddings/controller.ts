@@ -7,6 +7,7 @@ import { parseAllowedHosts } from "../egress/allowed-hosts";
 import { parseJsonBody } from "../http/json-body";
 import { forwardPassthrough } from "../proxy/passthrough";
 import { readRequestBody } from "../proxy/request";
+import { generalModelName } from "../runtime/assets";
 import { serviceKeyAuth } from "../tenancy/auth";
 import { embeddingsBody, isLocalEmbeddingModel, LOCAL_EMBEDDING_MODEL } from "./model";
 
@@ -28,7 +29,7 @@ export const embeddingsController = (ctx: AppContext) => {
         const text = await readRequestBody(request, ctx.config.maxBodyBytes);
         const json = parseJsonBody(text, ctx.config.maxJsonDepth);
         const model = (json as { model?: unknown } | null)?.model;
-        if (!isLocalEmbeddingModel(model, ctx.embedder.ready ? ctx.embedder.require().modelName : undefined)) {
+        if (!isLocalEmbeddingModel(model, generalModelName(ctx.config))) {
           return forwardPassthrough(request, text, { ctx, scope, requestId, receivedAt, allowedUpstreamHosts, model: typeof model === "string" ? model : undefined });
         }
         const parsed = embeddingsBody.safeParse(json);

@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Config } from "../config";
 import { checkModelFolder } from "../embeddings/model-files";
-import { assetPaths, DEFAULT_MODEL_NAME } from "../runtime/assets";
+import { assetPaths, generalVectorSpace } from "../runtime/assets";
 import { CALIBRATION } from "./calibration";
 import { Readability } from "./readable";
 import type { ScanOptions } from "./scan";
@@ -18,7 +18,7 @@ type FirewallModelConfig = Pick<Config, "firewallModelDir" | "modelDir" | "embed
 
 /** The key stored vectors and the calibration belong to: "<model folder>/<precision>". */
 export function firewallEmbedderKey(config: FirewallModelConfig): string {
-  return config.firewallModelDir ? `${basename(config.firewallModelDir)}/int8` : `${basename(config.modelDir || DEFAULT_MODEL_NAME)}/${config.embedPrecision}`;
+  return config.firewallModelDir ? `${basename(config.firewallModelDir)}/int8` : generalVectorSpace(config);
 }
 
 /** Fails at start-up, naming the file, when a configured firewall model folder is incomplete. */

@@ -1,4 +1,4 @@
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 
 /**
  * Files Sieve needs besides its code. In development they come from the repository and
@@ -37,6 +37,16 @@ export function registerEmbeddedAssets(paths: Omit<AssetPaths, "embedded">): voi
 }
 
 export const DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2";
+
+/** The general model's name (its folder's name), from the configuration alone: known before the model has loaded. */
+export function generalModelName(config: { modelDir: string | undefined }): string {
+  return config.modelDir ? basename(config.modelDir) : DEFAULT_MODEL_NAME;
+}
+
+/** Which vectors the general model makes: vectors of another model or precision are not comparable. */
+export function generalVectorSpace(config: { modelDir: string | undefined; embedPrecision: string }): string {
+  return `${generalModelName(config)}/${config.embedPrecision}`;
+}
 
 export function assetPaths(): AssetPaths {
   const embedded = (globalThis as Record<symbol, unknown>)[EMBEDDED_ASSETS] as AssetPaths | undefined;
