@@ -8,7 +8,7 @@ import { openaiChat } from "./dialects/openai-chat";
 import { sha256Hex } from "../tenancy/secrets";
 import { providerBaseUrl } from "./request";
 import { serviceHeaders } from "./service-headers";
-import { callUpstream, UpstreamError } from "./upstream";
+import { callUpstream, relayedHeaders, UpstreamError } from "./upstream";
 import type { AllowedHosts } from "../egress/allowed-hosts";
 
 /** /v1 prefixes that are Sieve's own API: never forwarded. */
@@ -20,8 +20,6 @@ const SIEVE_PREFIXES = ["/v1/firewall", "/v1/cache", "/v1/evidence"];
  */
 const KEPT_REQUEST_HEADERS = /^(x-service-.*|cookie|x-csrf-token|host|connection|keep-alive|transfer-encoding|te|trailer|upgrade|proxy-.*|accept-encoding|content-length|x-request-id)$/i;
 
-/** Provider response headers relayed to the client; transport headers (and a length fetch may have changed by decompressing) are not. */
-const RELAYED_RESPONSE_HEADERS = /^(content-type|content-disposition|cache-control|retry-after|etag|last-modified|location|x-request-id|request-id|openai-.*|anthropic-.*|x-ratelimit-.*)$/i;
 
 const EMPTY_PROMPT_SHA256 = sha256Hex("");
 
@@ -92,10 +90,7 @@ export async function forwardPassthrough(
       ctx.config.upstreamTimeoutMs,
       at.allowedUpstreamHosts,
     );
-    const relayed: Record<string, string> = {};
-    response.headers.forEach((value, name) => {
-      if (RELAYED_RESPONSE_HEADERS.test(name)) relayed[name] = value;
-    });
+    const relayed = relayedHeaders(response, { passthrough: true });
     const stream = (response.headers.get("content-type") ?? "").includes("text/event-stream");
     record(response.status, upstreamMs, stream);
     return new Response(response.body, { status: response.status, headers: { ...relayed, ...serviceHeaders({ requestId, cache: "miss", receivedAt, upstreamMs }) } });

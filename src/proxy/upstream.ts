@@ -30,13 +30,18 @@ export type UpstreamCall = {
   abort: (reason?: string) => void;
 };
 
-/** Response headers of the provider that reach the client; transport headers do not. */
+/**
+ * Response headers of the provider that reach the client; transport headers (and a length fetch
+ * may have changed by decompressing) do not.
+ */
 const RELAYED_RESPONSE_HEADERS = /^(content-type|cache-control|retry-after|x-request-id|request-id|openai-.*|anthropic-.*|x-ratelimit-.*)$/i;
+/** A pass-through answer may also be a file, a redirect or a cacheable resource. */
+const RELAYED_PASSTHROUGH_HEADERS = /^(content-disposition|etag|last-modified|location)$/i;
 
-export function relayedHeaders(response: Response): Record<string, string> {
+export function relayedHeaders(response: Response, { passthrough = false } = {}): Record<string, string> {
   const out: Record<string, string> = {};
   response.headers.forEach((value, name) => {
-    if (RELAYED_RESPONSE_HEADERS.test(name)) out[name] = value;
+    if (RELAYED_RESPONSE_HEADERS.test(name) || (passthrough && RELAYED_PASSTHROUGH_HEADERS.test(name))) out[name] = value;
   });
   return out;
 }
