@@ -72,13 +72,10 @@ export class ResponseCache implements CacheStage {
     }
   }
 
-  store(request: CacheRequest, completion: Record<string, unknown>, upstreamMs: number): void {
+  /** Off the response's path: the answer is already on its way, the write follows. */
+  async store(request: CacheRequest, completion: Record<string, unknown>, upstreamMs: number): Promise<void> {
     if (!request.workspace.cacheEnabled) return;
-    try {
-      this.#store(request, completion, upstreamMs);
-    } catch (error) {
-      this.#deps.log.error("cache store failed", { error: (error as Error).message });
-    }
+    await this.#store(request, completion, upstreamMs).catch((error) => this.#deps.log.error("cache store failed", { error: (error as Error).message }));
   }
 
   rejectedCandidate(request: CacheRequest): CacheRejection | undefined {
@@ -100,36 +97,41 @@ export class ResponseCache implements CacheStage {
   async #lookup(request: CacheRequest): Promise<CachedCompletion | undefined> {
     const { scope, workspace } = request;
     const keys = this.keysOf(request);
-    const exact = findExact(scope, keys.exactKey, Date.now());
+    const exact = await findExact(scope, keys.exactKey, Date.now());
     if (exact) return this.#hit(request, exact, "exact", 1);
 
     const prompt = workspace.cacheSemantic ? this.#semanticPrompt(keys.prompt) : undefined;
     const vector = prompt === undefined ? undefined : await this.#embed(prompt, scope.workspaceId);
     if (prompt !== undefined && vector) {
-      const candidates = semanticCandidates(scope, keys.scopeKey, vector, Date.now());
+      const candidates = await semanticCandidates(scope, keys.scopeKey, vector, Date.now());
       const { hit, rejected } = chooseMatch(promptFacts(prompt), candidates, workspace.cacheThreshold ?? DEFAULT_SEMANTIC_THRESHOLD);
       for (const { candidate, reason } of rejected) {
         this.#deps.log.debug("cache: semantic candidate rejected by the verifier", { key: candidate.entry.key, similarity: candidate.similarity, reason });
       }
       const [first] = rejected;
       if (first) this.#rejections.set(request, { similarity: Number(first.candidate.similarity.toFixed(4)), reason: first.reason });
-      const entry = hit && loadEntry(scope, hit.entry.id);
+      const entry = hit && (await loadEntry(scope, hit.entry.id));
       if (hit && entry) return this.#hit(request, entry, "semantic", hit.similarity);
     }
-    recordMiss(scope);
+    this.#count(recordMiss(scope));
     return undefined;
   }
 
+  /** Hit and miss counters are written beside the request, not before its answer. */
+  #count(write: Promise<void>): void {
+    write.catch((error) => this.#deps.log.error("cache counters failed", { error: (error as Error).message }));
+  }
+
   #hit(request: CacheRequest, entry: StoredEntry, kind: "exact" | "semantic", similarity: number): CachedCompletion {
-    recordHit(request.scope, entry, kind, Date.now());
+    this.#count(recordHit(request.scope, entry, kind, Date.now()));
     return { completion: JSON.parse(entry.completion), key: entry.key, similarity, savedUpstreamMs: entry.upstreamMs };
   }
 
-  #store(request: CacheRequest, completion: Record<string, unknown>, upstreamMs: number): void {
+  async #store(request: CacheRequest, completion: Record<string, unknown>, upstreamMs: number): Promise<void> {
     const { scope, workspace } = request;
     const keys = this.keysOf(request);
     const now = Date.now();
-    const id = storeEntry(
+    const id = await storeEntry(
       scope,
       {
         key: keys.exactKey,
@@ -147,14 +149,14 @@ export class ResponseCache implements CacheStage {
     if (prompt === undefined) return;
     // Usually the lookup (or the firewall) embedded this very text a moment ago; if not (no-cache), later.
     const vector = this.#deps.vectors.peek(prompt, scope.workspaceId);
-    if (vector) attachVector(scope, id, keys.scopeKey, vector);
+    if (vector) await attachVector(scope, id, keys.scopeKey, vector);
     else void this.#attachLater(request, id, keys.scopeKey, prompt);
   }
 
   async #attachLater(request: CacheRequest, id: number, scopeKey: string, prompt: string): Promise<void> {
     const vector = await this.#embed(prompt, request.scope.workspaceId);
     try {
-      if (vector) attachVector(request.scope, id, scopeKey, vector);
+      if (vector) await attachVector(request.scope, id, scopeKey, vector);
     } catch (error) {
       this.#deps.log.error("cache: storing a vector failed; the entry will only hit exactly", { error: (error as Error).message });
     }

@@ -24,7 +24,7 @@ export type Tenant = { workspaceId: string; apiKey: string; keyId: string; servi
 export type TestSieve = RunningServer & {
   dataDir: string;
   logs: string[];
-  tenant: (name?: string) => Tenant;
+  tenant: (name?: string) => Promise<Tenant>;
   /** Stops the server and removes its data dir. */
   close: () => Promise<void>;
 };
@@ -39,14 +39,14 @@ export async function startSieve(overrides: Partial<Config> = {}): Promise<TestS
   const logs: string[] = [];
   const config = configWith({ port: 0, dataDir, logLevel: "debug", ...overrides });
   const server = await startServer(config, { embedder: await sharedEmbedder(), logSink: (line) => logs.push(line) });
-  const { db, sqlite } = server.ctx.database;
+  const storage = server.ctx.database;
   return {
     ...server,
     dataDir,
     logs,
-    tenant(name = "test") {
-      const workspace = createWorkspace(db, name);
-      const { key, record } = createApiKey(new WorkspaceScope(db, sqlite, workspace.id), `${name}-key`, "admin");
+    async tenant(name = "test") {
+      const workspace = await createWorkspace(storage.db, name);
+      const { key, record } = await createApiKey(new WorkspaceScope(storage, workspace.id), `${name}-key`, "admin");
       return {
         workspaceId: workspace.id,
         apiKey: key,

@@ -15,8 +15,8 @@ let bob: Tenant;
 beforeAll(async () => {
   upstream = startFakeUpstream();
   sieve = await startSieve({ upstreamUrl: upstream.url });
-  alice = sieve.tenant("alice");
-  bob = sieve.tenant("bob");
+  alice = await sieve.tenant("alice");
+  bob = await sieve.tenant("bob");
 });
 
 afterAll(async () => {
@@ -68,7 +68,7 @@ describe("proxy credentials (spec §5)", () => {
   });
 
   test("a revoked key stops working on the next request", async () => {
-    const carol = sieve.tenant("carol");
+    const carol = await sieve.tenant("carol");
     expect((await chat(carol.serviceHeaders)).status).toBe(200);
     const revoke = await fetch(`${sieve.url}/api/keys/${carol.keyId}`, { method: "DELETE", headers: carol.bearer });
     expect(revoke.status).toBe(200);
@@ -175,14 +175,14 @@ describe("workspace settings", () => {
     fetch(`${sieve.url}/api/workspace`, { method: "PATCH", headers: { ...t.bearer, "content-type": "application/json" }, body: JSON.stringify(body) });
 
   test("GET shows the caller's own workspace; PATCH changes it and the proxy follows the workspace's provider URL", async () => {
-    const erin = sieve.tenant("erin");
+    const erin = await sieve.tenant("erin");
     const mine = (await (await fetch(`${sieve.url}/api/workspace`, { headers: erin.bearer })).json()) as any;
     expect(mine).toMatchObject({ id: erin.workspaceId, name: "erin", log_bodies: true, firewall_scan_system: false, upstream_url: null });
     // Point the server default somewhere dead: only the workspace setting can reach the provider.
     // The fake provider is on loopback, which a workspace may use only when the operator allows it.
     const dead = await startSieve({ upstreamUrl: "http://127.0.0.1:9/v1", allowUpstreamHosts: "127.0.0.1" });
     try {
-      const t = dead.tenant("routed");
+      const t = await dead.tenant("routed");
       const before = await fetch(`${dead.url}/v1/chat/completions`, {
         method: "POST",
         headers: { "content-type": "application/json", ...t.serviceHeaders },
@@ -208,7 +208,7 @@ describe("workspace settings", () => {
   });
 
   test("bad settings → 400 naming the field, nothing changed", async () => {
-    const frank = sieve.tenant("frank");
+    const frank = await sieve.tenant("frank");
     for (const [body, field] of [
       [{ log_bodies: "no" }, "log_bodies"],
       [{ upstream_url: "ftp://x" }, "upstream_url"],
