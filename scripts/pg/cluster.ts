@@ -10,7 +10,18 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-export type PgCluster = { url: string; port: number; dir: string; stop(): Promise<void> };
+export type PgCluster = {
+  url: string;
+  port: number;
+  dir: string;
+  /** A URL of a new, empty database on this cluster. */
+  createDatabase(name: string): string;
+  /** Stops the server (fast shutdown: connections are cut), keeping its data; `start` brings it back on the same port. */
+  pause(): void;
+  start(): void;
+  /** Stops the server and removes the directory (synchronous, so it also works in an exit handler). */
+  stop(): void;
+};
 
 const PG_BIN = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
 
@@ -44,17 +55,25 @@ export async function startCluster(database = "sieve"): Promise<PgCluster> {
   const port = await freePort();
   const data = join(dir, "data");
   run([join(PG_BIN, "initdb"), "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"], asUser);
-  run(
-    [join(PG_BIN, "pg_ctl"), "-D", data, "-w", "-l", join(dir, "log"), "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, "start"],
-    asUser,
-  );
-  run([join(PG_BIN, "createdb"), "-h", "127.0.0.1", "-p", String(port), "-U", "postgres", database], asUser);
+  const start = () =>
+    run(
+      [join(PG_BIN, "pg_ctl"), "-D", data, "-w", "-l", join(dir, "log"), "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300`, "start"],
+      asUser,
+    );
+  const createDatabase = (name: string) => {
+    run([join(PG_BIN, "createdb"), "-h", "127.0.0.1", "-p", String(port), "-U", "postgres", name], asUser);
+    return `postgres://postgres@127.0.0.1:${port}/${name}`;
+  };
+  start();
   let stopped = false;
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/${database}`,
+    url: createDatabase(database),
     port,
     dir,
-    async stop() {
+    createDatabase,
+    pause: () => run([join(PG_BIN, "pg_ctl"), "-D", data, "-w", "-m", "fast", "stop"], asUser),
+    start,
+    stop() {
       if (stopped) return;
       stopped = true;
       try {
@@ -69,8 +88,8 @@ export async function startCluster(database = "sieve"): Promise<PgCluster> {
 if (import.meta.main) {
   const cluster = await startCluster();
   console.log(cluster.url);
-  const stop = async () => {
-    await cluster.stop();
+  const stop = () => {
+    cluster.stop();
     process.exit(0);
   };
   process.on("SIGINT", stop);

@@ -38,7 +38,9 @@ export class ChangeFeed {
     this.#timer.unref?.();
   }
 
+  /** This instance drops its copies at once (its next request must see the change); the others on the notification. */
   async announce(client: SQL, topic: ChangeTopic, workspaceId: string): Promise<void> {
+    this.#emit(topic, workspaceId);
     await client.unsafe(`SELECT pg_notify('${CHANGE_CHANNEL}', nextval('sieve_change_seq')::text || ' ' || $1 || ' ' || $2)`, [topic, workspaceId]);
   }
 

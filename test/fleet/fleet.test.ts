@@ -45,7 +45,7 @@ afterAll(async () => {
   for (const serve of running) if (serve.child.exitCode === null) serve.child.kill("SIGKILL");
   await Promise.all(running.map((serve) => serve.child.exited));
   await upstream?.stop();
-  await cluster?.stop();
+  cluster?.stop();
 });
 
 function tenantOf(workspaceId: string, apiKey: string, keyId: string): Tenant {

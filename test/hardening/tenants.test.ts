@@ -65,10 +65,12 @@ describe("key privileges and budgets (defect 7)", () => {
 
   test("`sieve keys create` makes an admin key (the operator's bootstrap key)", async () => {
     const dataDir = tempDir();
-    const result = await runCli(["keys", "create", "--data-dir", dataDir, "--json"]);
-    expect(result.code).toBe(0);
     const other = await startSieve({ dataDir });
     try {
+      // The server's own database, whichever it is (SIEVE_TEST_DATABASE=postgres runs this on PostgreSQL).
+      const database = other.ctx.config.database ? ["--database", other.ctx.config.database] : [];
+      const result = await runCli(["keys", "create", "--data-dir", dataDir, ...database, "--json"]);
+      expect(result.code).toBe(0);
       const { api_key } = JSON.parse(result.stdout.trim().split("\n").at(-1)!);
       const response = await fetch(`${other.url}/api/keys`, {
         method: "POST",

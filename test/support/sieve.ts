@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configWith, loadConfig, type Config } from "../../src/config";
 import type { Embedder } from "../../src/embeddings/embedder";
 import { loadEmbedder, startServer, type RunningServer } from "../../src/server";
+import { startCluster, type PgCluster } from "../../scripts/pg/cluster";
 import { WorkspaceScope } from "../../src/tenancy/scope";
 import { createApiKey, createWorkspace } from "../../src/tenancy/service";
 
@@ -33,11 +34,30 @@ export function tempDir(prefix = "sieve-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** A real Sieve on 127.0.0.1 with a fresh database file; the embedder is shared. */
+/**
+ * SIEVE_TEST_DATABASE=postgres runs a suite against PostgreSQL unchanged: one throw-away cluster
+ * per test process (scripts/pg/cluster.ts, removed at exit) and a fresh database per server.
+ */
+let cluster: Promise<PgCluster> | undefined;
+let databases = 0;
+
+async function freshPostgresDatabase(): Promise<string | undefined> {
+  if (process.env.SIEVE_TEST_DATABASE !== "postgres") return undefined;
+  return (await (cluster ??= startClusterForSuite())).createDatabase(`sieve_test_${++databases}`);
+}
+
+async function startClusterForSuite(): Promise<PgCluster> {
+  const started = await startCluster();
+  process.once("exit", () => started.stop());
+  return started;
+}
+
+/** A real Sieve on 127.0.0.1 with a fresh database (a file, or a PostgreSQL database: see above); the embedder is shared. */
 export async function startSieve(overrides: Partial<Config> = {}): Promise<TestSieve> {
   const dataDir = overrides.dataDir ?? tempDir();
   const logs: string[] = [];
-  const config = configWith({ port: 0, dataDir, logLevel: "debug", ...overrides });
+  const database = await freshPostgresDatabase();
+  const config = configWith({ port: 0, dataDir, logLevel: "debug", ...(database ? { database } : {}), ...overrides });
   const server = await startServer(config, { embedder: await sharedEmbedder(), logSink: (line) => logs.push(line) });
   const storage = server.ctx.database;
   return {
@@ -70,4 +90,18 @@ export async function evidenceFor(sieve: TestSieve, tenant: Tenant, requestId: s
     await Bun.sleep(20);
   }
   throw new Error(`no evidence for ${requestId}`);
+}
+
+/**
+ * Everything the server's database holds, as text: the SQLite file's bytes (WAL included), or on
+ * PostgreSQL every row of every table.
+ */
+export async function storedText(sieve: TestSieve): Promise<string> {
+  const storage = sieve.ctx.database;
+  if (storage.dialect === "sqlite") {
+    return ["sieve.db", "sieve.db-wal"].map((f) => readFileSync(join(sieve.dataDir, f)).toString("latin1")).join("");
+  }
+  const tables = await storage.all<{ name: string }>("select table_name as name from information_schema.tables where table_schema = 'public'");
+  const dumps = await Promise.all(tables.map(({ name }) => storage.all<{ row: string }>(`select t::text as row from "${name}" t`)));
+  return dumps.flat().map((r) => r.row).join("\n");
 }

@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { sessions } from "../../src/tenancy/schema";
 import { generateApiKey } from "../../src/tenancy/secrets";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
-import { startSieve, type Tenant, type TestSieve } from "../support/sieve";
+import { startSieve, storedText, type Tenant, type TestSieve } from "../support/sieve";
 
 let upstream: FakeUpstream;
 let sieve: TestSieve;
@@ -147,7 +145,7 @@ describe("dashboard accounts", () => {
     const second = cookieOf(login);
     expect((await fetch(`${sieve.url}/api/auth/me`, { headers: { cookie: second } })).status).toBe(200);
     // Expire every session of this database, as time passing would.
-    sieve.ctx.database.db.update(sessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(sessions.workspaceId, signed.workspace.id)).run();
+    await sieve.ctx.database.db.update(sessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(sessions.workspaceId, signed.workspace.id));
     expect((await fetch(`${sieve.url}/api/auth/me`, { headers: { cookie: second } })).status).toBe(401);
   });
 
@@ -161,8 +159,8 @@ describe("dashboard accounts", () => {
   });
 
   test("passwords and keys never appear in clear in the database or the logs", async () => {
-    sieve.ctx.evidence.flush();
-    const files = ["sieve.db", "sieve.db-wal"].map((f) => readFileSync(join(sieve.dataDir, f)).toString("latin1")).join("");
+    await sieve.ctx.evidence.flush();
+    const files = await storedText(sieve);
     for (const secret of [password, alice.apiKey, bob.apiKey]) {
       expect(files).not.toContain(secret);
       expect(sieve.logs.join("\n")).not.toContain(secret);
