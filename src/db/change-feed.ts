@@ -12,7 +12,7 @@ export const CHANGE_CHANNEL = "sieve_changes";
 /** How often the fallback compares the change counter: a missed notification heals within this. */
 export const CHANGE_CHECK_MS = 2_000;
 
-const TOPICS: readonly ChangeTopic[] = ["keys", "workspace", "patterns", "cache"];
+const TOPICS: readonly ChangeTopic[] = ["keys", "workspace", "patterns"];
 
 export class ChangeFeed {
   readonly #listeners: ChangeListener[] = [];

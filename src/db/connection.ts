@@ -11,8 +11,11 @@ export type Db = BunSQLiteDatabase<typeof schema>;
 
 export type Dialect = "sqlite" | "postgres";
 
-/** What an instance may hold a copy of in memory; a change to it is announced to every instance. */
-export type ChangeTopic = "keys" | "workspace" | "patterns" | "cache";
+/**
+ * What an instance holds a copy of in memory; a change to it is announced to every instance.
+ * (Cache entries have no in-memory copy: a purge on one instance is seen by the next lookup anywhere.)
+ */
+export type ChangeTopic = "keys" | "workspace" | "patterns";
 
 /** A change seen by this instance: of one workspace, or (null: notifications may have been missed) of anything. */
 export type ChangeListener = (topic: ChangeTopic | null, workspaceId: string | null) => void;

@@ -26,7 +26,7 @@ export const latestVersionOfChain = (scope: WorkspaceScope, chainId: string): Pr
 
 /** A version's variants, oldest first: the first is the one its upload created. */
 export const variantsOfVersion = (scope: WorkspaceScope, versionId: string): Promise<VariantRow[]> =>
-  scope.select(documentVariants, eq(documentVariants.versionId, versionId)).orderBy(asc(documentVariants.createdAt), asc(documentVariants.id)) as unknown as Promise<VariantRow[]>;
+  scope.select(documentVariants, eq(documentVariants.versionId, versionId)).orderBy(asc(documentVariants.createdAt), asc(documentVariants.id));
 
 export const variantConfig = (variant: VariantRow): ChunkingConfig => ({
   strategy: variant.chunkingStrategy,

@@ -241,7 +241,7 @@ async function latestVersionIdOf(scope: WorkspaceScope, document: DocumentRow): 
 
 /** The document's duplicate group (same content hash), canonical first, then by upload time. */
 function hashGroup(scope: WorkspaceScope, contentHash: string): Promise<DocumentRow[]> {
-  return scope.select(documents, eq(documents.contentHash, contentHash)).orderBy(desc(documents.isCanonical), ...byCreation(scope)) as unknown as Promise<DocumentRow[]>;
+  return scope.select(documents, eq(documents.contentHash, contentHash)).orderBy(desc(documents.isCanonical), ...byCreation(scope));
 }
 
 async function duplicateInfoViews(scope: WorkspaceScope, rows: DocumentRow[]) {

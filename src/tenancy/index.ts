@@ -1,5 +1,4 @@
 import { Elysia } from "elysia";
-import { eq } from "drizzle-orm";
 import type { AppContext } from "../runtime/context";
 import { parseAllowedHosts } from "../egress/allowed-hosts";
 import { upstreamUrlProblem } from "../egress/upstream-target";
@@ -7,7 +6,6 @@ import { badRequest, httpError } from "../http/errors";
 import { requestContextPlugin } from "../http/request-context";
 import { SESSION_COOKIE, sessionFromCookie, bearerKeyAuth, requireKeyManager } from "./auth";
 import { createKeyBody, credentialsBody, keyIdParams, signUpBody, workspaceSettingsPatch } from "./model";
-import { workspaces } from "./schema";
 import { AccountError, createApiKey, findWorkspace, listApiKeys, logIn, logOut, revokeApiKey, signUp, type SessionInfo } from "./service";
 import { LoginThrottle } from "./login-throttle";
 import { constantTimeEqual } from "./secrets";

@@ -119,7 +119,7 @@ function checked(statement: string): string {
 }
 
 /** The parts of a drizzle select the services use, typed by the table's row. */
-type SelectBuilder<Row> = PromiseLike<Row[]> & {
+type SelectBuilder<Row> = Promise<Row[]> & {
   orderBy(...columns: (SQLiteColumn | SQL)[]): SelectBuilder<Row>;
   limit(limit: number): SelectBuilder<Row>;
   offset(offset: number): SelectBuilder<Row>;
