@@ -4,8 +4,10 @@
  * A change made through one instance must take effect on the other.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { SQL } from "bun";
 import OpenAI from "openai";
 import { startCluster, type PgCluster } from "../../scripts/pg/cluster";
+import { CHANGE_CHECK_MS } from "../../src/db/change-feed";
 import { DocumentsClient } from "../documents/api-client";
 import { longMarkdown } from "../documents/documents-gen";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
@@ -41,7 +43,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (process.env.FLEET_DEBUG) for (const s of running) console.log(s.output().split("\n").filter((l) => l.includes("unhandled") || l.includes("failed")).join("\n").slice(0, 4000));
   for (const serve of running) if (serve.child.exitCode === null) serve.child.kill("SIGKILL");
   await Promise.all(running.map((serve) => serve.child.exited));
   await upstream?.stop();
@@ -132,6 +133,34 @@ describe("two instances on one PostgreSQL", () => {
     });
     expect(created.status).toBe(201);
     await within(PROPAGATION_DEADLINE_MS, async () => (await verdict(b)) === "block");
+  });
+
+  test("a change whose notification was missed still reaches B, through the change counter", async () => {
+    const key = await createKey(a, "revoked-silently");
+    expect(await workspaceStatus(b, key)).toBe(200);
+    // Revoked behind every instance's back and counted, but never notified: as if B's LISTEN connection had been down.
+    const sql = new SQL(cluster.url);
+    try {
+      await sql.unsafe("UPDATE api_keys SET revoked_at = $1 WHERE id = $2", [Date.now(), key.keyId]);
+      await sql.unsafe("SELECT nextval('sieve_change_seq')");
+    } finally {
+      await sql.close();
+    }
+    await within(CHANGE_CHECK_MS + PROPAGATION_DEADLINE_MS, async () => (await workspaceStatus(b, key)) === 401);
+  });
+
+  test("evidence written through an instance that is then stopped (SIGTERM) is all there, read through A", async () => {
+    const c = await serve();
+    const requestIds: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const { response } = await client(c, admin)
+        .chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: `Evidence before shutdown, number ${i}` }] })
+        .withResponse();
+      requestIds.push(response.headers.get("x-service-request-id")!);
+    }
+    c.child.kill("SIGTERM");
+    expect(await c.child.exited).toBe(0);
+    for (const id of requestIds) expect((await fetch(`${a.url}/v1/evidence/${id}`, { headers: admin.serviceHeaders })).status).toBe(200);
   });
 
   test("a document uploaded on A is processed and visible on B", async () => {
