@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { configWith, loadConfig, type Config } from "../../src/config";
 import type { Embedder } from "../../src/embeddings/embedder";
 import { loadEmbedder, startServer, type RunningServer } from "../../src/server";
-import { startCluster, type PgCluster } from "../../scripts/pg/cluster";
 import { WorkspaceScope } from "../../src/tenancy/scope";
 import { createApiKey, createWorkspace } from "../../src/tenancy/service";
+import { freshPostgresDatabase } from "./suite-postgres";
 
 let embedder: Promise<Embedder> | undefined;
 
@@ -34,25 +34,7 @@ export function tempDir(prefix = "sieve-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/**
- * SIEVE_TEST_DATABASE=postgres runs a suite against PostgreSQL unchanged: one throw-away cluster
- * per test process (scripts/pg/cluster.ts, removed at exit) and a fresh database per server.
- */
-let cluster: Promise<PgCluster> | undefined;
-let databases = 0;
-
-async function freshPostgresDatabase(): Promise<string | undefined> {
-  if (process.env.SIEVE_TEST_DATABASE !== "postgres") return undefined;
-  return (await (cluster ??= startClusterForSuite())).createDatabase(`sieve_test_${++databases}`);
-}
-
-async function startClusterForSuite(): Promise<PgCluster> {
-  const started = await startCluster();
-  process.once("exit", () => started.stop());
-  return started;
-}
-
-/** A real Sieve on 127.0.0.1 with a fresh database (a file, or a PostgreSQL database: see above); the embedder is shared. */
+/** A real Sieve on 127.0.0.1 with a fresh database (a file, or a PostgreSQL database: suite-postgres.ts); the embedder is shared. */
 export async function startSieve(overrides: Partial<Config> = {}): Promise<TestSieve> {
   const dataDir = overrides.dataDir ?? tempDir();
   const logs: string[] = [];
