@@ -14,7 +14,8 @@ ensureChromium();
 
 /**
  * The whole suite on the default backend (native where it loads), then the suites whose answers
- * come from the model again on ONNX Runtime WASM, the portable fallback. With extra arguments
+ * come from the model again on ONNX Runtime WASM, the portable fallback, then the tenancy suites
+ * on PostgreSQL. With extra arguments
  * (a file or folder), one run of just those.
  */
 const extra = process.argv.slice(2);
@@ -24,6 +25,9 @@ const runs: { name: string; args: string[]; env: Record<string, string> }[] =
     : [
         { name: "all", args: [], env: {} },
         { name: "wasm", args: ["test/embeddings", "test/firewall", "test/cache"], env: { SIEVE_EMBED_BACKEND: "wasm" } },
+        // The tenancy isolation suites again on PostgreSQL (a throw-away cluster the suite starts
+        // itself, scripts/pg/cluster.ts); test/fleet, in the first run, covers two instances on one database.
+        { name: "postgres", args: ["test/tenancy", "test/hardening/tenants.test.ts"], env: { SIEVE_TEST_DATABASE: "postgres" } },
       ];
 
 let total = 0;
@@ -33,7 +37,7 @@ let runnerFailed = false;
 for (const run of runs) {
   const junit = join(outDir, `junit-${run.name}.xml`);
   writeFileSync(junit, "");
-  if (runs.length > 1) console.log(`\n== bun test (${run.name}${run.env.SIEVE_EMBED_BACKEND ? `, SIEVE_EMBED_BACKEND=${run.env.SIEVE_EMBED_BACKEND}` : ""})`);
+  if (runs.length > 1) console.log(`\n== bun test (${run.name}${Object.entries(run.env).map(([name, value]) => `, ${name}=${value}`).join("")})`);
   const child = Bun.spawn([process.execPath, "test", "--timeout", "120000", "--reporter=junit", `--reporter-outfile=${junit}`, ...run.args], {
     cwd: root,
     stdout: "inherit",

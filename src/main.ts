@@ -3,6 +3,7 @@ import { formatHelp, loadConfig, parseOptions, serveOptions, UsageError } from "
 import { adminOptions } from "./cli/admin-options";
 import { keysCreate, keysList, keysRevoke, openAdminDatabase, workspacesCreate, workspacesList } from "./cli/admin";
 import { startServer, stopInferencePool } from "./server";
+import type { Storage } from "./db/connection";
 import { bootstrapFirstKey } from "./tenancy/onboarding";
 import { VERSION } from "./version";
 
@@ -49,7 +50,7 @@ async function serve(args: string[]): Promise<number> {
   const config = loadConfig(args);
   const running = await startServer(config);
   if (config.bootstrapKey) {
-    const created = bootstrapFirstKey(running.ctx.database.db, running.ctx.database.sqlite);
+    const created = await bootstrapFirstKey(running.ctx.database);
     // Printed on request only (--bootstrap-key), to stderr, never through the structured log.
     if (created) process.stderr.write(`bootstrap key created: workspace ${created.workspaceId} key ${created.apiKey}\n`);
   }
@@ -66,26 +67,26 @@ async function serve(args: string[]): Promise<number> {
   return 0;
 }
 
-function admin(group: "keys" | "workspaces", args: string[]): number {
+async function admin(group: "keys" | "workspaces", args: string[]): Promise<number> {
   const { values, positionals } = parseOptions(adminOptions, args, process.env);
   const [action, ...operands] = positionals;
-  const handle = openAdminDatabase(values.dataDir);
+  const storage = await openAdminDatabase(values.dataDir, values.database);
   try {
-    const result = runAdmin(group, action, operands, values, handle);
+    const result = await runAdmin(group, action, operands, values, storage);
     print(result, values.json);
     return 0;
   } finally {
-    handle.sqlite.close();
+    await storage.close();
   }
 }
 
-function runAdmin(
+async function runAdmin(
   group: "keys" | "workspaces",
   action: string | undefined,
   operands: string[],
   values: { workspace: string; name: string },
-  handle: ReturnType<typeof openAdminDatabase>,
-): unknown {
+  handle: Storage,
+): Promise<unknown> {
   const workspace = values.workspace || undefined;
   if (group === "keys" && action === "create") return keysCreate(handle, { workspace, name: values.name || "cli" });
   if (group === "keys" && action === "list") return keysList(handle, { workspace });

@@ -3,7 +3,7 @@ import { withBodyDeadline } from "./http/body-deadline";
 import { isStreamedPassthrough } from "./proxy/passthrough";
 import { documentJobs } from "./documents/jobs";
 import type { Config } from "./config";
-import { openDatabase } from "./db/connection";
+import { openStorage } from "./db/connection";
 import type { Embedder } from "./embeddings/embedder";
 import { EmbedderLoadError } from "./embeddings/errors";
 import { checkModelFolder } from "./embeddings/model-files";
@@ -81,12 +81,12 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   }
   checkFirewallModel(config);
   const log = new Logger(config.logLevel, options.logSink);
-  const database = openDatabase({ dataDir: config.dataDir, vecExtension: assets.vecExtension, migrationsDir: assets.migrationsDir });
+  const database = await openStorage({ dataDir: config.dataDir, databaseUrl: config.database || undefined, vecExtension: assets.vecExtension, migrationsDir: assets.migrationsDir });
   const embedder = options.embedder ? EmbedderSlot.of(options.embedder) : new EmbedderSlot(() => loadEmbedder(config));
   const ownFirewallModel = firewallModel(config);
   const firewallEncoder = ownFirewallModel ? new EmbedderSlot(() => loadEmbedder(config, ownFirewallModel)) : embedder;
   const metrics: Metrics = new Metrics({ evidenceQueueLength: () => evidence.pending, inference: () => processPool?.metrics.registry });
-  const evidence = new EvidenceWriter(database.db, log, config.evidenceFlushMs, metrics.database);
+  const evidence = new EvidenceWriter(database, log, config.evidenceFlushMs, metrics.database);
   const vectors = new VectorMemo(() => embedder.require());
   const ctx: AppContext = { config, log, database, embedder, firewallEncoder, vectors, evidence, rateLimiter: new RateLimiter(config.rateLimitRpm), metrics, sessionTtlMs: SESSION_TTL_MS };
 
@@ -101,9 +101,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     maxRequestBodySize: Math.max(config.maxBodyBytes, config.maxUploadBytes) + 1024 * 1024,
   });
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`;
-  log.info("listening", { url, data_dir: config.dataDir, upstream_url: config.upstreamUrl });
-  for (const line of onboardingHint(database.db, config)) log.info(line);
-  documentJobs(ctx).resume();
+  log.info("listening", { url, data_dir: config.dataDir, database: database.location, upstream_url: config.upstreamUrl });
+  for (const line of await onboardingHint(database.db, config)) log.info(line);
+  await documentJobs(ctx).resume();
   embedder.loaded.then(
     (loaded) => {
       const { backend, threads, fallback } = loaded.runtime;
@@ -124,9 +124,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         await server.stop(true);
       }
       await documentJobs(ctx).stop();
-      evidence.close();
+      await evidence.close();
       metrics.close();
-      database.sqlite.close();
+      await database.close();
       log.info("stopped");
     })());
 

@@ -29,7 +29,7 @@ import { ResponseCache, type CacheRequest } from "../../src/cache/stage";
 import { CacheMetrics } from "../../src/metrics/cache";
 import { openaiChat } from "../../src/proxy/dialects/openai-chat";
 import { configWith, type Config } from "../../src/config";
-import { openDatabase, type DatabaseHandle } from "../../src/db/connection";
+import { openSqlite, type SqliteStorage } from "../../src/db/sqlite";
 import { Logger } from "../../src/logging/logger";
 import { assetPaths } from "../../src/runtime/assets";
 import { EmbedderSlot } from "../../src/runtime/embedder-slot";
@@ -73,34 +73,34 @@ type Tenant = { scope: WorkspaceScope; workspace: Workspace; prompts: string[] }
 async function lookupBenchmark() {
   const dataDir = mkdtempSync(join(tmpdir(), "sieve-bench-cache-"));
   const assets = assetPaths();
-  const database = openDatabase({ dataDir, vecExtension: assets.vecExtension, migrationsDir: assets.migrationsDir });
+  const database = openSqlite({ dataDir, vecExtension: assets.vecExtension, migrationsDir: assets.migrationsDir });
   const vectors = new SyntheticVectors();
   const cache = new ResponseCache({ config, vectors, embedder: slot, log: new Logger("silent"), metrics: { cache: new CacheMetrics() } });
   const random = seededRandom(42);
-  const newTenant = (name: string): Tenant => {
-    const workspace = { ...createWorkspace(database.db, name), cacheMaxEntries: 1_000_000 };
-    return { scope: new WorkspaceScope(database.db, database.sqlite, workspace.id), workspace, prompts: [] };
+  const newTenant = async (name: string): Promise<Tenant> => {
+    const workspace = { ...(await createWorkspace(database.db, name)), cacheMaxEntries: 1_000_000 };
+    return { scope: new WorkspaceScope(database, workspace.id), workspace, prompts: [] };
   };
-  const fill = (tenant: Tenant, upTo: number) => {
+  const fill = async (tenant: Tenant, upTo: number) => {
     while (tenant.prompts.length < upTo) {
       const prompt = `Synthetic question number ${tenant.prompts.length} about topic ${tenant.prompts.length % 97} in ${tenant.workspace.name}`;
       vectors.byText.set(prompt, randomUnitVector(random));
-      cache.store(request(tenant, prompt), { object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: `answer to ${prompt}` } }] }, 250);
+      await cache.store(request(tenant, prompt), { object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: `answer to ${prompt}` } }] }, 250);
       tenant.prompts.push(prompt);
     }
   };
 
   const rows: (string | number)[][] = [];
-  const one = newTenant("bench-one");
+  const one = await newTenant("bench-one");
   for (const size of [1_000, 10_000, 100_000]) {
     const started = performance.now();
-    fill(one, size);
+    await fill(one, size);
     process.stderr.write(`filled ${size} entries in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
     rows.push(await measureLookups(`${size / 1000}k, one workspace`, [one], cache, vectors, random, database));
   }
-  const spread = Array.from({ length: 100 }, (_, i) => newTenant(`bench-${i}`));
+  const spread = await Promise.all(Array.from({ length: 100 }, (_, i) => newTenant(`bench-${i}`)));
   const started = performance.now();
-  for (const tenant of spread) fill(tenant, 1_000);
+  for (const tenant of spread) await fill(tenant, 1_000);
   process.stderr.write(`filled 100 x 1000 entries in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
   rows.push(await measureLookups("100k over 100 workspaces", spread, cache, vectors, random, database));
 
@@ -111,11 +111,11 @@ async function lookupBenchmark() {
       rows,
     ),
   );
-  database.sqlite.close();
+  await database.close();
   rmSync(dataDir, { recursive: true, force: true });
 }
 
-async function measureLookups(label: string, tenants: Tenant[], cache: ResponseCache, vectors: SyntheticVectors, random: () => number, database: DatabaseHandle) {
+async function measureLookups(label: string, tenants: Tenant[], cache: ResponseCache, vectors: SyntheticVectors, random: () => number, database: SqliteStorage) {
   const pick = () => {
     const tenant = tenants[Math.floor(random() * tenants.length)]!;
     return { tenant, prompt: tenant.prompts[Math.floor(random() * tenant.prompts.length)]! };
@@ -144,7 +144,7 @@ async function measureLookups(label: string, tenants: Tenant[], cache: ResponseC
 }
 
 /** The same KNN as a vec0 float[384] cosine scan of the same vectors, partitioned the same way. */
-function floatKnnBaseline(tenants: Tenant[], vectors: SyntheticVectors, random: () => number, database: DatabaseHandle): Summary {
+function floatKnnBaseline(tenants: Tenant[], vectors: SyntheticVectors, random: () => number, database: SqliteStorage): Summary {
   const { sqlite } = database;
   sqlite.exec("DROP TABLE IF EXISTS bench_float_vectors");
   sqlite.exec("CREATE VIRTUAL TABLE bench_float_vectors USING vec0(id integer primary key, tenant text partition key, embedding float[384] distance_metric=cosine)");
@@ -230,9 +230,8 @@ async function endToEndBenchmark() {
 async function endToEnd(upstreamUrl: string, stages: Partial<Config>) {
   const dataDir = mkdtempSync(join(tmpdir(), "sieve-bench-cache-e2e-"));
   const server = await startServer({ ...config, port: 0, dataDir, upstreamUrl, ...stages }, { embedder });
-  const { db, sqlite } = server.ctx.database;
-  const workspace = createWorkspace(db, "bench");
-  const { key } = createApiKey(new WorkspaceScope(db, sqlite, workspace.id), "bench", "service");
+  const workspace = await createWorkspace(server.ctx.database.db, "bench");
+  const { key } = await createApiKey(new WorkspaceScope(server.ctx.database, workspace.id), "bench", "service");
   const headers = { "content-type": "application/json", authorization: "Bearer sk-bench", "x-service-api-key": key, "x-service-workspace-id": workspace.id };
   const send = async (content: string) => {
     const started = performance.now();

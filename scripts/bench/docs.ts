@@ -122,7 +122,7 @@ async function jobs() {
   const nextVersions: JobRun[] = [];
   for (let run = 0; run < JOB_RUNS; run++) {
     // A fresh workspace each run, so the same bytes are never an exact duplicate.
-    const api = new DocumentsClient(sieve.url, sieve.tenant(`bench-${run}`));
+    const api = new DocumentsClient(sieve.url, await sieve.tenant(`bench-${run}`));
     const first = await uploadJob(api, "bench.pdf", v1);
     firstVersions.push(first);
     nextVersions.push(await uploadJob(api, "bench-v2.pdf", v2, { parent_document_id: first.documentId }));
@@ -140,7 +140,7 @@ async function jobs() {
     }
   })();
   const twoStarted = performance.now();
-  await Promise.all(["a", "b"].map((name) => uploadJob(new DocumentsClient(sieve.url, sieve.tenant(`bench-two-${name}`)), "bench.pdf", v1)));
+  await Promise.all(["a", "b"].map(async (name) => uploadJob(new DocumentsClient(sieve.url, await sieve.tenant(`bench-two-${name}`)), "bench.pdf", v1)));
   const twoJobsMs = performance.now() - twoStarted;
   probing = false;
   await probe;

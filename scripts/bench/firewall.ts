@@ -50,9 +50,9 @@ const embedder = await ctx.firewallEncoder.loaded;
 const general = await ctx.embedder.loaded;
 const service = firewallService(ctx);
 await service.builtins();
-const workspace = createWorkspace(ctx.database.db, "bench");
-const scope = new WorkspaceScope(ctx.database.db, ctx.database.sqlite, workspace.id);
-const row = findWorkspace(ctx.database.db, workspace.id)!;
+const workspace = await createWorkspace(ctx.database.db, "bench");
+const scope = new WorkspaceScope(ctx.database, workspace.id);
+const row = (await findWorkspace(ctx.database, workspace.id))!;
 
 let tag = 0;
 /** About `tokens` tokens of prose; every sentence carries a new tag, so nothing is in the LRU yet. */

@@ -7,17 +7,22 @@
  * repeated (exact cache hits) and paraphrases of cached prompts (semantic hits). Prints
  * p50/p95/p99, requests/s, and overhead as difference and ratio. With the stages on, one fresh-prompt
  * row each for OpenAI's Responses API and Anthropic's Messages API, against the same fake provider.
+ * With --database (a postgres:// URL, or `cluster` for a throw-away one from scripts/pg/cluster.ts),
+ * the exact-hit and fresh-prompt (miss) cells again with Sieve on PostgreSQL, in the same run.
  *
- *   bun scripts/bench/proxy.ts [--requests 400] [--embed-backend auto|native|wasm]
+ *   bun scripts/bench/proxy.ts [--requests 400] [--embed-backend auto|native|wasm] [--database postgres://…|cluster]
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { startCluster, type PgCluster } from "../pg/cluster";
 import { markdownTable, ms, summarize } from "./stats";
 
 const root = resolve(import.meta.dir, "../..");
-const { values } = parseArgs({ options: { requests: { type: "string", default: "400" }, "embed-backend": { type: "string", default: "auto" } } });
+const { values } = parseArgs({
+  options: { requests: { type: "string", default: "400" }, "embed-backend": { type: "string", default: "auto" }, database: { type: "string", default: "" } },
+});
 const REQUESTS = Number(values.requests);
 const BACKEND = values["embed-backend"]!;
 /** A typical answer length for the output check: ~600 characters, three windows. */
@@ -42,12 +47,21 @@ async function startProcess(command: string[], ready: RegExp): Promise<{ child: 
   }
 }
 
-async function startSieve(upstreamUrl: string, stages: boolean) {
+/** Runs the CLI; its one JSON line. */
+function cli(args: string[]) {
+  const done = Bun.spawnSync([process.execPath, "src/main.ts", ...args, "--json"], { cwd: root });
+  if (done.exitCode !== 0) throw new Error(`sieve ${args.join(" ")}: ${done.stderr.toString()}`);
+  return JSON.parse(done.stdout.toString());
+}
+
+async function startSieve(upstreamUrl: string, stages: boolean, databaseUrl = "") {
   const dataDir = mkdtempSync(join(tmpdir(), "sieve-bench-"));
-  const created = Bun.spawnSync([process.execPath, "src/main.ts", "keys", "create", "--data-dir", dataDir, "--json"], { cwd: root });
-  const { workspace_id, api_key } = JSON.parse(created.stdout.toString());
+  const database = databaseUrl ? ["--database", databaseUrl] : [];
+  // A workspace of its own: a shared database may hold others.
+  const { workspace_id } = cli(["workspaces", "create", "--data-dir", dataDir, ...database, "--name", "bench"]);
+  const { api_key } = cli(["keys", "create", "--data-dir", dataDir, ...database, "--workspace", workspace_id]);
   const { child, match } = await startProcess(
-    [process.execPath, "src/main.ts", "serve", "--port", "0", "--data-dir", dataDir, "--upstream-url", upstreamUrl, "--anthropic-upstream-url", upstreamUrl.replace(/\/v1$/, ""), "--log-level", "info", "--firewall", String(stages), "--cache", String(stages), "--embed-backend", BACKEND],
+    [process.execPath, "src/main.ts", "serve", "--port", "0", "--data-dir", dataDir, ...database, "--upstream-url", upstreamUrl, "--anthropic-upstream-url", upstreamUrl.replace(/\/v1$/, ""), "--log-level", "info", "--firewall", String(stages), "--cache", String(stages), "--embed-backend", BACKEND],
     /"msg":"listening","url":"([^"]+)"/,
   );
   const url = match[1]!;
@@ -112,7 +126,7 @@ const upstream = await startProcess([process.execPath, "scripts/bench/fake-upstr
 const upstreamUrl = upstream.match[1]!;
 const rows: (string | number)[][] = [];
 let inference = "";
-async function cell(sieve: Awaited<ReturnType<typeof startSieve>>, stages: boolean, label: string, scenario: Scenario) {
+async function cell(sieve: Awaited<ReturnType<typeof startSieve>>, stages: boolean, label: string, scenario: Scenario, database = "sqlite") {
   run++;
   // Warm both paths (connections, JIT, model) with prompts of their own before measuring.
   const warm = { ...scenario, concurrency: 4, prompt: fresh("warm") };
@@ -121,6 +135,7 @@ async function cell(sieve: Awaited<ReturnType<typeof startSieve>>, stages: boole
   const direct = await measure(upstreamUrl, {}, scenario);
   const proxied = await measure(`${sieve.url}/v1`, sieve.headers, scenario);
   rows.push([
+    database,
     stages ? "on" : "off",
     label,
     scenario.concurrency,
@@ -150,12 +165,28 @@ for (const stages of [false, true]) {
   }
   await sieve.stop();
 }
+
+// The same exact-hit and miss cells on PostgreSQL, right after SQLite's in this run.
+if (values.database) {
+  let cluster: PgCluster | undefined;
+  const url = values.database === "cluster" ? (cluster = await startCluster()).url : values.database;
+  try {
+    for (const [database, databaseUrl] of [["sqlite", ""], ["postgres", url]] as const) {
+      const on = await startSieve(upstreamUrl, true, databaseUrl);
+      await cell(on, true, "fresh prompt, non-stream (miss)", { stream: false, concurrency: 1, prompt: fresh(`db-${database}`) }, database);
+      await cell(on, true, "the same prompt repeated (exact hit)", { stream: false, concurrency: 1, prompt: () => `What should I know about the ${database} migration plan?` }, database);
+      await on.stop();
+    }
+  } finally {
+    cluster?.stop();
+  }
+}
 upstream.child.kill("SIGTERM");
 
 console.log(`\nbench:proxy — ${REQUESTS} requests per cell, fake provider in its own process, Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores, ${inference}; 1-min load average ${loadavg()[0].toFixed(2)}\n`);
 console.log(
   markdownTable(
-    ["firewall+cache", "requests", "concurrency", "direct p50/p95/p99 ms", "via Sieve p50/p95/p99 ms", "overhead p50 / p99 ms", "ratio p50", "req/s direct / via", "cache hits"],
+    ["database", "firewall+cache", "requests", "concurrency", "direct p50/p95/p99 ms", "via Sieve p50/p95/p99 ms", "overhead p50 / p99 ms", "ratio p50", "req/s direct / via", "cache hits"],
     rows,
   ),
 );

@@ -29,7 +29,7 @@ import { chooseMatch } from "../../src/cache/match";
 import { DEFAULT_SEMANTIC_THRESHOLD, deleteEntry } from "../../src/cache/service";
 import { dot } from "../../src/cache/vector-codec";
 import { configWith } from "../../src/config";
-import { openDatabase } from "../../src/db/connection";
+import { openSqlite } from "../../src/db/sqlite";
 import { VectorMemo } from "../../src/embeddings/vector-memo";
 import { Logger } from "../../src/logging/logger";
 import { assetPaths } from "../../src/runtime/assets";
@@ -69,12 +69,12 @@ function readPairs<T>(file: string): T[] {
 }
 
 /** A throw-away database, a workspace in it, and the server's cache over it. */
-function evalCache() {
+async function evalCache() {
   const dataDir = mkdtempSync(join(tmpdir(), "sieve-eval-cache-"));
   const assets = assetPaths();
-  const database = openDatabase({ dataDir, vecExtension: assets.vecExtension, migrationsDir: assets.migrationsDir });
-  const base = createWorkspace(database.db, "eval");
-  const scope = new WorkspaceScope(database.db, database.sqlite, base.id);
+  const database = openSqlite({ dataDir, vecExtension: assets.vecExtension, migrationsDir: assets.migrationsDir });
+  const base = await createWorkspace(database.db, "eval");
+  const scope = new WorkspaceScope(database, base.id);
   const cache = new ResponseCache({ config, vectors, embedder: slot, log, metrics: { cache: new CacheMetrics() } });
   const request = (text: string, workspace: Workspace, model = "eval-model"): CacheRequest => ({
     scope,
@@ -88,7 +88,7 @@ function evalCache() {
   const store = (text: string, workspace: Workspace, model?: string) =>
     cache.store(request(text, workspace, model), { object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: text } }] }, 100);
   const close = () => {
-    database.sqlite.close();
+    void database.close();
     rmSync(dataDir, { recursive: true, force: true });
   };
   return { base, scope, cache, request, store, close };
@@ -97,13 +97,13 @@ function evalCache() {
 async function evaluateAdversarial(file: string) {
   const pairs = readPairs<AdversarialPair>(file);
   await embedInBatches([...new Set(pairs.flatMap((p) => [p.stored, p.query]))]);
-  const { base, cache, request, store, close } = evalCache();
+  const { base, cache, request, store, close } = await evalCache();
   const workspace: Workspace = { ...base, cacheMaxEntries: 1_000_000, cacheThreshold: DEFAULT_SEMANTIC_THRESHOLD };
   const rows = new Map<string, { pairs: number; aboveThreshold: number; served: number }>();
   const failures: string[] = [];
   for (const pair of pairs) {
     // Each pair alone: its own model name is its own scope.
-    store(pair.stored, workspace, pair.id);
+    await store(pair.stored, workspace, pair.id);
     const served = (await cache.lookup(request(pair.query, workspace, pair.id))) !== undefined;
     const similarity = dot(vectors.peek(pair.query)!, vectors.peek(pair.stored)!);
     const key = `${pair.expect === "hit" ? "must hit" : "must not hit"}|${pair.kind}|${pair.split}`;
@@ -153,11 +153,11 @@ async function evaluate(file: string) {
   await embedInBatches([...new Set([...storedTexts, ...pairs.map((p) => p.query)])]);
   const embedSeconds = (performance.now() - started) / 1000;
 
-  const { base, scope, cache, request, store: storeIn, close } = evalCache();
+  const { base, scope, cache, request, store: storeIn, close } = await evalCache();
   const workspaceAt = (threshold: number): Workspace => ({ ...base, cacheMaxEntries: 1_000_000, cacheThreshold: threshold });
   const store = (text: string) => storeIn(text, workspaceAt(0.9));
   const servedText = (hit: { completion: Record<string, unknown> }) => (hit.completion.choices as { message: { content: string } }[])[0]!.message.content;
-  storedTexts.forEach(store);
+  for (const text of storedTexts) await store(text);
 
   // Every query against every entry, at each threshold.
   const served = new Map<number, { correct: number; wrong: number }>(THRESHOLDS.map((t) => [t, { correct: 0, wrong: 0 }]));

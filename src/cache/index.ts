@@ -16,25 +16,25 @@ export const cacheStage = (ctx: AppContext): CacheStage => (ctx.config.cache ? n
 export const cacheController = (ctx: AppContext) =>
   new Elysia({ prefix: "/v1/cache", detail: { tags: ["cache"] } })
     .use(serviceKeyAuth(ctx))
-    .get("/stats", ({ scope }) => cacheStats(scope, Date.now()), {
+    .get("/stats", async ({ scope }) => cacheStats(scope, Date.now()), {
       detail: { summary: "Entries, bytes, hits (exact and semantic), misses, hit rate and provider time saved" },
     })
     .delete(
       "/",
-      ({ scope }) => ({ deleted: purgeEntries(scope) }),
+      async ({ scope }) => ({ deleted: await purgeEntries(scope) }),
       { detail: { summary: "Purge every entry of the workspace (the counters stay)" } },
     )
-    .get("/settings", ({ scope }) => cacheSettingsView(findWorkspace(ctx.database.db, scope.workspaceId)!), {
+    .get("/settings", async ({ scope }) => cacheSettingsView((await findWorkspace(ctx.database, scope.workspaceId))!), {
       detail: { summary: "The workspace's cache settings; threshold null means the built-in default (effective_threshold)" },
     })
-    .patch("/settings", ({ scope, body }) => cacheSettingsView(updateCacheSettings(scope, body)), {
+    .patch("/settings", async ({ scope, body }) => cacheSettingsView(await updateCacheSettings(scope, body)), {
       body: cacheSettingsPatch,
       detail: { summary: "Change enabled, semantic, threshold (0.5–1 or null), ttl_seconds (default TTL) or max_entries (LRU bound)" },
     })
     .delete(
       "/:key",
-      ({ scope, params }) => {
-        if (!deleteEntry(scope, params.key)) throw httpError(404, "not_found", "no cache entry with this key in this workspace");
+      async ({ scope, params }) => {
+        if (!(await deleteEntry(scope, params.key))) throw httpError(404, "not_found", "no cache entry with this key in this workspace");
         return { deleted: 1, key: params.key };
       },
       { params: cacheKeyParams, detail: { summary: "Delete one entry by the key a hit reported in X-Service-Cache-Key" } },

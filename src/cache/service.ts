@@ -26,58 +26,85 @@ export type NewEntry = {
 export type EntryRef = { id: number; key: string };
 
 // Hot-path statements are raw SQL: bun:sqlite caches them compiled, drizzle rebuilds its SQL per call.
-const ENTRY_COLUMNS = "id, key, completion, upstream_ms AS upstreamMs";
+const ENTRY_COLUMNS = `id, key, completion, upstream_ms AS "upstreamMs"`;
 
-export function findExact(scope: WorkspaceScope, key: string, now: number): StoredEntry | undefined {
-  return scope.all<StoredEntry>(`SELECT ${ENTRY_COLUMNS} FROM cache_entries WHERE workspace_id = $workspace_id AND key = $key AND expires_at > $now`, {
+export async function findExact(scope: WorkspaceScope, key: string, now: number): Promise<StoredEntry | undefined> {
+  const rows = await scope.all<StoredEntry>(`SELECT ${ENTRY_COLUMNS} FROM cache_entries WHERE workspace_id = $workspace_id AND key = $key AND expires_at > $now`, {
     key,
     now,
-  })[0];
+  });
+  return rows[0];
 }
 
-export function loadEntry(scope: WorkspaceScope, id: number): StoredEntry | undefined {
-  return scope.all<StoredEntry>(`SELECT ${ENTRY_COLUMNS} FROM cache_entries WHERE workspace_id = $workspace_id AND id = $id`, { id })[0];
+export async function loadEntry(scope: WorkspaceScope, id: number): Promise<StoredEntry | undefined> {
+  return (await scope.all<StoredEntry>(`SELECT ${ENTRY_COLUMNS} FROM cache_entries WHERE workspace_id = $workspace_id AND id = $id`, { id }))[0];
 }
 
 /**
- * The entries of one scope nearest to `vector`: a Hamming-distance KNN over sign bits inside the
- * scope's vec0 partition (no other scope is read), then exact cosine similarity from the stored
- * float vectors. MATERIALIZED and CROSS JOIN pin the plan to "KNN first, then the few rows by
- * id"; left to itself SQLite scans the workspace's entries and probes the KNN result.
+ * The vector statements, per dialect. SQLite: a Hamming-distance KNN over sign bits inside the
+ * scope's vec0 partition; MATERIALIZED and CROSS JOIN pin the plan to "KNN first, then the few
+ * rows by id" (left to itself SQLite scans the workspace's entries and probes the KNN result).
+ * PostgreSQL (no extension): the partition's rows through the (workspace_id, scope_key) index,
+ * ranked by bit_count(bits XOR query) over the sign bits (a bit(384) column; the packed bytes
+ * travel as bytea and become a bit string through their hex spelling).
  */
-export function semanticCandidates(scope: WorkspaceScope, scopeKey: string, vector: Float32Array, now: number): Candidate<EntryRef>[] {
-  const rows = scope.all<{ id: number; key: string; prompt: string; embedding: Uint8Array }>(
-    `WITH nearest AS MATERIALIZED (
+const VECTOR_SQL = {
+  sqlite: {
+    nearest: `WITH nearest AS MATERIALIZED (
        SELECT entry_id FROM cache_vectors
        WHERE embedding MATCH vec_bit($bits) AND k = $k AND workspace_id = $workspace_id AND scope_key = $scope_key
      )
      SELECT e.id, e.key, e.prompt, e.embedding FROM nearest CROSS JOIN cache_entries e ON e.id = nearest.entry_id
      WHERE e.workspace_id = $workspace_id AND e.expires_at > $now AND e.prompt IS NOT NULL AND e.embedding IS NOT NULL`,
-    { bits: signBits(vector), k: SEMANTIC_CANDIDATES, scope_key: scopeKey, now },
-  );
+    insert: `INSERT INTO cache_vectors (entry_id, workspace_id, scope_key, embedding) VALUES ($id, $workspace_id, $scope_key, vec_bit($bits))`,
+  },
+  postgres: {
+    nearest: `WITH nearest AS MATERIALIZED (
+       SELECT entry_id FROM cache_vectors
+       WHERE workspace_id = $workspace_id AND scope_key = $scope_key
+       ORDER BY bit_count(embedding # ('x' || encode($bits::bytea, 'hex'))::bit(384)) LIMIT $k
+     )
+     SELECT e.id, e.key, e.prompt, e.embedding FROM nearest JOIN cache_entries e ON e.id = nearest.entry_id
+     WHERE e.workspace_id = $workspace_id AND e.expires_at > $now AND e.prompt IS NOT NULL AND e.embedding IS NOT NULL`,
+    insert: `INSERT INTO cache_vectors (entry_id, workspace_id, scope_key, embedding) VALUES ($id, $workspace_id, $scope_key, ('x' || encode($bits::bytea, 'hex'))::bit(384))`,
+  },
+};
+
+/**
+ * The entries of one scope nearest to `vector`: a Hamming-distance search over sign bits inside
+ * the scope's partition (no other scope is read), then exact cosine similarity from the stored
+ * float vectors.
+ */
+export async function semanticCandidates(scope: WorkspaceScope, scopeKey: string, vector: Float32Array, now: number): Promise<Candidate<EntryRef>[]> {
+  const rows = await scope.all<{ id: number; key: string; prompt: string; embedding: Uint8Array }>(VECTOR_SQL[scope.dialect].nearest, {
+    bits: signBits(vector),
+    k: SEMANTIC_CANDIDATES,
+    scope_key: scopeKey,
+    now,
+  });
   return rows.map((row) => ({ entry: { id: row.id, key: row.key }, prompt: row.prompt, similarity: dot(vector, floatsFromBlob(row.embedding)) }));
 }
 
-export function recordHit(scope: WorkspaceScope, entry: StoredEntry, kind: "exact" | "semantic", now: number): void {
-  scope.transaction((tx) => {
-    tx.run(`UPDATE cache_entries SET hits = hits + 1, last_used_at = $now WHERE workspace_id = $workspace_id AND id = $id`, { id: entry.id, now });
-    bumpCounters(tx, { exact: kind === "exact" ? 1 : 0, semantic: kind === "semantic" ? 1 : 0, misses: 0, saved: entry.upstreamMs });
+export async function recordHit(scope: WorkspaceScope, entry: StoredEntry, kind: "exact" | "semantic", now: number): Promise<void> {
+  await scope.transaction(async (tx) => {
+    await tx.run(`UPDATE cache_entries SET hits = hits + 1, last_used_at = $now WHERE workspace_id = $workspace_id AND id = $id`, { id: entry.id, now });
+    await bumpCounters(tx, { exact: kind === "exact" ? 1 : 0, semantic: kind === "semantic" ? 1 : 0, misses: 0, saved: entry.upstreamMs });
   });
 }
 
-export function recordMiss(scope: WorkspaceScope): void {
-  bumpCounters(scope, { exact: 0, semantic: 0, misses: 1, saved: 0 });
+export async function recordMiss(scope: WorkspaceScope): Promise<void> {
+  await bumpCounters(scope, { exact: 0, semantic: 0, misses: 1, saved: 0 });
 }
 
-function bumpCounters(scope: WorkspaceScope, by: { exact: number; semantic: number; misses: number; saved: number }) {
-  scope.run(
+async function bumpCounters(scope: WorkspaceScope, by: { exact: number; semantic: number; misses: number; saved: number }) {
+  await scope.run(
     `INSERT INTO cache_counters (workspace_id, exact_hits, semantic_hits, misses, saved_upstream_ms)
      VALUES ($workspace_id, $exact, $semantic, $misses, $saved)
      ON CONFLICT (workspace_id) DO UPDATE SET
-       exact_hits = exact_hits + excluded.exact_hits,
-       semantic_hits = semantic_hits + excluded.semantic_hits,
-       misses = misses + excluded.misses,
-       saved_upstream_ms = saved_upstream_ms + excluded.saved_upstream_ms`,
+       exact_hits = cache_counters.exact_hits + excluded.exact_hits,
+       semantic_hits = cache_counters.semantic_hits + excluded.semantic_hits,
+       misses = cache_counters.misses + excluded.misses,
+       saved_upstream_ms = cache_counters.saved_upstream_ms + excluded.saved_upstream_ms`,
     by,
   );
 }
@@ -87,10 +114,10 @@ function bumpCounters(scope: WorkspaceScope, by: { exact: number; semantic: numb
  * expired entries and, beyond `maxEntries`, the least recently used ones, in one transaction.
  * Returns the new entry's id.
  */
-export function storeEntry(scope: WorkspaceScope, entry: NewEntry, maxEntries: number, now: number, vector?: Float32Array): number {
-  return scope.transaction((tx) => {
-    tx.run(`DELETE FROM cache_entries WHERE workspace_id = $workspace_id AND key = $key`, { key: entry.key });
-    const [inserted] = tx.all<{ id: number }>(
+export function storeEntry(scope: WorkspaceScope, entry: NewEntry, maxEntries: number, now: number, vector?: Float32Array): Promise<number> {
+  return scope.transaction(async (tx) => {
+    await tx.run(`DELETE FROM cache_entries WHERE workspace_id = $workspace_id AND key = $key`, { key: entry.key });
+    const [inserted] = await tx.all<{ id: number }>(
       `INSERT INTO cache_entries (workspace_id, key, scope_key, model, prompt, completion, bytes, upstream_ms, created_at, last_used_at, expires_at)
        VALUES ($workspace_id, $key, $scope_key, $model, $prompt, $completion, $bytes, $upstream_ms, $now, $now, $expires_at)
        RETURNING id`,
@@ -106,27 +133,27 @@ export function storeEntry(scope: WorkspaceScope, entry: NewEntry, maxEntries: n
         expires_at: now + entry.ttlSeconds * 1000,
       },
     );
-    if (vector) writeVector(tx, inserted!.id, entry.scopeKey, vector);
-    tx.run(`DELETE FROM cache_entries WHERE workspace_id = $workspace_id AND expires_at <= $now`, { now });
-    evictOverflow(tx, maxEntries);
+    if (vector) await writeVector(tx, inserted!.id, entry.scopeKey, vector);
+    await tx.run(`DELETE FROM cache_entries WHERE workspace_id = $workspace_id AND expires_at <= $now`, { now });
+    await evictOverflow(tx, maxEntries);
     return inserted!.id;
   });
 }
 
 /** Adds the embedding of an entry's prompt; false when the entry is gone meanwhile (evicted, purged). */
-export function attachVector(scope: WorkspaceScope, entryId: number, scopeKey: string, vector: Float32Array): boolean {
+export function attachVector(scope: WorkspaceScope, entryId: number, scopeKey: string, vector: Float32Array): Promise<boolean> {
   return scope.transaction((tx) => writeVector(tx, entryId, scopeKey, vector));
 }
 
-function writeVector(scope: WorkspaceScope, entryId: number, scopeKey: string, vector: Float32Array): boolean {
+async function writeVector(scope: WorkspaceScope, entryId: number, scopeKey: string, vector: Float32Array): Promise<boolean> {
   const floats = floatsToBlob(vector);
-  const updated = scope.run(`UPDATE cache_entries SET embedding = $floats, bytes = bytes + $size WHERE workspace_id = $workspace_id AND id = $id`, {
+  const updated = await scope.run(`UPDATE cache_entries SET embedding = $floats, bytes = bytes + $size WHERE workspace_id = $workspace_id AND id = $id`, {
     id: entryId,
     floats,
     size: floats.byteLength,
   });
   if (updated.changes === 0) return false;
-  scope.run(`INSERT INTO cache_vectors (entry_id, workspace_id, scope_key, embedding) VALUES ($id, $workspace_id, $scope_key, vec_bit($bits))`, {
+  await scope.run(VECTOR_SQL[scope.dialect].insert, {
     id: entryId,
     scope_key: scopeKey,
     bits: signBits(vector),
@@ -135,39 +162,41 @@ function writeVector(scope: WorkspaceScope, entryId: number, scopeKey: string, v
 }
 
 /** Deletes the least recently used entries beyond `maxEntries`; returns how many. */
-export function evictOverflow(scope: WorkspaceScope, maxEntries: number): number {
-  const [counters] = scope.all<{ entries: number }>(`SELECT entries FROM cache_counters WHERE workspace_id = $workspace_id`);
-  const excess = (counters?.entries ?? 0) - maxEntries;
+export async function evictOverflow(scope: WorkspaceScope, maxEntries: number): Promise<number> {
+  const [counters] = await scope.all<{ entries: number }>(`SELECT entries FROM cache_counters WHERE workspace_id = $workspace_id`);
+  const excess = Number(counters?.entries ?? 0) - maxEntries;
   if (excess <= 0) return 0;
-  return scope.run(
+  const deleted = await scope.run(
     `DELETE FROM cache_entries WHERE id IN (
        SELECT id FROM cache_entries WHERE workspace_id = $workspace_id ORDER BY last_used_at ASC, id ASC LIMIT $excess
      )`,
     { excess },
-  ).changes;
+  );
+  return deleted.changes;
 }
 
-export function deleteEntry(scope: WorkspaceScope, key: string): boolean {
-  return scope.run(`DELETE FROM cache_entries WHERE workspace_id = $workspace_id AND key = $key`, { key }).changes > 0;
+export async function deleteEntry(scope: WorkspaceScope, key: string): Promise<boolean> {
+  return (await scope.run(`DELETE FROM cache_entries WHERE workspace_id = $workspace_id AND key = $key`, { key })).changes > 0;
 }
 
-export function purgeEntries(scope: WorkspaceScope): number {
-  return scope.run(`DELETE FROM cache_entries WHERE workspace_id = $workspace_id`).changes;
+export async function purgeEntries(scope: WorkspaceScope): Promise<number> {
+  return (await scope.run(`DELETE FROM cache_entries WHERE workspace_id = $workspace_id`)).changes;
 }
 
-export function cacheStats(scope: WorkspaceScope, now: number) {
-  const [live] = scope.all<{ entries: number; bytes: number | null }>(
+export async function cacheStats(scope: WorkspaceScope, now: number) {
+  // PostgreSQL hands count and sum back as strings (bigint, numeric).
+  const [live] = await scope.all<{ entries: number | string; bytes: number | string | null }>(
     `SELECT count(*) AS entries, sum(bytes) AS bytes FROM cache_entries WHERE workspace_id = $workspace_id AND expires_at > $now`,
     { now },
   );
-  const counters = scope.select(cacheCounters).get();
+  const counters = await scope.first(cacheCounters);
   const exactHits = counters?.exactHits ?? 0;
   const semanticHits = counters?.semanticHits ?? 0;
   const misses = counters?.misses ?? 0;
   const hits = exactHits + semanticHits;
   return {
-    entries: live!.entries,
-    bytes: live!.bytes ?? 0,
+    entries: Number(live!.entries),
+    bytes: Number(live!.bytes ?? 0),
     hits,
     exact_hits: exactHits,
     semantic_hits: semanticHits,
@@ -191,14 +220,14 @@ export function cacheSettingsView(workspace: Workspace) {
 /**
  * Applies a settings change to the scope's own workspace row; a lower maximum evicts at once.
  */
-export function updateCacheSettings(scope: WorkspaceScope, patch: CacheSettingsPatch): Workspace {
-  const workspace = scope.updateWorkspace({
+export async function updateCacheSettings(scope: WorkspaceScope, patch: CacheSettingsPatch): Promise<Workspace> {
+  const workspace = await scope.updateWorkspace({
     cacheEnabled: patch.enabled,
     cacheSemantic: patch.semantic,
     cacheThreshold: patch.threshold,
     cacheTtlSeconds: patch.ttl_seconds,
     cacheMaxEntries: patch.max_entries,
   });
-  if (patch.max_entries !== undefined) evictOverflow(scope, patch.max_entries);
+  if (patch.max_entries !== undefined) await evictOverflow(scope, patch.max_entries);
   return workspace;
 }

@@ -78,13 +78,10 @@ export class ResponseCache implements CacheStage {
     }
   }
 
-  store(request: CacheRequest, completion: Record<string, unknown>, upstreamMs: number): void {
+  /** Off the response's path: the answer is already on its way, the write follows. */
+  async store(request: CacheRequest, completion: Record<string, unknown>, upstreamMs: number): Promise<void> {
     if (!request.workspace.cacheEnabled) return;
-    try {
-      this.#store(request, completion, upstreamMs);
-    } catch (error) {
-      this.#deps.log.error("cache store failed", { error: (error as Error).message });
-    }
+    await this.#store(request, completion, upstreamMs).catch((error) => this.#deps.log.error("cache store failed", { error: (error as Error).message }));
   }
 
   rejectedCandidate(request: CacheRequest): CacheRejection | undefined {
@@ -107,13 +104,13 @@ export class ResponseCache implements CacheStage {
     const { scope, workspace } = request;
     const keys = this.keysOf(request);
     const { metrics } = this.#deps;
-    const exact = metrics.cache.database.time("cache_exact_lookup", () => findExact(scope, keys.exactKey, Date.now()));
+    const exact = await metrics.cache.database.time("cache_exact_lookup", () => findExact(scope, keys.exactKey, Date.now()));
     if (exact) return this.#hit(request, exact, "exact", 1);
 
     const prompt = workspace.cacheSemantic ? this.#semanticPrompt(keys.prompt) : undefined;
     const vector = prompt === undefined ? undefined : await this.#embed(prompt, scope.workspaceId);
     if (prompt !== undefined && vector) {
-      const candidates = metrics.cache.database.time("cache_semantic_lookup", () => semanticCandidates(scope, keys.scopeKey, vector, Date.now()));
+      const candidates = await metrics.cache.database.time("cache_semantic_lookup", () => semanticCandidates(scope, keys.scopeKey, vector, Date.now()));
       const { hit, rejected } = chooseMatch(prompt, candidates, workspace.cacheThreshold ?? DEFAULT_SEMANTIC_THRESHOLD, (candidate) => this.#factsOf(candidate));
       for (const { candidate, check, reason } of rejected) {
         metrics.cache.rejected(check);
@@ -121,12 +118,17 @@ export class ResponseCache implements CacheStage {
       }
       const [first] = rejected;
       if (first) this.#rejections.set(request, { similarity: Number(first.candidate.similarity.toFixed(4)), reason: first.reason });
-      const entry = hit && loadEntry(scope, hit.entry.id);
+      const entry = hit && (await loadEntry(scope, hit.entry.id));
       if (hit && entry) return this.#hit(request, entry, "semantic", hit.similarity);
     }
-    recordMiss(scope);
+    this.#count(recordMiss(scope));
     metrics.cache.misses.inc();
     return undefined;
+  }
+
+  /** Hit and miss counters are written beside the request, not before its answer. */
+  #count(write: Promise<void>): void {
+    write.catch((error) => this.#deps.log.error("cache counters failed", { error: (error as Error).message }));
   }
 
   #factsOf({ entry, prompt }: Candidate<EntryRef>): PromptFacts {
@@ -139,18 +141,18 @@ export class ResponseCache implements CacheStage {
   }
 
   #hit(request: CacheRequest, entry: StoredEntry, kind: "exact" | "semantic", similarity: number): CachedCompletion {
-    recordHit(request.scope, entry, kind, Date.now());
+    this.#count(recordHit(request.scope, entry, kind, Date.now()));
     this.#deps.metrics.cache.hits[kind].inc();
     return { completion: JSON.parse(entry.completion), body: entry.completion, key: entry.key, similarity, savedUpstreamMs: entry.upstreamMs };
   }
 
-  #store(request: CacheRequest, completion: Record<string, unknown>, upstreamMs: number): void {
+  async #store(request: CacheRequest, completion: Record<string, unknown>, upstreamMs: number): Promise<void> {
     const { scope, workspace } = request;
     const keys = this.keysOf(request);
     const prompt = workspace.cacheSemantic ? this.#semanticPrompt(keys.prompt) : undefined;
     // Usually the lookup (or the firewall) embedded this very text a moment ago; if not (no-cache), later.
     const vector = prompt === undefined ? undefined : this.#deps.vectors.peek(prompt, scope.workspaceId);
-    const id = storeEntry(
+    const id = await storeEntry(
       scope,
       {
         key: keys.exactKey,
@@ -171,7 +173,7 @@ export class ResponseCache implements CacheStage {
   async #attachLater(request: CacheRequest, id: number, scopeKey: string, prompt: string): Promise<void> {
     const vector = await this.#embed(prompt, request.scope.workspaceId);
     try {
-      if (vector) attachVector(request.scope, id, scopeKey, vector);
+      if (vector) await attachVector(request.scope, id, scopeKey, vector);
     } catch (error) {
       this.#deps.log.error("cache: storing a vector failed; the entry will only hit exactly", { error: (error as Error).message });
     }

@@ -1,9 +1,10 @@
 import type { OptionSpec } from "../config/options";
 import { serveOptions } from "../config/options";
 
-/** Options of the admin commands (keys, workspaces); --data-dir is shared with serve. */
+/** Options of the admin commands (keys, workspaces); --data-dir and --database are shared with serve. */
 export const adminOptions = {
   dataDir: serveOptions.dataDir,
+  database: serveOptions.database,
   workspace: { flag: "--workspace", env: "SIEVE_WORKSPACE", help: "Workspace id (optional when there is only one)", default: "", parse: (raw: string) => raw.trim() },
   name: { flag: "--name", env: "SIEVE_NAME", help: "Name of the key or workspace", default: "", parse: (raw: string) => raw.trim() },
   json: { flag: "--json", env: "SIEVE_JSON", help: "Print one JSON line", default: false, parse: (raw: string) => /^(1|true|yes|on)$/i.test(raw) },

@@ -1,40 +1,39 @@
 import { eq } from "drizzle-orm";
-import { openDatabase, type DatabaseHandle } from "../db/connection";
+import { firstRow, openStorage, type Storage } from "../db/connection";
 import { assetPaths } from "../runtime/assets";
 import { apiKeys } from "../tenancy/schema";
 import { WorkspaceScope } from "../tenancy/scope";
 import { createApiKey, createWorkspace, findWorkspace, listApiKeys, listWorkspaces, revokeApiKey } from "../tenancy/service";
 import { UsageError } from "../config";
 
-/** The same database the server uses; WAL and busy_timeout make this safe while it runs. */
-export function openAdminDatabase(dataDir: string): DatabaseHandle {
+/** The same database the server uses (SQLite: WAL and busy_timeout make this safe while it runs). */
+export function openAdminDatabase(dataDir: string, databaseUrl: string): Promise<Storage> {
   const assets = assetPaths();
-  return openDatabase({ dataDir, vecExtension: assets.vecExtension, migrationsDir: assets.migrationsDir });
+  return openStorage({ dataDir, databaseUrl: databaseUrl || undefined, vecExtension: assets.vecExtension, migrationsDir: assets.migrationsDir });
 }
 
-function workspaceScope(handle: DatabaseHandle, workspaceId: string | undefined, createIfNone: boolean): WorkspaceScope {
-  const { db, sqlite } = handle;
+async function workspaceScope(storage: Storage, workspaceId: string | undefined, createIfNone: boolean): Promise<WorkspaceScope> {
   if (workspaceId) {
-    if (!findWorkspace(db, workspaceId)) throw new UsageError(`--workspace: no workspace ${workspaceId}`);
-    return new WorkspaceScope(db, sqlite, workspaceId);
+    if (!(await findWorkspace(storage, workspaceId))) throw new UsageError(`--workspace: no workspace ${workspaceId}`);
+    return new WorkspaceScope(storage, workspaceId);
   }
-  const all = listWorkspaces(db);
-  if (all.length === 1) return new WorkspaceScope(db, sqlite, all[0]!.id);
-  if (all.length === 0 && createIfNone) return new WorkspaceScope(db, sqlite, createWorkspace(db, "default").id);
+  const all = await listWorkspaces(storage.db);
+  if (all.length === 1) return new WorkspaceScope(storage, all[0]!.id);
+  if (all.length === 0 && createIfNone) return new WorkspaceScope(storage, (await createWorkspace(storage.db, "default")).id);
   if (all.length === 0) throw new UsageError("no workspace yet: run `sieve workspaces create` or `sieve keys create`");
   throw new UsageError(`--workspace: required when there are several workspaces (${all.length}); see \`sieve workspaces list\``);
 }
 
-export function keysCreate(handle: DatabaseHandle, opts: { workspace?: string; name: string }) {
-  const scope = workspaceScope(handle, opts.workspace, true);
+export async function keysCreate(storage: Storage, opts: { workspace?: string; name: string }) {
+  const scope = await workspaceScope(storage, opts.workspace, true);
   // The operator's own keys: admin, so the first key can manage the others over the API.
-  const { key, record } = createApiKey(scope, opts.name, "admin");
+  const { key, record } = await createApiKey(scope, opts.name, "admin");
   return { workspace_id: scope.workspaceId, api_key: key, key_id: record.id };
 }
 
-export function keysList(handle: DatabaseHandle, opts: { workspace?: string }) {
-  const scope = workspaceScope(handle, opts.workspace, false);
-  return listApiKeys(scope).map((key) => ({
+export async function keysList(storage: Storage, opts: { workspace?: string }) {
+  const scope = await workspaceScope(storage, opts.workspace, false);
+  return (await listApiKeys(scope)).map((key) => ({
     key_id: key.id,
     workspace_id: scope.workspaceId,
     name: key.name,
@@ -45,19 +44,18 @@ export function keysList(handle: DatabaseHandle, opts: { workspace?: string }) {
   }));
 }
 
-export function keysRevoke(handle: DatabaseHandle, keyId: string) {
-  const row = handle.db.select({ workspaceId: apiKeys.workspaceId }).from(apiKeys).where(eq(apiKeys.id, keyId)).get();
+export async function keysRevoke(storage: Storage, keyId: string) {
+  const row = await firstRow(storage.db.select({ workspaceId: apiKeys.workspaceId }).from(apiKeys).where(eq(apiKeys.id, keyId)));
   if (!row) throw new UsageError(`keys revoke: no key ${keyId}`);
-  const revoked = revokeApiKey(new WorkspaceScope(handle.db, handle.sqlite, row.workspaceId), keyId)!;
+  const revoked = (await revokeApiKey(new WorkspaceScope(storage, row.workspaceId), keyId))!;
   return { key_id: revoked.id, revoked_at: revoked.revokedAt!.toISOString() };
 }
 
-export function workspacesCreate(handle: DatabaseHandle, name: string) {
-  const workspace = createWorkspace(handle.db, name);
+export async function workspacesCreate(storage: Storage, name: string) {
+  const workspace = await createWorkspace(storage.db, name);
   return { workspace_id: workspace.id, name: workspace.name };
 }
 
-export function workspacesList(handle: DatabaseHandle) {
-  return listWorkspaces(handle.db).map((w) => ({ workspace_id: w.id, name: w.name, created_at: w.createdAt.toISOString() }));
+export async function workspacesList(storage: Storage) {
+  return (await listWorkspaces(storage.db)).map((w) => ({ workspace_id: w.id, name: w.name, created_at: w.createdAt.toISOString() }));
 }
-

@@ -46,6 +46,18 @@ const httpUrl = (raw: string): string => {
   return raw.replace(/\/+$/, "");
 };
 
+const postgresUrl = (raw: string): string => {
+  if (!raw.trim()) return "";
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new OptionValueError("expected a postgres:// URL");
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") throw new OptionValueError(`expected a postgres:// URL, got the scheme ${url.protocol}`);
+  return raw.trim();
+};
+
 /** Checked here so a typo stops start-up; src/egress/allowed-hosts.ts interprets the entries. */
 const upstreamHostList = (raw: string): string => {
   const problem = invalidAllowedHostEntry(raw);
@@ -72,6 +84,13 @@ export const serveOptions = {
   port: { flag: "--port", env: "SIEVE_PORT", help: "TCP port to listen on (0 picks a free one)", default: 8080, parse: integer(0, 65535) },
   host: { flag: "--host", env: "SIEVE_HOST", help: "Interface to bind", default: "127.0.0.1", parse: nonEmpty },
   dataDir: { flag: "--data-dir", env: "SIEVE_DATA_DIR", help: "Directory of the SQLite database and runtime files", default: "./data", parse: nonEmpty },
+  database: {
+    flag: "--database",
+    env: "SIEVE_DATABASE_URL",
+    help: "postgres://user:password@host:port/db: keep all state in PostgreSQL, shared by every instance pointed at it (fleet mode); empty: the SQLite file in --data-dir",
+    default: "",
+    parse: (raw: string) => postgresUrl(raw),
+  },
   upstreamUrl: {
     flag: "--upstream-url",
     env: "SIEVE_UPSTREAM_URL",

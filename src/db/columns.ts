@@ -1,7 +1,16 @@
-import { integer, text } from "drizzle-orm/sqlite-core";
+import { customType, text } from "drizzle-orm/sqlite-core";
 
-/** Millisecond timestamps: sortable integers in SQL, Date objects in TypeScript. */
-export const timestamp = (name: string) => integer(name, { mode: "timestamp_ms" });
+/**
+ * Millisecond timestamps: sortable integers in SQL, Date objects in TypeScript. The same integer
+ * in both dialects (SQLite INTEGER, PostgreSQL BIGINT, which the driver hands back as a string).
+ */
+const msTimestamp = customType<{ data: Date; driverData: number | string }>({
+  dataType: () => "integer",
+  toDriver: (value) => value.getTime(),
+  fromDriver: (value) => new Date(Number(value)),
+});
+
+export const timestamp = (name: string) => msTimestamp(name);
 
 export const createdAt = () =>
   timestamp("created_at")

@@ -1,7 +1,7 @@
 /**
- * Chunk rows and their vectors (the chunk_embeddings vec0 table, keyed by document_chunks.seq).
- * vec0 has no foreign keys, so vectors are written and deleted here, beside their chunks, in
- * the caller's transaction.
+ * Chunk rows and their vectors (the chunk_embeddings table, keyed by document_chunks.seq; a vec0
+ * table on SQLite, bytea rows on PostgreSQL). vec0 has no foreign keys, so on SQLite vectors are
+ * deleted here, beside their chunks, in the caller's transaction; PostgreSQL's cascade does it.
  */
 import { asc, eq, getTableColumns } from "drizzle-orm";
 import type { WorkspaceScope } from "../tenancy/scope";
@@ -22,27 +22,27 @@ const INSERT_CHUNK = `insert into document_chunks (workspace_id, ${CHUNK_COLUMNS
 const INSERT_VECTOR = "insert into chunk_embeddings(chunk_seq, workspace_id, embedding) values ($seq, $workspace_id, $embedding)";
 
 /** Inserts chunks and one vector per chunk (same order), in the caller's transaction. */
-export function writeChunks(scope: WorkspaceScope, chunks: NewChunk[], vectors: Float32Array[]): void {
+export async function writeChunks(scope: WorkspaceScope, chunks: NewChunk[], vectors: Float32Array[]): Promise<void> {
   if (chunks.length !== vectors.length) throw new Error(`writeChunks: ${chunks.length} chunks but ${vectors.length} vectors`);
-  chunks.forEach((chunk, i) => {
+  for (const [i, chunk] of chunks.entries()) {
     const values = Object.fromEntries(
       CHUNK_COLUMNS.map(([key, column]) => {
         const value = (chunk as Record<string, unknown>)[key];
         return [key, value === undefined || value === null ? null : column.mapToDriverValue(value)];
       }),
     );
-    const [row] = scope.all<{ seq: number }>(INSERT_CHUNK, values);
-    scope.run(INSERT_VECTOR, { seq: row!.seq, embedding: vectors[i] });
-  });
+    const [row] = await scope.all<{ seq: number }>(INSERT_CHUNK, values);
+    await scope.run(INSERT_VECTOR, { seq: row!.seq, embedding: vectors[i] });
+  }
 }
 
-export function readChunks(scope: WorkspaceScope, variantId: string): ChunkRow[] {
-  return scope.select(documentChunks, eq(documentChunks.variantId, variantId)).orderBy(asc(documentChunks.chunkIndex)).all();
+export async function readChunks(scope: WorkspaceScope, variantId: string): Promise<ChunkRow[]> {
+  return scope.select(documentChunks, eq(documentChunks.variantId, variantId)).orderBy(asc(documentChunks.chunkIndex));
 }
 
 /** Chunk id → stored vector, for every chunk of the variant. */
-export function readVectors(scope: WorkspaceScope, variantId: string): Map<string, Float32Array> {
-  const rows = scope.all<{ id: string; embedding: Uint8Array }>(
+export async function readVectors(scope: WorkspaceScope, variantId: string): Promise<Map<string, Float32Array>> {
+  const rows = await scope.all<{ id: string; embedding: Uint8Array }>(
     `select c.id as id, e.embedding as embedding
        from document_chunks c join chunk_embeddings e on e.chunk_seq = c.seq and e.workspace_id = $workspace_id
       where c.workspace_id = $workspace_id and c.variant_id = $variant_id`,
@@ -53,9 +53,9 @@ export function readVectors(scope: WorkspaceScope, variantId: string): Map<strin
 }
 
 /** Removes the vectors of these variants' chunks; the chunk rows go with their variant (cascade). */
-export function deleteVectorsOf(scope: WorkspaceScope, variantIds: string[]): void {
-  if (variantIds.length === 0) return;
-  scope.run(
+export async function deleteVectorsOf(scope: WorkspaceScope, variantIds: string[]): Promise<void> {
+  if (variantIds.length === 0 || scope.dialect === "postgres") return;
+  await scope.run(
     `delete from chunk_embeddings
       where workspace_id = $workspace_id
         and chunk_seq in (select seq from document_chunks

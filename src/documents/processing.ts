@@ -29,6 +29,7 @@ import {
 } from "./records";
 import { documentChunks, documentVariants, type VariantStatus } from "./schema";
 import { TimeSlice } from "./time-slice";
+import type { JobLeases } from "./leases";
 import { addUsage } from "./usage";
 
 /**
@@ -59,6 +60,7 @@ export type JobEnv = {
   takeParsed: (versionId: string) => ParsedDocument | undefined;
   /** Called when a variant reaches completed or failed (or turns out to be deleted). */
   settled: (variantId: string) => void;
+  leases: JobLeases;
 };
 
 /** Everything a completed variant consists of, ready to be written in one transaction. */
@@ -74,7 +76,7 @@ export type VariantResult = {
 
 /** Runs a pending or interrupted variant to completed or failed; returns its final status, null if it was deleted. */
 export async function runVariantJob(env: JobEnv, scope: WorkspaceScope, variantId: string): Promise<VariantStatus | null> {
-  const variant = findVariant(scope, variantId);
+  const variant = await findVariant(scope, variantId);
   if (!variant) {
     env.settled(variantId);
     return null;
@@ -83,20 +85,22 @@ export async function runVariantJob(env: JobEnv, scope: WorkspaceScope, variantI
   const byId = eq(documentVariants.id, variantId);
   if (variant.attempts >= MAX_ATTEMPTS) {
     const error = `gave up after ${variant.attempts} interrupted attempts`;
-    scope.update(documentVariants, { status: "failed", error, completedAt: new Date() }, byId).run();
+    await scope.update(documentVariants, { status: "failed", error, completedAt: new Date() }, byId);
     env.settled(variantId);
     return "failed";
   }
-  scope.update(documentVariants, { status: "processing", startedAt: new Date(), attempts: variant.attempts + 1, error: null }, byId).run();
+  // Another instance holds a live lease on it: that one finishes it.
+  if (!(await env.leases.claim(scope, variant))) return "processing";
+  const heartbeat = env.leases.keepAlive(scope, variantId);
   let status: VariantStatus | null;
   try {
     const result = await buildVariant(env, scope, variant);
     env.checkpoint();
-    status = scope.transaction((tx) => {
-      const current = findVariant(tx, variantId);
-      // Deleted while the job ran: drop the work.
-      if (current?.status !== "processing") return current?.status ?? null;
-      writeVariantResult(tx, variantId, result);
+    status = await scope.transaction(async (tx) => {
+      const current = await findVariant(tx, variantId);
+      // Deleted while the job ran (or, lease lost, taken over by another instance): drop the work.
+      if (current?.status !== "processing" || !env.leases.holds(current)) return current?.status ?? null;
+      await writeVariantResult(tx, variantId, result);
       return "completed";
     });
     if (status === "completed") {
@@ -105,24 +109,26 @@ export async function runVariantJob(env: JobEnv, scope: WorkspaceScope, variantI
   } catch (error) {
     if (error instanceof JobAborted) {
       // A graceful stop is not a failed attempt.
-      scope.update(documentVariants, { attempts: variant.attempts }, byId).run();
+      await scope.update(documentVariants, { attempts: variant.attempts, leaseUntil: null }, byId);
       throw error;
     }
     const message = (error as Error).message || String(error);
     env.log.warn("document variant failed", { variant_id: variantId, error: message });
-    scope.update(documentVariants, { status: "failed", error: message, completedAt: new Date() }, byId).run();
+    await scope.update(documentVariants, { status: "failed", error: message, completedAt: new Date() }, byId);
     status = "failed";
+  } finally {
+    heartbeat.stop();
   }
   env.settled(variantId);
   return status;
 }
 
 /** Writes a finished variant: chunks, vectors, status and counters, in the caller's transaction. */
-export function writeVariantResult(tx: WorkspaceScope, variantId: string, result: VariantResult): void {
-  deleteVectorsOf(tx, [variantId]);
-  tx.delete(documentChunks, eq(documentChunks.variantId, variantId)).run();
-  writeChunks(tx, result.chunks, result.vectors);
-  tx.update(
+export async function writeVariantResult(tx: WorkspaceScope, variantId: string, result: VariantResult): Promise<void> {
+  await deleteVectorsOf(tx, [variantId]);
+  await tx.delete(documentChunks, eq(documentChunks.variantId, variantId));
+  await writeChunks(tx, result.chunks, result.vectors);
+  await tx.update(
     documentVariants,
     {
       status: "completed",
@@ -134,10 +140,11 @@ export function writeVariantResult(tx: WorkspaceScope, variantId: string, result
       embeddingsComputed: result.embeddingsComputed,
       embeddingsReused: result.embeddingsReused,
       completedAt: new Date(),
+      leaseUntil: null,
     },
     eq(documentVariants.id, variantId),
-  ).run();
-  addUsage(tx, {
+  );
+  await addUsage(tx, {
     variantsProcessed: 1,
     pagesProcessed: result.pagesProcessed,
     pagesSaved: result.pagesSaved,
@@ -148,10 +155,10 @@ export function writeVariantResult(tx: WorkspaceScope, variantId: string, result
 }
 
 async function buildVariant(env: JobEnv, scope: WorkspaceScope, variant: VariantRow): Promise<VariantResult> {
-  const version = findVersion(scope, variant.versionId)!;
-  const document = findDocument(scope, version.documentId)!;
+  const version = (await findVersion(scope, variant.versionId))!;
+  const document = (await findDocument(scope, version.documentId))!;
   const config = variantConfig(variant);
-  const canonicalVersion = document.canonicalDocumentId ? versionOfDocument(scope, document.canonicalDocumentId) : undefined;
+  const canonicalVersion = document.canonicalDocumentId ? await versionOfDocument(scope, document.canonicalDocumentId) : undefined;
   if (canonicalVersion) {
     const source = await completedVariant(env, scope, canonicalVersion.id, config, "the canonical document's");
     return copyOfVariant(scope, source, variant.id, document.pageCount);
@@ -161,9 +168,9 @@ async function buildVariant(env: JobEnv, scope: WorkspaceScope, variant: Variant
 
 /** The variant of `versionId` with this configuration, created and processed first if need be. */
 async function completedVariant(env: JobEnv, scope: WorkspaceScope, versionId: string, config: ChunkingConfig, whose: string): Promise<VariantRow> {
-  const { variant } = ensureVariant(scope, versionId, config);
+  const { variant } = await ensureVariant(scope, versionId, config);
   const status = await runVariantJob(env, scope, variant.id);
-  const settled = findVariant(scope, variant.id);
+  const settled = await findVariant(scope, variant.id);
   if (status !== "completed" || !settled) throw new Error(`${whose} variant ${variant.id} is ${status ?? "deleted"}${settled?.error ? `: ${settled.error}` : ""}`);
   return settled;
 }
@@ -172,9 +179,9 @@ async function completedVariant(env: JobEnv, scope: WorkspaceScope, versionId: s
  * An exact duplicate: the canonical's chunks and vectors, copied under new ids. No parsing,
  * chunking or embedding; the duplicate has no parent version, so every chunk is `new`.
  */
-export function copyOfVariant(scope: WorkspaceScope, source: VariantRow, variantId: string, pages: number): VariantResult {
-  const rows = readChunks(scope, source.id);
-  const vectors = readVectors(scope, source.id);
+export async function copyOfVariant(scope: WorkspaceScope, source: VariantRow, variantId: string, pages: number): Promise<VariantResult> {
+  const rows = await readChunks(scope, source.id);
+  const vectors = await readVectors(scope, source.id);
   const newIds = new Map(rows.map((row) => [row.id, crypto.randomUUID()]));
   const chunks = rows.map(({ seq: _seq, workspaceId: _workspace, ...row }): NewChunk => ({
     ...row,
@@ -289,7 +296,7 @@ async function embedInBatches(embed: JobEnv["embedTexts"], texts: string[], afte
 }
 
 async function parseStored(env: JobEnv, scope: WorkspaceScope, document: DocumentRow): Promise<ParsedDocument> {
-  const bytes = readBlob(scope, document.contentHash);
+  const bytes = await readBlob(scope, document.contentHash);
   if (!bytes) throw new Error(`the stored bytes of ${document.filename} are missing`);
   return env.parse(document.filename, bytes, document.mimeType);
 }
@@ -299,8 +306,8 @@ type ParentChunks = { versionId: string; chunks: ParentChunk[]; vectors: Map<str
 /** The parent version's chunks (same configuration) with their vectors, processing them first if needed. */
 async function parentChunks(env: JobEnv, scope: WorkspaceScope, parentVersionId: string, config: ChunkingConfig): Promise<ParentChunks> {
   const source = await completedVariant(env, scope, parentVersionId, config, "the parent version's");
-  const vectors = readVectors(scope, source.id);
-  const chunks = readChunks(scope, source.id).map((row) => ({ id: row.id, text: row.text, embedding: vectors.get(row.id) ?? null }));
+  const vectors = await readVectors(scope, source.id);
+  const chunks = (await readChunks(scope, source.id)).map((row) => ({ id: row.id, text: row.text, embedding: vectors.get(row.id) ?? null }));
   return { versionId: parentVersionId, chunks, vectors };
 }
 

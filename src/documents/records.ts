@@ -1,5 +1,6 @@
 /** Lookups of documents, versions and variants within one workspace, shared by the service and the jobs. */
 import { and, asc, desc, eq } from "drizzle-orm";
+import { firstRow } from "../db/connection";
 import type { WorkspaceScope } from "../tenancy/scope";
 import type { ChunkingConfig } from "./chunking-config";
 import { documentBlobs, documents, documentVariants, documentVersions } from "./schema";
@@ -10,22 +11,22 @@ export type VariantRow = typeof documentVariants.$inferSelect;
 export type NewDocument = Omit<typeof documents.$inferInsert, "workspaceId">;
 export type NewVersion = Omit<typeof documentVersions.$inferInsert, "workspaceId">;
 
-export const findDocument = (scope: WorkspaceScope, id: string): DocumentRow | undefined => scope.select(documents, eq(documents.id, id)).get();
+export const findDocument = (scope: WorkspaceScope, id: string): Promise<DocumentRow | undefined> => scope.first(documents, eq(documents.id, id));
 
-export const findVersion = (scope: WorkspaceScope, id: string): VersionRow | undefined => scope.select(documentVersions, eq(documentVersions.id, id)).get();
+export const findVersion = (scope: WorkspaceScope, id: string): Promise<VersionRow | undefined> => scope.first(documentVersions, eq(documentVersions.id, id));
 
-export const findVariant = (scope: WorkspaceScope, id: string): VariantRow | undefined => scope.select(documentVariants, eq(documentVariants.id, id)).get();
+export const findVariant = (scope: WorkspaceScope, id: string): Promise<VariantRow | undefined> => scope.first(documentVariants, eq(documentVariants.id, id));
 
-export const versionOfDocument = (scope: WorkspaceScope, documentId: string): VersionRow | undefined =>
-  scope.select(documentVersions, eq(documentVersions.documentId, documentId)).get();
+export const versionOfDocument = (scope: WorkspaceScope, documentId: string): Promise<VersionRow | undefined> =>
+  scope.first(documentVersions, eq(documentVersions.documentId, documentId));
 
 /** The newest version of a chain (highest version number). */
-export const latestVersionOfChain = (scope: WorkspaceScope, chainId: string): VersionRow | undefined =>
-  scope.select(documentVersions, eq(documentVersions.chainId, chainId)).orderBy(desc(documentVersions.versionNumber)).limit(1).get();
+export const latestVersionOfChain = (scope: WorkspaceScope, chainId: string): Promise<VersionRow | undefined> =>
+  firstRow(scope.select(documentVersions, eq(documentVersions.chainId, chainId)).orderBy(desc(documentVersions.versionNumber)).limit(1));
 
 /** A version's variants, oldest first: the first is the one its upload created. */
-export const variantsOfVersion = (scope: WorkspaceScope, versionId: string): VariantRow[] =>
-  scope.select(documentVariants, eq(documentVariants.versionId, versionId)).orderBy(asc(documentVariants.createdAt), asc(documentVariants.id)).all();
+export const variantsOfVersion = (scope: WorkspaceScope, versionId: string): Promise<VariantRow[]> =>
+  scope.select(documentVariants, eq(documentVariants.versionId, versionId)).orderBy(asc(documentVariants.createdAt), asc(documentVariants.id));
 
 export const variantConfig = (variant: VariantRow): ChunkingConfig => ({
   strategy: variant.chunkingStrategy,
@@ -34,9 +35,8 @@ export const variantConfig = (variant: VariantRow): ChunkingConfig => ({
 });
 
 /** The version's variant with this configuration; `created` tells whether it was made just now (status pending). */
-export function ensureVariant(scope: WorkspaceScope, versionId: string, config: ChunkingConfig): { variant: VariantRow; created: boolean } {
-  const existing = scope
-    .select(
+export async function ensureVariant(scope: WorkspaceScope, versionId: string, config: ChunkingConfig): Promise<{ variant: VariantRow; created: boolean }> {
+  const existing = await scope.first(
       documentVariants,
       and(
         eq(documentVariants.versionId, versionId),
@@ -44,11 +44,9 @@ export function ensureVariant(scope: WorkspaceScope, versionId: string, config: 
         eq(documentVariants.chunkSize, config.chunkSize),
         eq(documentVariants.chunkOverlap, config.chunkOverlap),
       ),
-    )
-    .get();
+  );
   if (existing) return { variant: existing, created: false };
-  const variant = scope
-    .insert(documentVariants, {
+  const [variant] = await scope.insert(documentVariants, {
       id: crypto.randomUUID(),
       versionId,
       chunkingStrategy: config.strategy,
@@ -56,13 +54,12 @@ export function ensureVariant(scope: WorkspaceScope, versionId: string, config: 
       chunkOverlap: config.chunkOverlap,
       status: "pending",
     })
-    .returning()
-    .get();
-  return { variant, created: true };
+    .returning();
+  return { variant: variant!, created: true };
 }
 
 /** The uploaded bytes of a content hash. */
-export function readBlob(scope: WorkspaceScope, contentHash: string): Uint8Array | undefined {
-  const row = scope.select(documentBlobs, eq(documentBlobs.contentHash, contentHash)).get();
+export async function readBlob(scope: WorkspaceScope, contentHash: string): Promise<Uint8Array | undefined> {
+  const row = await scope.first(documentBlobs, eq(documentBlobs.contentHash, contentHash));
   return row ? new Uint8Array(row.bytes) : undefined;
 }

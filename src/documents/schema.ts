@@ -81,6 +81,9 @@ export const documentVariants = sqliteTable(
     createdAt: createdAt(),
     startedAt: timestamp("started_at"),
     completedAt: timestamp("completed_at"),
+    /** The process running it (fleet mode: any instance may) and until when; a heartbeat extends it, an expired lease is taken over. */
+    leaseOwner: text("lease_owner"),
+    leaseUntil: timestamp("lease_until"),
   },
   (t) => [
     uniqueIndex("document_variants_config_unique").on(t.versionId, t.chunkingStrategy, t.chunkSize, t.chunkOverlap),

@@ -39,20 +39,24 @@ export type DocumentsEnv = { jobs: DocumentJobs; log: Logger; parser: DocumentPa
 
 const documentNotFound = () => notFoundDetail("Document not found");
 const variantNotFound = () => notFoundDetail("Variant not found");
-const byCreation = [asc(documents.createdAt), asc(sql`rowid`)];
+/** Upload order: creation time, then insertion order (SQLite's rowid; PostgreSQL has none, the id breaks ties). */
+const insertionOrder = (scope: WorkspaceScope) => (scope.dialect === "sqlite" ? sql`rowid` : documents.id);
+const byCreation = (scope: WorkspaceScope) => [asc(documents.createdAt), asc(insertionOrder(scope))];
 
 type Created = { document: DocumentRow; version: VersionRow; variant: VariantRow; canonical: DocumentRow | null };
 
 export async function uploadDocument(env: DocumentsEnv, scope: WorkspaceScope, upload: Upload, config: ChunkingConfig) {
   const parentId = upload.options.parent_document_id;
-  if (parentId !== undefined && !findDocument(scope, parentId)) throw documentNotFound();
+  if (parentId !== undefined && !(await findDocument(scope, parentId))) throw documentNotFound();
   const contentHash = createHash("sha256").update(upload.bytes).digest("hex");
   // A duplicate is neither parsed nor chunked; anything else is parsed now, so a bad file is refused before anything is stored.
-  const parsed = findCanonical(scope, contentHash) ? undefined : await parseUploadedFile(upload, env.parser, env.log);
+  const parsed = (await findCanonical(scope, contentHash)) ? undefined : await parseUploadedFile(upload, env.parser, env.log);
 
-  const created = scope.transaction((tx): Created => {
-    if (parentId !== undefined && !findDocument(tx, parentId)) throw documentNotFound();
-    const canonical = findCanonical(tx, contentHash);
+  const created = await scope.transaction(async (tx): Promise<Created> => {
+    // Uploads of the same bytes take turns (across instances too): the second finds the first's canonical.
+    await tx.serialise(`document:${contentHash}`);
+    if (parentId !== undefined && !(await findDocument(tx, parentId))) throw documentNotFound();
+    const canonical = await findCanonical(tx, contentHash);
     if (canonical) return createDuplicate(tx, canonical, upload, contentHash, config);
     if (!parsed) throw httpError(409, "conflict", "the document this upload duplicated was deleted meanwhile; send the file again");
     return createCanonical(tx, upload, contentHash, parsed, parentId, config);
@@ -62,22 +66,22 @@ export async function uploadDocument(env: DocumentsEnv, scope: WorkspaceScope, u
     env.jobs.enqueue(scope.workspaceId, created.variant.id, parsed && { versionId: created.version.id, document: parsed });
     await env.jobs.waitFor(created.variant.id, SYNC_WAIT_MS);
   }
-  const variant = findVariant(scope, created.variant.id) ?? created.variant;
+  const variant = (await findVariant(scope, created.variant.id)) ?? created.variant;
   return created.canonical ? duplicateUploadView(created, variant) : uploadView(created, variant);
 }
 
-function findCanonical(scope: WorkspaceScope, contentHash: string): DocumentRow | undefined {
-  return scope.select(documents, and(eq(documents.contentHash, contentHash), eq(documents.isCanonical, true))).get();
+function findCanonical(scope: WorkspaceScope, contentHash: string): Promise<DocumentRow | undefined> {
+  return scope.first(documents, and(eq(documents.contentHash, contentHash), eq(documents.isCanonical, true)));
 }
 
-function createCanonical(
+async function createCanonical(
   tx: WorkspaceScope,
   upload: Upload,
   contentHash: string,
   parsed: ParsedDocument,
   parentId: string | undefined,
   config: ChunkingConfig,
-): Created {
+): Promise<Created> {
   const values = {
     id: crypto.randomUUID(),
     filename: upload.filename,
@@ -90,19 +94,17 @@ function createCanonical(
     parentDocumentId: parentId ?? null,
   } satisfies NewDocument;
   // (Self-referencing tables defeat TypeScript's excess-property check on a literal passed to the generic insert: `satisfies` keeps it.)
-  const document = tx.insert(documents, values).returning().get();
-  tx.insert(documentBlobs, { contentHash, bytes: Buffer.from(upload.bytes) })
-    .onConflictDoNothing()
-    .run();
-  const parentVersion = parentId === undefined ? undefined : versionOfDocument(tx, parentId);
-  const version = insertVersion(tx, document.id, parentVersion);
-  const { variant } = ensureVariant(tx, version.id, config);
-  addUsage(tx, { documentsUploaded: 1 });
-  return { document, version, variant, canonical: null };
+  const [document] = await tx.insert(documents, values).returning();
+  await tx.insert(documentBlobs, { contentHash, bytes: Buffer.from(upload.bytes) }).onConflictDoNothing();
+  const parentVersion = parentId === undefined ? undefined : await versionOfDocument(tx, parentId);
+  const version = await insertVersion(tx, document!.id, parentVersion);
+  const { variant } = await ensureVariant(tx, version.id, config);
+  await addUsage(tx, { documentsUploaded: 1 });
+  return { document: document!, version, variant, canonical: null };
 }
 
 /** Same bytes as a document of this workspace: no lineage, chunks copied from the canonical (now, when they exist). */
-function createDuplicate(tx: WorkspaceScope, canonical: DocumentRow, upload: Upload, contentHash: string, config: ChunkingConfig): Created {
+async function createDuplicate(tx: WorkspaceScope, canonical: DocumentRow, upload: Upload, contentHash: string, config: ChunkingConfig): Promise<Created> {
   const values = {
     id: crypto.randomUUID(),
     filename: upload.filename,
@@ -114,24 +116,24 @@ function createDuplicate(tx: WorkspaceScope, canonical: DocumentRow, upload: Upl
     isCanonical: false,
     canonicalDocumentId: canonical.id,
   } satisfies NewDocument;
-  const document = tx.insert(documents, values).returning().get();
-  const version = insertVersion(tx, document.id, undefined);
-  let { variant } = ensureVariant(tx, version.id, config);
-  addUsage(tx, { documentsUploaded: 1, duplicatesDetected: 1 });
-  const source = ensureVariant(tx, versionOfDocument(tx, canonical.id)!.id, config).variant;
+  const [document] = await tx.insert(documents, values).returning();
+  const version = await insertVersion(tx, document!.id, undefined);
+  let { variant } = await ensureVariant(tx, version.id, config);
+  await addUsage(tx, { documentsUploaded: 1, duplicatesDetected: 1 });
+  const source = (await ensureVariant(tx, (await versionOfDocument(tx, canonical.id))!.id, config)).variant;
   if (source.status === "completed") {
-    writeVariantResult(tx, variant.id, copyOfVariant(tx, source, variant.id, canonical.pageCount));
-    variant = findVariant(tx, variant.id)!;
+    await writeVariantResult(tx, variant.id, await copyOfVariant(tx, source, variant.id, canonical.pageCount));
+    variant = (await findVariant(tx, variant.id))!;
   }
-  return { document, version, variant, canonical };
+  return { document: document!, version, variant, canonical };
 }
 
 /** Version 1 of a new chain, or the next number in the parent's chain. */
-function insertVersion(tx: WorkspaceScope, documentId: string, parent: VersionRow | undefined): VersionRow {
+async function insertVersion(tx: WorkspaceScope, documentId: string, parent: VersionRow | undefined): Promise<VersionRow> {
   const chainId = parent?.chainId ?? documentId;
-  const versionNumber = parent ? latestVersionOfChain(tx, chainId)!.versionNumber + 1 : 1;
+  const versionNumber = parent ? (await latestVersionOfChain(tx, chainId))!.versionNumber + 1 : 1;
   const values = { id: crypto.randomUUID(), documentId, chainId, versionNumber, parentVersionId: parent?.id ?? null } satisfies NewVersion;
-  return tx.insert(documentVersions, values).returning().get();
+  return (await tx.insert(documentVersions, values).returning())[0]!;
 }
 
 /** Spec §2.6, exactly. */
@@ -166,38 +168,39 @@ function uploadView({ document, version }: Created, variant: VariantRow) {
 
 /** Processes the document's version with another chunking configuration (or retries a failed one). */
 export async function requestVariant(env: DocumentsEnv, scope: WorkspaceScope, documentId: string, config: ChunkingConfig) {
-  const document = findDocument(scope, documentId);
+  const document = await findDocument(scope, documentId);
   if (!document) throw documentNotFound();
-  const { variant, created } = ensureVariant(scope, versionOfDocument(scope, documentId)!.id, config);
+  const { variant, created } = await ensureVariant(scope, (await versionOfDocument(scope, documentId))!.id, config);
   if (variant.status === "failed") {
-    scope.update(documentVariants, { status: "pending", error: null, attempts: 0, completedAt: null }, eq(documentVariants.id, variant.id)).run();
+    await scope.update(documentVariants, { status: "pending", error: null, attempts: 0, completedAt: null }, eq(documentVariants.id, variant.id));
   }
   if (variant.status !== "completed") {
     env.jobs.enqueue(scope.workspaceId, variant.id);
     await env.jobs.waitFor(variant.id, SYNC_WAIT_MS);
   }
-  return { created, variant: variantView(findVariant(scope, variant.id) ?? variant, documentId) };
+  return { created, variant: variantView((await findVariant(scope, variant.id)) ?? variant, documentId) };
 }
 
-function documentParts(scope: WorkspaceScope, document: DocumentRow): DocumentParts {
-  const version = versionOfDocument(scope, document.id)!;
-  return { document, version, latestVersionId: latestVersionOfChain(scope, version.chainId)!.id, variants: variantsOfVersion(scope, version.id) };
+async function documentParts(scope: WorkspaceScope, document: DocumentRow): Promise<DocumentParts> {
+  const version = (await versionOfDocument(scope, document.id))!;
+  return { document, version, latestVersionId: (await latestVersionOfChain(scope, version.chainId))!.id, variants: await variantsOfVersion(scope, version.id) };
 }
 
-export function getDocument(scope: WorkspaceScope, documentId: string) {
-  const document = findDocument(scope, documentId);
+export async function getDocument(scope: WorkspaceScope, documentId: string) {
+  const document = await findDocument(scope, documentId);
   if (!document) throw documentNotFound();
-  return documentView(documentParts(scope, document));
+  return documentView(await documentParts(scope, document));
 }
 
-export function listDocuments(scope: WorkspaceScope, query: { limit: number; offset: number }) {
-  const rows = scope
+export async function listDocuments(scope: WorkspaceScope, query: { limit: number; offset: number }) {
+  const rows = await scope
     .select(documents)
-    .orderBy(desc(documents.createdAt), desc(sql`rowid`))
+    .orderBy(desc(documents.createdAt), desc(insertionOrder(scope)))
     .limit(query.limit)
-    .offset(query.offset)
-    .all();
-  return { documents: rows.map((row) => documentView(documentParts(scope, row))), total: scope.count(documents), limit: query.limit, offset: query.offset };
+    .offset(query.offset);
+  const views = [];
+  for (const row of rows) views.push(documentView(await documentParts(scope, row)));
+  return { documents: views, total: await scope.count(documents), limit: query.limit, offset: query.offset };
 }
 
 /**
@@ -206,80 +209,84 @@ export function listDocuments(scope: WorkspaceScope, query: { limit: number; off
  * (copied) chunks are untouched. The stored bytes go with the last document of that hash.
  */
 export function deleteDocument(scope: WorkspaceScope, documentId: string) {
-  return scope.transaction((tx) => {
-    const document = findDocument(tx, documentId);
+  return scope.transaction(async (tx) => {
+    const document = await findDocument(tx, documentId);
     if (!document) throw documentNotFound();
+    await tx.serialise(`document:${document.contentHash}`);
     let promoted: string | null = null;
     if (document.isCanonical) {
-      const heir = tx
+      const [heir] = await tx
         .select(documents, eq(documents.canonicalDocumentId, documentId))
-        .orderBy(...byCreation)
-        .limit(1)
-        .get();
+        .orderBy(...byCreation(tx))
+        .limit(1);
       if (heir) {
         promoted = heir.id;
-        tx.update(documents, { isCanonical: true, canonicalDocumentId: null }, eq(documents.id, heir.id)).run();
-        tx.update(documents, { canonicalDocumentId: heir.id }, eq(documents.canonicalDocumentId, documentId)).run();
+        await tx.update(documents, { isCanonical: true, canonicalDocumentId: null }, eq(documents.id, heir.id));
+        await tx.update(documents, { canonicalDocumentId: heir.id }, eq(documents.canonicalDocumentId, documentId));
       }
     }
-    const version = versionOfDocument(tx, documentId);
-    deleteVectorsOf(tx, version ? variantsOfVersion(tx, version.id).map((variant) => variant.id) : []);
-    tx.delete(documents, eq(documents.id, documentId)).run();
-    if (tx.count(documents, eq(documents.contentHash, document.contentHash)) === 0) {
-      tx.delete(documentBlobs, eq(documentBlobs.contentHash, document.contentHash)).run();
+    const version = await versionOfDocument(tx, documentId);
+    await deleteVectorsOf(tx, version ? (await variantsOfVersion(tx, version.id)).map((variant) => variant.id) : []);
+    await tx.delete(documents, eq(documents.id, documentId));
+    if ((await tx.count(documents, eq(documents.contentHash, document.contentHash))) === 0) {
+      await tx.delete(documentBlobs, eq(documentBlobs.contentHash, document.contentHash));
     }
     return { document_id: documentId, deleted: true, promoted_canonical_document_id: promoted };
   });
 }
 
-function latestVersionIdOf(scope: WorkspaceScope, document: DocumentRow): string {
-  return latestVersionOfChain(scope, versionOfDocument(scope, document.id)!.chainId)!.id;
+async function latestVersionIdOf(scope: WorkspaceScope, document: DocumentRow): Promise<string> {
+  return (await latestVersionOfChain(scope, (await versionOfDocument(scope, document.id))!.chainId))!.id;
 }
 
 /** The document's duplicate group (same content hash), canonical first, then by upload time. */
-function hashGroup(scope: WorkspaceScope, contentHash: string): DocumentRow[] {
-  return scope
-    .select(documents, eq(documents.contentHash, contentHash))
-    .orderBy(desc(documents.isCanonical), ...byCreation)
-    .all();
+function hashGroup(scope: WorkspaceScope, contentHash: string): Promise<DocumentRow[]> {
+  return scope.select(documents, eq(documents.contentHash, contentHash)).orderBy(desc(documents.isCanonical), ...byCreation(scope));
+}
+
+async function duplicateInfoViews(scope: WorkspaceScope, rows: DocumentRow[]) {
+  const views = [];
+  for (const row of rows) views.push(duplicateInfoView(row, await latestVersionIdOf(scope, row)));
+  return views;
 }
 
 /** GET /api/documents/{id}/duplicates: the group, canonical included. */
-export function documentDuplicates(scope: WorkspaceScope, documentId: string) {
-  const document = findDocument(scope, documentId);
+export async function documentDuplicates(scope: WorkspaceScope, documentId: string) {
+  const document = await findDocument(scope, documentId);
   if (!document) throw documentNotFound();
-  const group = hashGroup(scope, document.contentHash);
-  return { document_id: documentId, duplicates: group.map((row) => duplicateInfoView(row, latestVersionIdOf(scope, row))), count: group.length };
+  const group = await hashGroup(scope, document.contentHash);
+  return { document_id: documentId, duplicates: await duplicateInfoViews(scope, group), count: group.length };
 }
 
 /** GET /api/documents/duplicates: every hash with more than one document (spec §2.5). */
-export function duplicateGroups(scope: WorkspaceScope) {
-  const hashes = scope.all<{ content_hash: string }>(
+export async function duplicateGroups(scope: WorkspaceScope) {
+  const hashes = await scope.all<{ content_hash: string }>(
     `select content_hash from documents where workspace_id = $workspace_id
       group by content_hash having count(*) > 1 order by min(created_at), content_hash`,
   );
-  const groups = hashes.map(({ content_hash }) => {
-    const [canonical, ...duplicates] = hashGroup(scope, content_hash);
-    return {
+  const groups = [];
+  for (const { content_hash } of hashes) {
+    const [canonical, ...duplicates] = await hashGroup(scope, content_hash);
+    groups.push({
       content_hash,
-      canonical_document_id: canonical.id,
-      canonical_filename: canonical.filename,
-      duplicates: duplicates.map((row) => duplicateInfoView(row, latestVersionIdOf(scope, row))),
+      canonical_document_id: canonical!.id,
+      canonical_filename: canonical!.filename,
+      duplicates: await duplicateInfoViews(scope, duplicates),
       total_count: duplicates.length,
-    };
-  });
+    });
+  }
   return { duplicate_groups: groups, total_groups: groups.length, total_duplicates: groups.reduce((sum, group) => sum + group.total_count, 0) };
 }
 
-export function getVariant(scope: WorkspaceScope, variantId: string) {
-  const variant = findVariant(scope, variantId);
+export async function getVariant(scope: WorkspaceScope, variantId: string) {
+  const variant = await findVariant(scope, variantId);
   if (!variant) throw variantNotFound();
-  return variantView(variant, findVersion(scope, variant.versionId)!.documentId);
+  return variantView(variant, (await findVersion(scope, variant.versionId))!.documentId);
 }
 
 /** Chunks and summaries exist once a variant is completed; before that (or after a failure) the answer is 409 with the status. */
-function completedVariant(scope: WorkspaceScope, variantId: string): VariantRow {
-  const variant = findVariant(scope, variantId);
+async function completedVariant(scope: WorkspaceScope, variantId: string): Promise<VariantRow> {
+  const variant = await findVariant(scope, variantId);
   if (!variant) throw variantNotFound();
   if (variant.status !== "completed") {
     const detail = variant.status === "failed" ? `variant processing failed: ${variant.error}` : `variant is ${variant.status}; retry when its status is completed`;
@@ -288,14 +295,13 @@ function completedVariant(scope: WorkspaceScope, variantId: string): VariantRow 
   return variant;
 }
 
-export function listChunks(scope: WorkspaceScope, variantId: string, query: ChunksQuery) {
-  const variant = completedVariant(scope, variantId);
-  const rows = scope
+export async function listChunks(scope: WorkspaceScope, variantId: string, query: ChunksQuery) {
+  const variant = await completedVariant(scope, variantId);
+  const rows = await scope
     .select(documentChunks, eq(documentChunks.variantId, variantId))
     .orderBy(asc(documentChunks.chunkIndex))
     .limit(query.limit)
-    .offset(query.offset)
-    .all();
+    .offset(query.offset);
   return {
     chunks: rows.map((row) => chunkView(row, isSet(query.include_full_metadata))),
     total: variant.chunksCount ?? 0,
@@ -305,8 +311,8 @@ export function listChunks(scope: WorkspaceScope, variantId: string, query: Chun
 }
 
 /** Spec §2.3, plus the embedding work the variant computed and copied. */
-export function dedupSummary(scope: WorkspaceScope, variantId: string) {
-  const variant = completedVariant(scope, variantId);
-  const summary = summarise(readChunks(scope, variantId).map(dedupResultOf), variant.parentVersionId);
+export async function dedupSummary(scope: WorkspaceScope, variantId: string) {
+  const variant = await completedVariant(scope, variantId);
+  const summary = summarise((await readChunks(scope, variantId)).map(dedupResultOf), variant.parentVersionId);
   return { variant_id: variantId, ...summary, embeddings_computed: variant.embeddingsComputed, embeddings_reused: variant.embeddingsReused };
 }

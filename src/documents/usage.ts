@@ -6,19 +6,18 @@ type Counter = Exclude<keyof typeof documentUsage.$inferInsert, "workspaceId" | 
 export type UsageDelta = Partial<Record<Counter, number>>;
 
 /** Adds to the workspace's running totals (inside the caller's transaction, so totals match what was written). */
-export function addUsage(scope: WorkspaceScope, delta: UsageDelta): void {
+export async function addUsage(scope: WorkspaceScope, delta: UsageDelta): Promise<void> {
   const increments = Object.fromEntries(
     Object.entries(delta).map(([counter, amount]) => [counter, sql`${documentUsage[counter as Counter]} + ${amount}`]),
   );
-  scope
+  await scope
     .insert(documentUsage, { ...delta, updatedAt: new Date() })
-    .onConflictDoUpdate({ target: documentUsage.workspaceId, set: { ...increments, updatedAt: new Date() } })
-    .run();
+    .onConflictDoUpdate({ target: documentUsage.workspaceId, set: { ...increments, updatedAt: new Date() } });
 }
 
 /** GET /api/usage: document processing totals of the caller's workspace. */
-export function usageView(scope: WorkspaceScope) {
-  const row = scope.select(documentUsage).get();
+export async function usageView(scope: WorkspaceScope) {
+  const row = await scope.first(documentUsage);
   return {
     workspace_id: scope.workspaceId,
     documents: {

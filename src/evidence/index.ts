@@ -15,8 +15,8 @@ export const evidenceController = (ctx: AppContext) =>
     })
     .get(
       "/:request_id",
-      ({ scope, params }) => {
-        const record = getEvidence(scope, params.request_id);
+      async ({ scope, params }) => {
+        const record = await getEvidence(scope, params.request_id);
         if (!record) throw httpError(404, "not_found", "no evidence record with this request id in this workspace");
         return record;
       },

@@ -13,7 +13,7 @@ function parseTime(name: string, raw: string | undefined): Date | undefined {
   return date;
 }
 
-export function listEvidence(scope: WorkspaceScope, query: EvidenceQuery) {
+export async function listEvidence(scope: WorkspaceScope, query: EvidenceQuery) {
   const since = parseTime("since", query.since);
   const until = parseTime("until", query.until);
   const filters: (SQL | undefined)[] = [
@@ -24,18 +24,17 @@ export function listEvidence(scope: WorkspaceScope, query: EvidenceQuery) {
     query.firewall && eq(evidence.firewallAction, query.firewall),
     query.api !== undefined ? eq(evidence.api, query.api) : undefined,
   ];
-  const rows = scope
+  const rows = await scope
     .select(evidence, and(...filters))
     .orderBy(desc(evidence.createdAt), desc(evidence.requestId))
     .limit(query.limit)
-    .offset(query.offset)
-    .all();
-  const total = scope.count(evidence, and(...filters));
+    .offset(query.offset);
+  const total = await scope.count(evidence, and(...filters));
   return { records: rows.map((row) => evidenceView(row, false)), total, limit: query.limit, offset: query.offset };
 }
 
-export function getEvidence(scope: WorkspaceScope, requestId: string) {
-  const row = scope.select(evidence, eq(evidence.requestId, requestId)).get();
+export async function getEvidence(scope: WorkspaceScope, requestId: string) {
+  const row = await scope.first(evidence, eq(evidence.requestId, requestId));
   return row ? evidenceView(row, true) : undefined;
 }
 

@@ -1,52 +1,31 @@
-import type { Statement } from "bun:sqlite";
-import { getTableColumns } from "drizzle-orm";
-import type { Db } from "../db/connection";
+import type { Storage } from "../db/connection";
 import type { Logger } from "../logging/logger";
 import type { DatabaseMetrics } from "../metrics/database";
 import { evidence } from "./schema";
 
 export type EvidenceRecord = typeof evidence.$inferInsert;
 
-const COLUMNS = Object.entries(getTableColumns(evidence));
-
 /**
- * One prepared INSERT built from the drizzle table (names, defaults and value mapping stay in
- * sync with schema.ts); building a drizzle query per record was measurable at hundreds of rps.
- */
-function prepareInsert(db: Db): (row: EvidenceRecord) => void {
-  const statement: Statement = db.$client.prepare(
-    `INSERT OR IGNORE INTO evidence (${COLUMNS.map(([, column]) => column.name).join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`,
-  );
-  return (row) => {
-    const values = COLUMNS.map(([key, column]) => {
-      const value = (row as Record<string, unknown>)[key] ?? column.defaultFn?.();
-      return value === undefined || value === null ? null : (column.mapToDriverValue(value) as string | number);
-    });
-    statement.run(...values);
-  };
-}
-
-/**
- * Evidence is written off the request path: records are queued in memory and inserted in one
- * transaction per batch every `intervalMs`. A hard crash loses at most one interval of records;
- * `close()` (graceful shutdown) writes everything still queued.
+ * Evidence is written off the request path: records are queued in memory and written as one
+ * multi-row INSERT per batch every `intervalMs` (or at `maxBatch` records). A hard crash loses at
+ * most one interval of records; `close()` (graceful shutdown) writes everything still queued and
+ * waits for the writes in flight.
  */
 export class EvidenceWriter {
   #queue: EvidenceRecord[] = [];
   #timer: Timer | undefined;
   #closed = false;
-  readonly #insert: (row: EvidenceRecord) => void;
+  readonly #writing = new Set<Promise<void>>();
 
   constructor(
-    private readonly db: Db,
+    private readonly storage: Storage,
     private readonly log: Logger,
     private readonly intervalMs: number,
     /** Times each batch (sieve_database_seconds{operation="evidence_write"}). */
     private readonly database: DatabaseMetrics,
+    // 21 columns a row: 500 rows stay within SQLite's 32766 and PostgreSQL's 65535 bound parameters.
     private readonly maxBatch = 500,
-  ) {
-    this.#insert = prepareInsert(db);
-  }
+  ) {}
 
   record(entry: EvidenceRecord): void {
     if (this.#closed) {
@@ -64,31 +43,40 @@ export class EvidenceWriter {
     return this.#queue.length;
   }
 
-  flush(): void {
+  /** Starts writing what is queued; resolves when every write in flight has finished. */
+  flush(): Promise<void> {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#queue.length === 0) return;
-    const batch = this.#queue;
-    this.#queue = [];
-    this.#write(batch);
+    if (this.#queue.length > 0) {
+      const batch = this.#queue;
+      this.#queue = [];
+      this.#write(batch);
+    }
+    return Promise.all(this.#writing).then(() => {});
   }
 
-  close(): void {
-    this.flush();
+  async close(): Promise<void> {
     this.#closed = true;
+    await this.flush();
   }
 
-  #write(batch: EvidenceRecord[]) {
+  #write(batch: EvidenceRecord[]): void {
+    const writing = this.#insert(batch).finally(() => this.#writing.delete(writing));
+    this.#writing.add(writing);
+  }
+
+  async #insert(batch: EvidenceRecord[]): Promise<void> {
     try {
-      this.database.time("evidence_write", () =>
-        this.db.$client.transaction(() => {
-          for (const row of batch) this.#insert(row);
-        })(),
-      );
+      await this.database.time("evidence_write", async () => {
+        for (let start = 0; start < batch.length; start += this.maxBatch) {
+          await this.storage.db.insert(evidence).values(batch.slice(start, start + this.maxBatch)).onConflictDoNothing();
+        }
+      });
     } catch (error) {
       this.log.error("evidence batch failed; re-queued", { error, records: batch.length });
       this.#queue.unshift(...batch);
-      this.#timer ??= setTimeout(() => this.flush(), this.intervalMs * 5);
+      // Retried later (the database may be back by then); a shutdown's final flush tries once more.
+      if (!this.#closed) this.#timer ??= setTimeout(() => this.flush(), this.intervalMs * 5);
     }
   }
 }

@@ -28,7 +28,7 @@ export const firewallController = (ctx: AppContext) => {
   return new Elysia({ prefix: "/v1/firewall", detail: { tags: ["firewall"] } })
     .use(requestContextPlugin)
     .use(serviceKeyAuth(ctx))
-    .get("/patterns", ({ scope }) => ({ patterns: service.listPatterns(scope) }), {
+    .get("/patterns", async ({ scope }) => ({ patterns: await service.listPatterns(scope) }), {
       detail: { summary: "Built-in patterns and this workspace's custom patterns", responses: { 200: { description: "Patterns", ...json(patternList) } } },
     })
     .post(
@@ -57,13 +57,13 @@ export const firewallController = (ctx: AppContext) => {
     })
     .delete(
       "/patterns/:id",
-      ({ scope, params, set }) => {
-        service.deletePattern(scope, params.id);
+      async ({ scope, params, set }) => {
+        await service.deletePattern(scope, params.id);
         set.status = 204;
       },
       { params: patternIdParams, detail: { summary: "Delete a custom pattern (built-ins can only be disabled)", responses: { 204: { description: "Deleted" } } } },
     )
-    .get("/families", ({ scope }) => ({ families: service.listFamilies(scope) }), {
+    .get("/families", async ({ scope }) => ({ families: await service.listFamilies(scope) }), {
       detail: { summary: "Built-in families and whether this workspace has them on", responses: { 200: { description: "Families", ...json(familyList) } } },
     })
     .patch("/families/:family", ({ scope, params, body }) => service.setFamilyEnabled(scope, params.family, body.enabled), {

@@ -50,6 +50,11 @@ export class FirewallService {
     if (CALIBRATION.model !== this.model) {
       ctx.log.warn("firewall calibration was fitted with another embedder; scores are approximate", { fitted: CALIBRATION.model, running: this.model });
     }
+    // Fleet mode: another instance changed a workspace's patterns (null: maybe anything, after a missed notification).
+    ctx.database.onChange((topic, workspaceId) => {
+      if (topic === null || workspaceId === null) this.#workspaces.clear();
+      else if (topic === "patterns") this.forget(workspaceId);
+    });
     this.#building = this.#loadBuiltins();
     this.#building.then(
       (index) => (this.#builtins = index),
@@ -59,21 +64,21 @@ export class FirewallService {
 
   /** Seeds/upgrades the built-in rows, stores the vectors they lack, and builds the shared index. */
   async #loadBuiltins(): Promise<BuiltinIndex> {
-    const missing = this.store.syncBuiltins(this.model);
+    const missing = await this.store.syncBuiltins(this.model);
     const shipped = missing.flatMap((row) => {
       const vector = shippedPatternVector(this.model, row.id, row.text);
       return vector ? [{ id: row.id, vector }] : [];
     });
-    if (shipped.length > 0) this.store.saveBuiltinVectors(this.model, shipped);
+    if (shipped.length > 0) await this.store.saveBuiltinVectors(this.model, shipped);
     const toEmbed = missing.filter((row) => !shipped.some((s) => s.id === row.id));
     const embed = async (texts: string[]) => (await this.ctx.firewallEncoder.loaded, this.vectors.embedMany(texts, SHARED_TEXTS));
     if (toEmbed.length > 0) {
       this.ctx.log.info("embedding firewall patterns", { patterns: toEmbed.length });
       const vectors = await embed(toEmbed.map((row) => row.text));
-      this.store.saveBuiltinVectors(this.model, toEmbed.map((row, i) => ({ id: row.id, vector: vectors[i]! })));
+      await this.store.saveBuiltinVectors(this.model, toEmbed.map((row, i) => ({ id: row.id, vector: vectors[i]! })));
     }
     const contrast = await contrastVectors(this.model, embed);
-    return new BuiltinIndex(this.store.loadBuiltins(), contrast, CALIBRATION, contrast[0]?.length ?? 384);
+    return new BuiltinIndex(await this.store.loadBuiltins(), contrast, CALIBRATION, contrast[0]?.length ?? 384);
   }
 
   /** The shared index; 503 while the model that must embed it is still loading. */
@@ -100,20 +105,26 @@ export class FirewallService {
 
   async #buildWorkspace(scope: WorkspaceScope): Promise<WorkspacePatterns> {
     const builtins = await this.builtins();
-    const disabled = this.store.disabledBuiltins(scope);
-    const families = this.store.disabledFamilies(scope);
-    let { patterns, stale } = this.store.loadCustom(scope, this.model);
+    const disabled = await this.store.disabledBuiltins(scope);
+    const families = await this.store.disabledFamilies(scope);
+    let { patterns, stale } = await this.store.loadCustom(scope, this.model);
     if (stale.length > 0) {
       // Stored by another embedder (or before a crash): embed again, once.
       const vectors = await this.vectors.embedMany(stale.map((row) => row.text), scope.workspaceId);
-      this.store.saveCustomVectors(scope, this.model, stale.map((row, i) => ({ id: row.id, vector: vectors[i]! })));
-      ({ patterns } = this.store.loadCustom(scope, this.model));
+      await this.store.saveCustomVectors(scope, this.model, stale.map((row, i) => ({ id: row.id, vector: vectors[i]! })));
+      ({ patterns } = await this.store.loadCustom(scope, this.model));
     }
     return new WorkspacePatterns(builtins, (meta) => !disabled.has(meta.id) && !families.has(meta.family), patterns);
   }
 
+  /** Drops a workspace's pattern view: changed here, or on another instance (fleet notification). */
+  forget(workspaceId: string): void {
+    this.#workspaces.delete(workspaceId);
+  }
+
   #changed(scope: WorkspaceScope): void {
-    this.#workspaces.delete(scope.workspaceId);
+    this.forget(scope.workspaceId);
+    void scope.announce("patterns").catch((error: Error) => this.ctx.log.warn("firewall: announcing a pattern change failed", { error: error.message }));
   }
 
   // — the proxy stage —
@@ -159,59 +170,59 @@ export class FirewallService {
 
   // — pattern management —
 
-  listPatterns(scope: WorkspaceScope): PatternRecord[] {
-    const disabled = this.store.disabledBuiltins(scope);
-    const families = this.store.disabledFamilies(scope);
+  async listPatterns(scope: WorkspaceScope): Promise<PatternRecord[]> {
+    const disabled = await this.store.disabledBuiltins(scope);
+    const families = await this.store.disabledFamilies(scope);
     return [
-      ...this.store.builtinRows().map((row) => builtinRecord(row, !disabled.has(row.id) && !families.has(row.family))),
-      ...this.store.customRows(scope).map(customRecord),
+      ...(await this.store.builtinRows()).map((row) => builtinRecord(row, !disabled.has(row.id) && !families.has(row.family))),
+      ...(await this.store.customRows(scope)).map(customRecord),
     ];
   }
 
   async createPattern(scope: WorkspaceScope, body: CreatePatternBody): Promise<PatternRecord> {
     const text = body.text.trim();
     const vector = await this.vectors.embed(text, scope.workspaceId);
-    const row = this.store.insertCustom(scope, randomUUID(), { text, action: body.action, threshold: body.threshold, family: body.family ?? CUSTOM_FAMILY, side: body.side ?? "input" }, this.model, vector);
+    const row = await this.store.insertCustom(scope, randomUUID(), { text, action: body.action, threshold: body.threshold, family: body.family ?? CUSTOM_FAMILY, side: body.side ?? "input" }, this.model, vector);
     this.#changed(scope);
     return customRecord(row);
   }
 
   /** Custom patterns: any field. Built-ins: `enabled` only (their text and defaults belong to the library). */
   async updatePattern(scope: WorkspaceScope, id: string, body: UpdatePatternBody): Promise<PatternRecord> {
-    const builtin = this.store.findBuiltin(id);
+    const builtin = await this.store.findBuiltin(id);
     if (builtin) {
       const edited = Object.keys(body).filter((key) => key !== "enabled");
       if (edited.length > 0) throw httpError(400, "invalid_request", `body.${edited[0]}: built-in patterns can only be enabled or disabled`);
-      this.store.setBuiltinEnabled(scope, id, body.enabled!);
+      await this.store.setBuiltinEnabled(scope, id, body.enabled!);
       this.#changed(scope);
-      return builtinRecord(builtin, body.enabled! && !this.store.disabledFamilies(scope).has(builtin.family));
+      return builtinRecord(builtin, body.enabled! && !(await this.store.disabledFamilies(scope)).has(builtin.family));
     }
-    const existing = this.store.findCustom(scope, id);
+    const existing = await this.store.findCustom(scope, id);
     if (!existing) throw patternNotFound();
     const { text: rawText, ...rest } = body;
     const text = rawText?.trim();
     // A new text is embedded before anything is written: the row never holds a text without its vector.
     const vector = text !== undefined && text !== existing.text ? { model: this.model, vector: await this.vectors.embed(text, scope.workspaceId) } : undefined;
-    const row = this.store.updateCustom(scope, id, { ...rest, ...(text !== undefined ? { text } : {}) }, vector);
+    const row = await this.store.updateCustom(scope, id, { ...rest, ...(text !== undefined ? { text } : {}) }, vector);
     if (!row) throw patternNotFound();
     this.#changed(scope);
     return customRecord(row);
   }
 
-  deletePattern(scope: WorkspaceScope, id: string): void {
-    if (this.store.findBuiltin(id)) throw httpError(400, "invalid_request", "built-in patterns cannot be deleted; PATCH them with {\"enabled\": false}");
-    if (!this.store.deleteCustom(scope, id)) throw patternNotFound();
+  async deletePattern(scope: WorkspaceScope, id: string): Promise<void> {
+    if (await this.store.findBuiltin(id)) throw httpError(400, "invalid_request", "built-in patterns cannot be deleted; PATCH them with {\"enabled\": false}");
+    if (!(await this.store.deleteCustom(scope, id))) throw patternNotFound();
     this.#changed(scope);
   }
 
-  listFamilies(scope: WorkspaceScope) {
-    const disabled = this.store.disabledFamilies(scope);
+  async listFamilies(scope: WorkspaceScope) {
+    const disabled = await this.store.disabledFamilies(scope);
     return BUILTIN_FAMILIES.map((family) => familyRecord(family, !disabled.has(family)));
   }
 
-  setFamilyEnabled(scope: WorkspaceScope, family: string, enabled: boolean) {
+  async setFamilyEnabled(scope: WorkspaceScope, family: string, enabled: boolean) {
     if (!(BUILTIN_FAMILIES as readonly string[]).includes(family)) throw httpError(404, "not_found", `no built-in family ${family}; families: ${BUILTIN_FAMILIES.join(", ")}`);
-    this.store.setFamilyEnabled(scope, family, enabled);
+    await this.store.setFamilyEnabled(scope, family, enabled);
     this.#changed(scope);
     return familyRecord(family as BuiltinFamily, enabled);
   }

@@ -1,9 +1,10 @@
 /**
- * Pattern rows and their vectors in SQLite. Built-ins are global rows keyed by slug; custom
+ * Pattern rows and their vectors (SQLite: sqlite-vec tables; PostgreSQL: bytea columns, same
+ * statements). Built-ins are global rows keyed by slug; custom
  * patterns, switches and their vectors are tenant data and only reached through WorkspaceScope.
  */
 import { eq, inArray } from "drizzle-orm";
-import type { DatabaseHandle } from "../db/connection";
+import { firstRow, type Storage } from "../db/connection";
 import type { WorkspaceScope } from "../tenancy/scope";
 import { builtinMeta } from "./builtins";
 import { BUILTIN_PATTERNS, LIBRARY_VERSION, type LibraryPattern } from "./library";
@@ -18,7 +19,7 @@ export type NewCustomPattern = { family: string; side: PatternSide; text: string
 const vectorOf = (blob: Uint8Array) => new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
 
 export class PatternStore {
-  constructor(private readonly database: DatabaseHandle) {}
+  constructor(private readonly database: Storage) {}
 
   /**
    * Makes the built-in rows match this release's library: new slugs inserted, changed texts or
@@ -26,136 +27,135 @@ export class PatternStore {
    * their vectors (a workspace's switch for a retired slug stays, inert). Idempotent; returns the rows whose vector is missing or was made by
    * another embedder than `model`.
    */
-  syncBuiltins(model: string): BuiltinRow[] {
-    const { db, sqlite } = this.database;
-    return db.transaction((tx) => {
-      const stored = new Map(tx.select().from(firewallBuiltinPatterns).all().map((row) => [row.id, row]));
+  syncBuiltins(model: string): Promise<BuiltinRow[]> {
+    return this.database.transaction(async (storage) => {
+      // Fleet mode: instances starting together sync one after the other; the second finds the rows.
+      await storage.serialise("firewall-builtins");
+      const tx = storage.db;
+      const stored = new Map((await tx.select().from(firewallBuiltinPatterns)).map((row) => [row.id, row]));
       for (const pattern of BUILTIN_PATTERNS) {
         const meta = builtinMeta(pattern);
         const values = { family: meta.family, side: meta.side, text: pattern.text, action: meta.action, threshold: meta.threshold, libraryVersion: LIBRARY_VERSION };
         const row = stored.get(pattern.slug);
-        if (!row) tx.insert(firewallBuiltinPatterns).values({ id: pattern.slug, ...values }).run();
+        if (!row) await tx.insert(firewallBuiltinPatterns).values({ id: pattern.slug, ...values }).onConflictDoNothing();
         else if (changed(row, pattern, meta)) {
           const textChanged = row.text !== pattern.text;
-          tx.update(firewallBuiltinPatterns)
+          await tx
+            .update(firewallBuiltinPatterns)
             .set({ ...values, ...(textChanged ? { vectorModel: null } : {}) })
-            .where(eq(firewallBuiltinPatterns.id, pattern.slug))
-            .run();
-          if (textChanged) sqlite.query("delete from firewall_builtin_vectors where pattern_id = $id").run({ id: pattern.slug });
+            .where(eq(firewallBuiltinPatterns.id, pattern.slug));
+          if (textChanged) await storage.run("delete from firewall_builtin_vectors where pattern_id = $id", { id: pattern.slug });
         }
       }
       const current = BUILTIN_PATTERNS.map((p) => p.slug);
       const retired = [...stored.keys()].filter((id) => !current.includes(id));
       if (retired.length > 0) {
-        tx.delete(firewallBuiltinPatterns).where(inArray(firewallBuiltinPatterns.id, retired)).run();
-        for (const id of retired) sqlite.query("delete from firewall_builtin_vectors where pattern_id = $id").run({ id });
+        await tx.delete(firewallBuiltinPatterns).where(inArray(firewallBuiltinPatterns.id, retired));
+        for (const id of retired) await storage.run("delete from firewall_builtin_vectors where pattern_id = $id", { id });
       }
-      const withVector = new Set(sqlite.query<{ pattern_id: string }, []>("select pattern_id from firewall_builtin_vectors").all().map((r) => r.pattern_id));
-      return tx
-        .select()
-        .from(firewallBuiltinPatterns)
-        .all()
-        .filter((row) => row.vectorModel !== model || !withVector.has(row.id));
+      const withVector = new Set((await storage.all<{ pattern_id: string }>("select pattern_id from firewall_builtin_vectors")).map((r) => r.pattern_id));
+      return (await tx.select().from(firewallBuiltinPatterns)).filter((row) => row.vectorModel !== model || !withVector.has(row.id));
     });
   }
 
-  saveBuiltinVectors(model: string, entries: { id: string; vector: Float32Array }[]): void {
-    const { db, sqlite } = this.database;
-    db.transaction((tx) => {
+  async saveBuiltinVectors(model: string, entries: { id: string; vector: Float32Array }[]): Promise<void> {
+    await this.database.transaction(async (storage) => {
+      await storage.serialise("firewall-builtins");
       for (const { id, vector } of entries) {
-        sqlite.query("delete from firewall_builtin_vectors where pattern_id = $id").run({ id });
-        sqlite.query("insert into firewall_builtin_vectors(pattern_id, embedding) values ($id, $embedding)").run({ id, embedding: vector });
-        tx.update(firewallBuiltinPatterns).set({ vectorModel: model }).where(eq(firewallBuiltinPatterns.id, id)).run();
+        await storage.run("delete from firewall_builtin_vectors where pattern_id = $id", { id });
+        await storage.run("insert into firewall_builtin_vectors(pattern_id, embedding) values ($id, $embedding)", { id, embedding: vector });
+        await storage.db.update(firewallBuiltinPatterns).set({ vectorModel: model }).where(eq(firewallBuiltinPatterns.id, id));
       }
     });
   }
 
   /** Every built-in with its vector (rows without one are left out until embedded). */
-  loadBuiltins(): IndexedPattern[] {
+  async loadBuiltins(): Promise<IndexedPattern[]> {
     const vectors = new Map(
-      this.database.sqlite
-        .query<{ pattern_id: string; embedding: Uint8Array }, []>("select pattern_id, embedding from firewall_builtin_vectors")
-        .all()
-        .map((r) => [r.pattern_id, vectorOf(r.embedding)]),
+      (await this.database.all<{ pattern_id: string; embedding: Uint8Array }>("select pattern_id, embedding from firewall_builtin_vectors")).map((r) => [
+        r.pattern_id,
+        vectorOf(r.embedding),
+      ]),
     );
-    return this.builtinRows().flatMap((row) => {
+    return (await this.builtinRows()).flatMap((row) => {
       const vector = vectors.get(row.id);
       return vector ? [{ meta: builtinRowMeta(row), vector }] : [];
     });
   }
 
-  builtinRows(): BuiltinRow[] {
-    return this.database.db.select().from(firewallBuiltinPatterns).orderBy(firewallBuiltinPatterns.id).all();
+  builtinRows(): Promise<BuiltinRow[]> {
+    return this.database.db.select().from(firewallBuiltinPatterns).orderBy(firewallBuiltinPatterns.id);
   }
 
-  findBuiltin(id: string): BuiltinRow | undefined {
-    return this.database.db.select().from(firewallBuiltinPatterns).where(eq(firewallBuiltinPatterns.id, id)).get();
+  findBuiltin(id: string): Promise<BuiltinRow | undefined> {
+    return firstRow(this.database.db.select().from(firewallBuiltinPatterns).where(eq(firewallBuiltinPatterns.id, id)));
   }
 
   // — tenant data —
 
-  disabledBuiltins(scope: WorkspaceScope): Set<string> {
-    return new Set(scope.select(firewallDisabledBuiltins).all().map((r) => r.patternId));
+  async disabledBuiltins(scope: WorkspaceScope): Promise<Set<string>> {
+    return new Set((await scope.select(firewallDisabledBuiltins)).map((r) => r.patternId));
   }
 
-  disabledFamilies(scope: WorkspaceScope): Set<string> {
-    return new Set(scope.select(firewallDisabledFamilies).all().map((r) => r.family));
+  async disabledFamilies(scope: WorkspaceScope): Promise<Set<string>> {
+    return new Set((await scope.select(firewallDisabledFamilies)).map((r) => r.family));
   }
 
-  setBuiltinEnabled(scope: WorkspaceScope, patternId: string, enabled: boolean): void {
-    if (enabled) scope.delete(firewallDisabledBuiltins, eq(firewallDisabledBuiltins.patternId, patternId)).run();
-    else scope.insert(firewallDisabledBuiltins, { patternId }).onConflictDoNothing().run();
+  async setBuiltinEnabled(scope: WorkspaceScope, patternId: string, enabled: boolean): Promise<void> {
+    if (enabled) await scope.delete(firewallDisabledBuiltins, eq(firewallDisabledBuiltins.patternId, patternId));
+    else await scope.insert(firewallDisabledBuiltins, { patternId }).onConflictDoNothing();
   }
 
-  setFamilyEnabled(scope: WorkspaceScope, family: string, enabled: boolean): void {
-    if (enabled) scope.delete(firewallDisabledFamilies, eq(firewallDisabledFamilies.family, family)).run();
-    else scope.insert(firewallDisabledFamilies, { family }).onConflictDoNothing().run();
+  async setFamilyEnabled(scope: WorkspaceScope, family: string, enabled: boolean): Promise<void> {
+    if (enabled) await scope.delete(firewallDisabledFamilies, eq(firewallDisabledFamilies.family, family));
+    else await scope.insert(firewallDisabledFamilies, { family }).onConflictDoNothing();
   }
 
-  customRows(scope: WorkspaceScope): CustomRow[] {
-    return scope.select(firewallCustomPatterns).orderBy(firewallCustomPatterns.createdAt, firewallCustomPatterns.id).all();
+  async customRows(scope: WorkspaceScope): Promise<CustomRow[]> {
+    return scope.select(firewallCustomPatterns).orderBy(firewallCustomPatterns.createdAt, firewallCustomPatterns.id);
   }
 
-  findCustom(scope: WorkspaceScope, id: string): CustomRow | undefined {
-    return scope.select(firewallCustomPatterns, eq(firewallCustomPatterns.id, id)).get();
+  findCustom(scope: WorkspaceScope, id: string): Promise<CustomRow | undefined> {
+    return scope.first(firewallCustomPatterns, eq(firewallCustomPatterns.id, id));
   }
 
   /** Row and vector in one transaction: a pattern is never stored without its embedding. */
-  insertCustom(scope: WorkspaceScope, id: string, pattern: NewCustomPattern, model: string, vector: Float32Array): CustomRow {
-    return scope.transaction((tx) => {
+  insertCustom(scope: WorkspaceScope, id: string, pattern: NewCustomPattern, model: string, vector: Float32Array): Promise<CustomRow> {
+    return scope.transaction(async (tx) => {
       const row: Omit<typeof firewallCustomPatterns.$inferInsert, "workspaceId"> = { id, ...pattern, vectorModel: model };
-      tx.insert(firewallCustomPatterns, row).run();
-      tx.run("insert into firewall_custom_vectors(pattern_id, workspace_id, embedding) values ($id, $workspace_id, $embedding)", { id, embedding: vector });
-      return this.findCustom(tx, id)!;
+      await tx.insert(firewallCustomPatterns, row);
+      await tx.run("insert into firewall_custom_vectors(pattern_id, workspace_id, embedding) values ($id, $workspace_id, $embedding)", { id, embedding: vector });
+      return (await this.findCustom(tx, id))!;
     });
   }
 
   /** Updates a custom row; a new text comes with its new vector. */
-  updateCustom(scope: WorkspaceScope, id: string, set: Partial<NewCustomPattern> & { enabled?: boolean }, vector?: { model: string; vector: Float32Array }): CustomRow | undefined {
-    return scope.transaction((tx) => {
-      if (!this.findCustom(tx, id)) return undefined;
-      tx.update(firewallCustomPatterns, { ...set, ...(vector ? { vectorModel: vector.model } : {}), updatedAt: new Date() }, eq(firewallCustomPatterns.id, id)).run();
-      if (vector) this.replaceCustomVector(tx, id, vector.vector);
+  updateCustom(scope: WorkspaceScope, id: string, set: Partial<NewCustomPattern> & { enabled?: boolean }, vector?: { model: string; vector: Float32Array }): Promise<CustomRow | undefined> {
+    return scope.transaction(async (tx) => {
+      if (!(await this.findCustom(tx, id))) return undefined;
+      await tx.update(firewallCustomPatterns, { ...set, ...(vector ? { vectorModel: vector.model } : {}), updatedAt: new Date() }, eq(firewallCustomPatterns.id, id));
+      if (vector) await this.replaceCustomVector(tx, id, vector.vector);
       return this.findCustom(tx, id);
     });
   }
 
-  deleteCustom(scope: WorkspaceScope, id: string): boolean {
-    return scope.transaction((tx) => {
-      if (!this.findCustom(tx, id)) return false;
-      tx.delete(firewallCustomPatterns, eq(firewallCustomPatterns.id, id)).run();
-      tx.run("delete from firewall_custom_vectors where pattern_id = $id and workspace_id = $workspace_id", { id });
+  deleteCustom(scope: WorkspaceScope, id: string): Promise<boolean> {
+    return scope.transaction(async (tx) => {
+      if (!(await this.findCustom(tx, id))) return false;
+      await tx.run("delete from firewall_custom_vectors where pattern_id = $id and workspace_id = $workspace_id", { id });
+      await tx.delete(firewallCustomPatterns, eq(firewallCustomPatterns.id, id));
       return true;
     });
   }
 
   /** Enabled custom patterns with vectors made by `model`, and the ids of those that need (re-)embedding. */
-  loadCustom(scope: WorkspaceScope, model: string): { patterns: IndexedPattern[]; stale: CustomRow[] } {
-    const rows = scope.select(firewallCustomPatterns, eq(firewallCustomPatterns.enabled, true)).all();
+  async loadCustom(scope: WorkspaceScope, model: string): Promise<{ patterns: IndexedPattern[]; stale: CustomRow[] }> {
+    const rows = await scope.select(firewallCustomPatterns, eq(firewallCustomPatterns.enabled, true));
     const vectors = new Map(
-      scope
-        .all<{ pattern_id: string; embedding: Uint8Array }>("select pattern_id, embedding from firewall_custom_vectors where workspace_id = $workspace_id")
-        .map((r) => [r.pattern_id, vectorOf(r.embedding)]),
+      (await scope.all<{ pattern_id: string; embedding: Uint8Array }>("select pattern_id, embedding from firewall_custom_vectors where workspace_id = $workspace_id")).map((r) => [
+        r.pattern_id,
+        vectorOf(r.embedding),
+      ]),
     );
     const patterns: IndexedPattern[] = [];
     const stale: CustomRow[] = [];
@@ -167,18 +167,18 @@ export class PatternStore {
     return { patterns, stale };
   }
 
-  saveCustomVectors(scope: WorkspaceScope, model: string, entries: { id: string; vector: Float32Array }[]): void {
-    scope.transaction((tx) => {
+  async saveCustomVectors(scope: WorkspaceScope, model: string, entries: { id: string; vector: Float32Array }[]): Promise<void> {
+    await scope.transaction(async (tx) => {
       for (const { id, vector } of entries) {
-        this.replaceCustomVector(tx, id, vector);
-        tx.update(firewallCustomPatterns, { vectorModel: model }, eq(firewallCustomPatterns.id, id)).run();
+        await this.replaceCustomVector(tx, id, vector);
+        await tx.update(firewallCustomPatterns, { vectorModel: model }, eq(firewallCustomPatterns.id, id));
       }
     });
   }
 
-  private replaceCustomVector(scope: WorkspaceScope, id: string, vector: Float32Array) {
-    scope.run("delete from firewall_custom_vectors where pattern_id = $id and workspace_id = $workspace_id", { id });
-    scope.run("insert into firewall_custom_vectors(pattern_id, workspace_id, embedding) values ($id, $workspace_id, $embedding)", { id, embedding: vector });
+  private async replaceCustomVector(scope: WorkspaceScope, id: string, vector: Float32Array) {
+    await scope.run("delete from firewall_custom_vectors where pattern_id = $id and workspace_id = $workspace_id", { id });
+    await scope.run("insert into firewall_custom_vectors(pattern_id, workspace_id, embedding) values ($id, $workspace_id, $embedding)", { id, embedding: vector });
   }
 }
 

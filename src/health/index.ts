@@ -8,14 +8,22 @@ export const healthController = (ctx: AppContext) =>
     .get("/healthz", () => ({ status: "ok" }), { detail: { summary: "Process is up", tags: ["health"] } })
     .get(
       "/readyz",
-      () => {
+      async () => {
         // The firewall's encoder is a second model (src/firewall/encoder.ts): the proxy needs both.
-        const checks = { database: true, embedder: ctx.embedder.ready, firewall_encoder: ctx.firewallEncoder.ready };
+        const database = await databaseAnswers(ctx);
+        const checks = { database, embedder: ctx.embedder.ready, firewall_encoder: ctx.firewallEncoder.ready };
         const error = ctx.embedder.error ?? ctx.firewallEncoder.error;
         if (error) return jsonResponse(503, { status: "failed", checks, detail: error.message });
+        if (!database) return jsonResponse(503, { status: "database_unavailable", checks, detail: "the database does not answer; ready again as soon as it does" });
         if (!checks.embedder || !checks.firewall_encoder) return jsonResponse(503, { status: "starting", checks });
         const { backend, threads } = ctx.embedder.require().runtime;
         return { status: "ready", checks, inference: { backend, threads } };
       },
-      { detail: { summary: "200 once the database is migrated and both models (general, firewall) are loaded; 503 before", tags: ["health"] } },
+      { detail: { summary: "200 once the database is migrated and answers and both models (general, firewall) are loaded; 503 before and while the database is unreachable", tags: ["health"] } },
     );
+
+/** A trivial query within a second (a dead PostgreSQL must not hang the probe). */
+async function databaseAnswers(ctx: AppContext): Promise<boolean> {
+  const timeout = Bun.sleep(1_000).then(() => false);
+  return Promise.race([ctx.database.ping().then(() => true, () => false), timeout]);
+}

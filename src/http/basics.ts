@@ -1,4 +1,5 @@
 import { Elysia, type ValidationError } from "elysia";
+import { isConnectionError } from "../db/connection";
 import type { Logger } from "../logging/logger";
 import { HttpError, httpError, jsonResponse } from "./errors";
 import { assertJsonDepth, isJsonContentType } from "./json-body";
@@ -59,6 +60,11 @@ function errorResponse(code: string | number, error: unknown, requestId: string 
       return [404, { error: "not_found", detail: "no such route" }, {}];
     case "INVALID_COOKIE_SIGNATURE":
       return [401, { error: "unauthorized", detail: "invalid session cookie" }, {}];
+  }
+  if (isConnectionError(error)) {
+    // Fleet mode: PostgreSQL unreachable. Nothing was half written (a lost transaction rolls back); the client may retry.
+    log.warn("database unavailable", { request_id: requestId, error: (error as Error).message });
+    return [503, { error: "database_unavailable", detail: "the database cannot be reached; retry shortly" }, { "retry-after": "1", ...requestIdHeader(requestId) }];
   }
   const status = (error as { status?: number }).status;
   if (typeof status === "number" && status >= 400 && status < 500) {

@@ -46,7 +46,7 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
   };
   const providerUrls = { openai: ctx.config.upstreamUrl, anthropic: ctx.config.anthropicUpstreamUrl };
   const handle = (dialect: Dialect) => async ({ request, scope, requestId, receivedAt }: Context) => {
-    const workspace = findWorkspace(ctx.database.db, scope.workspaceId)!;
+    const workspace = (await findWorkspace(ctx.database, scope.workspaceId))!;
     let rawBody: string | undefined;
     try {
       rawBody = await readRequestBody(request, ctx.config.maxBodyBytes);

@@ -55,7 +55,7 @@ export async function forwardPassthrough(
   const { ctx, scope, requestId, receivedAt } = at;
   const url = new URL(request.url);
   const provider = providerOf(request.headers);
-  const { upstreamUrl: base, upstreamFromWorkspace } = providerBaseUrl(provider, findWorkspace(ctx.database.db, scope.workspaceId)!, { openai: ctx.config.upstreamUrl, anthropic: ctx.config.anthropicUpstreamUrl });
+  const { upstreamUrl: base, upstreamFromWorkspace } = providerBaseUrl(provider, (await findWorkspace(ctx.database, scope.workspaceId))!, { openai: ctx.config.upstreamUrl, anthropic: ctx.config.anthropicUpstreamUrl });
   const path = provider === "openai" ? url.pathname.replace(/^\/v1(?=\/|$)/, "") : url.pathname;
   const headers: Record<string, string> = {};
   request.headers.forEach((value, name) => {

@@ -117,7 +117,7 @@ async function forward(
   const monitor = response.ok ? deps.firewall.outputMonitor(request) : undefined;
   const isEventStream = (response.headers.get("content-type") ?? "").includes("text/event-stream");
   const store = (completion: Record<string, unknown>) => {
-    if (request.cacheControl.store) deps.cache.store(request, completion, upstreamMs);
+    if (request.cacheControl.store) void deps.cache.store(request, completion, upstreamMs);
   };
 
   if (request.stream && response.ok && isEventStream && response.body) {

@@ -40,7 +40,8 @@ export type CachedCompletion = { completion: Record<string, unknown>; body: stri
 export interface CacheStage {
   lookup(request: ProxiedRequest): Promise<CachedCompletion | undefined>;
   /** Offered only completions that finished normally and passed the output firewall. */
-  store(request: ProxiedRequest, completion: Record<string, unknown>, upstreamMs: number): void;
+  /** Resolves when the entry is written (never rejects: a failed store is logged); the pipeline does not wait for it. */
+  store(request: ProxiedRequest, completion: Record<string, unknown>, upstreamMs: number): Promise<void>;
   /**
    * Single-flight: while a miss for the same request is in flight, identical requests wait for
    * it. Returns a release function the pipeline calls when the first request is done.
@@ -57,7 +58,7 @@ export const firewallOff: FirewallStage = {
 
 export const cacheOff: CacheStage = {
   lookup: async () => undefined,
-  store: () => {},
+  store: async () => {},
 };
 
 /** Strongest action wins: block > warn > log > allow. */

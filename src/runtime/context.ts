@@ -1,6 +1,6 @@
 import type { Config } from "../config";
 import type { EvidenceWriter } from "../evidence/writer";
-import type { DatabaseHandle } from "../db/connection";
+import type { Storage } from "../db/connection";
 import type { VectorMemo } from "../embeddings/vector-memo";
 import type { Logger } from "../logging/logger";
 import type { Metrics } from "../metrics/service";
@@ -14,7 +14,7 @@ import type { EmbedderSlot } from "./embedder-slot";
 export type AppContext = {
   config: Config;
   log: Logger;
-  database: DatabaseHandle;
+  database: Storage;
   embedder: EmbedderSlot;
   /** The firewall's encoder (src/firewall/encoder.ts): `embedder` itself unless --firewall-model-dir names another. */
   firewallEncoder: EmbedderSlot;

@@ -13,15 +13,15 @@ const unauthorized = (detail: string) => httpError(401, "unauthorized", detail, 
 type Headers = Record<string, string | undefined>;
 
 /** A key from a header, checked for shape first so junk never reaches the database. */
-function keyScope(ctx: AppContext, presented: string | undefined, header: string): WorkspaceScope {
+async function keyScope(ctx: AppContext, presented: string | undefined, header: string): Promise<WorkspaceScope> {
   if (!presented) throw unauthorized(`missing ${header}`);
   if (!API_KEY_PATTERN.test(presented)) throw unauthorized(`malformed API key in ${header}`);
-  const owner = resolveApiKey(ctx.database.db, presented);
+  const owner = await resolveApiKey(ctx.database, presented);
   if (!owner) throw unauthorized("unknown or revoked API key");
   // One budget per workspace: a new key must not bring a fresh one.
   const retryAfter = ctx.rateLimiter.take(owner.workspaceId);
   if (retryAfter > 0) throw httpError(429, "rate_limited", "too many requests for this workspace (--rate-limit-rpm)", { "retry-after": String(retryAfter) });
-  return new WorkspaceScope(ctx.database.db, ctx.database.sqlite, owner.workspaceId, { keyId: owner.keyId, userId: null, keyRole: owner.role });
+  return new WorkspaceScope(ctx.database, owner.workspaceId, { keyId: owner.keyId, userId: null, keyRole: owner.role });
 }
 
 function bearer(headers: Headers): string | undefined {
@@ -35,11 +35,11 @@ function bearer(headers: Headers): string | undefined {
  * Spec §5, proxy and firewall paths: X-Service-Api-Key plus the workspace it must belong to.
  * Without a key header, a dashboard session is accepted instead (see sessionScope).
  */
-export function authenticateServiceHeaders(ctx: AppContext, request: Request, headers: Headers): WorkspaceScope {
+export async function authenticateServiceHeaders(ctx: AppContext, request: Request, headers: Headers): Promise<WorkspaceScope> {
   const presented = headers["x-service-api-key"]?.trim();
-  if (!presented) return sessionScope(ctx, request, headers) ?? throwUnauthorized("missing X-Service-Api-Key");
+  if (!presented) return (await sessionScope(ctx, request, headers)) ?? throwUnauthorized("missing X-Service-Api-Key");
   const workspaceId = headers["x-service-workspace-id"]?.trim();
-  const scope = keyScope(ctx, presented, "X-Service-Api-Key");
+  const scope = await keyScope(ctx, presented, "X-Service-Api-Key");
   if (!workspaceId) throw unauthorized("missing X-Service-Workspace-Id");
   if (!UUID.test(workspaceId)) throw httpError(400, "invalid_request", "X-Service-Workspace-Id must be a UUID");
   if (!constantTimeEqual(workspaceId.toLowerCase(), scope.workspaceId.toLowerCase())) {
@@ -49,15 +49,15 @@ export function authenticateServiceHeaders(ctx: AppContext, request: Request, he
 }
 
 /** Spec §5, document API (and key management): Authorization: Bearer <API_KEY>, or a dashboard session. */
-export function authenticateBearer(ctx: AppContext, request: Request, headers: Headers): WorkspaceScope {
-  if (!headers.authorization) return sessionScope(ctx, request, headers) ?? throwUnauthorized("missing Authorization: Bearer <API_KEY>");
+export async function authenticateBearer(ctx: AppContext, request: Request, headers: Headers): Promise<WorkspaceScope> {
+  if (!headers.authorization) return (await sessionScope(ctx, request, headers)) ?? throwUnauthorized("missing Authorization: Bearer <API_KEY>");
   return keyScope(ctx, bearer(headers), "Authorization");
 }
 
-export function sessionFromCookie(ctx: AppContext, cookieHeader: string | undefined): { token: string; session: ActiveSession } | undefined {
+export async function sessionFromCookie(ctx: AppContext, cookieHeader: string | undefined): Promise<{ token: string; session: ActiveSession } | undefined> {
   const token = readCookie(cookieHeader, SESSION_COOKIE);
   if (!token) return undefined;
-  const session = resolveSession(ctx.database.db, token);
+  const session = await resolveSession(ctx.database.db, token);
   return session ? { token, session } : undefined;
 }
 
@@ -65,15 +65,15 @@ export function sessionFromCookie(ctx: AppContext, cookieHeader: string | undefi
  * The dashboard calls the same APIs with its HTTP-only session cookie. State changes must echo
  * the session's CSRF token in X-CSRF-Token (the cookie is also SameSite=Strict).
  */
-function sessionScope(ctx: AppContext, request: Request, headers: Headers): WorkspaceScope | undefined {
-  const found = sessionFromCookie(ctx, headers.cookie);
+async function sessionScope(ctx: AppContext, request: Request, headers: Headers): Promise<WorkspaceScope | undefined> {
+  const found = await sessionFromCookie(ctx, headers.cookie);
   if (!found) return undefined;
   const mutating = !["GET", "HEAD", "OPTIONS"].includes(request.method);
   if (mutating && !constantTimeEqual(headers["x-csrf-token"] ?? "", found.session.csrfToken)) {
     throw httpError(403, "csrf_failed", "missing or wrong X-CSRF-Token for this session");
   }
   const { user } = found.session;
-  return new WorkspaceScope(ctx.database.db, ctx.database.sqlite, user.workspaceId, { keyId: null, userId: user.id });
+  return new WorkspaceScope(ctx.database, user.workspaceId, { keyId: null, userId: user.id });
 }
 
 function throwUnauthorized(detail: string): never {
@@ -101,7 +101,7 @@ export function requireKeyManager(scope: WorkspaceScope): void {
 
 /** Plugins that give routes a `scope`; `as: "scoped"` applies them to the routes of the plugin that uses them. */
 export const serviceKeyAuth = (ctx: AppContext) =>
-  new Elysia({ name: "auth.service-headers" }).resolve({ as: "scoped" }, ({ request, headers }) => ({ scope: authenticateServiceHeaders(ctx, request, headers) }));
+  new Elysia({ name: "auth.service-headers" }).resolve({ as: "scoped" }, async ({ request, headers }) => ({ scope: await authenticateServiceHeaders(ctx, request, headers) }));
 
 export const bearerKeyAuth = (ctx: AppContext) =>
-  new Elysia({ name: "auth.bearer" }).resolve({ as: "scoped" }, ({ request, headers }) => ({ scope: authenticateBearer(ctx, request, headers) }));
+  new Elysia({ name: "auth.bearer" }).resolve({ as: "scoped" }, async ({ request, headers }) => ({ scope: await authenticateBearer(ctx, request, headers) }));

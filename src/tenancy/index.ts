@@ -1,5 +1,4 @@
 import { Elysia } from "elysia";
-import { eq } from "drizzle-orm";
 import type { AppContext } from "../runtime/context";
 import { parseAllowedHosts } from "../egress/allowed-hosts";
 import { upstreamUrlProblem } from "../egress/upstream-target";
@@ -7,7 +6,6 @@ import { badRequest, httpError } from "../http/errors";
 import { requestContextPlugin } from "../http/request-context";
 import { SESSION_COOKIE, sessionFromCookie, bearerKeyAuth, requireKeyManager } from "./auth";
 import { createKeyBody, credentialsBody, keyIdParams, signUpBody, workspaceSettingsPatch } from "./model";
-import { workspaces } from "./schema";
 import { AccountError, createApiKey, findWorkspace, listApiKeys, logIn, logOut, revokeApiKey, signUp, type SessionInfo } from "./service";
 import { LoginThrottle } from "./login-throttle";
 import { constantTimeEqual } from "./secrets";
@@ -53,7 +51,7 @@ export const authController = (ctx: AppContext) => {
       "/signup",
       async ({ body, set }) => {
         const { user, workspace, session } = await signUp(
-          ctx.database.db,
+          ctx.database,
           { email: body.email, password: body.password, workspaceName: body.workspace_name },
           ctx.sessionTtlMs,
         ).catch(accountFailure);
@@ -74,7 +72,7 @@ export const authController = (ctx: AppContext) => {
           return accountFailure(error);
         });
         throttle.succeeded(email);
-        const workspace = findWorkspace(ctx.database.db, user.workspaceId)!;
+        const workspace = (await findWorkspace(ctx.database, user.workspaceId))!;
         set.headers["set-cookie"] = sessionCookie(session);
         return { user: { id: user.id, email: user.email }, workspace: workspaceView(workspace), csrf_token: session.csrfToken, expires_at: session.expiresAt.toISOString() };
       },
@@ -82,12 +80,12 @@ export const authController = (ctx: AppContext) => {
     )
     .post(
       "/logout",
-      ({ headers, set }) => {
-        const found = sessionFromCookie(ctx, headers.cookie);
+      async ({ headers, set }) => {
+        const found = await sessionFromCookie(ctx, headers.cookie);
         if (found && !constantTimeEqual(headers["x-csrf-token"] ?? "", found.session.csrfToken)) {
           throw httpError(403, "csrf_failed", "missing or wrong X-CSRF-Token for this session");
         }
-        if (found) logOut(ctx.database.db, found.token);
+        if (found) await logOut(ctx.database.db, found.token);
         set.headers["set-cookie"] = clearedCookie;
         return { status: "logged_out" };
       },
@@ -95,11 +93,11 @@ export const authController = (ctx: AppContext) => {
     )
     .get(
       "/me",
-      ({ headers }) => {
-        const found = sessionFromCookie(ctx, headers.cookie);
+      async ({ headers }) => {
+        const found = await sessionFromCookie(ctx, headers.cookie);
         if (!found) throw httpError(401, "unauthorized", "not logged in or the session expired");
         const { user, csrfToken, expiresAt } = found.session;
-        const workspace = ctx.database.db.select().from(workspaces).where(eq(workspaces.id, user.workspaceId)).get()!;
+        const workspace = (await findWorkspace(ctx.database, user.workspaceId))!;
         return { user: { id: user.id, email: user.email }, workspace: workspaceView(workspace), csrf_token: csrfToken, expires_at: expiresAt.toISOString() };
       },
       { detail: { summary: "The logged-in user, their workspace and the CSRF token" } },
@@ -111,11 +109,11 @@ export const keysController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/keys", detail: { tags: ["api keys"] } })
     .use(bearerKeyAuth(ctx))
     .onBeforeHandle(({ scope }) => requireKeyManager(scope))
-    .get("/", ({ scope }) => ({ keys: listApiKeys(scope).map(apiKeyView) }), { detail: { summary: "List the workspace's keys (never the secret)" } })
+    .get("/", async ({ scope }) => ({ keys: (await listApiKeys(scope)).map(apiKeyView) }), { detail: { summary: "List the workspace's keys (never the secret)" } })
     .post(
       "/",
-      ({ scope, body, set }) => {
-        const { key, record } = createApiKey(scope, body.name, body.role);
+      async ({ scope, body, set }) => {
+        const { key, record } = await createApiKey(scope, body.name, body.role);
         set.status = 201;
         return { ...apiKeyView(record), api_key: key, workspace_id: scope.workspaceId };
       },
@@ -123,8 +121,8 @@ export const keysController = (ctx: AppContext) =>
     )
     .delete(
       "/:id",
-      ({ scope, params }) => {
-        const revoked = revokeApiKey(scope, params.id);
+      async ({ scope, params }) => {
+        const revoked = await revokeApiKey(scope, params.id);
         if (!revoked) throw httpError(404, "not_found", "API key not found");
         return apiKeyView(revoked);
       },
@@ -136,18 +134,18 @@ export const workspaceController = (ctx: AppContext) => {
   const allowedUpstreamHosts = parseAllowedHosts(ctx.config.allowUpstreamHosts);
   return new Elysia({ prefix: "/api/workspace", detail: { tags: ["workspace"] } })
     .use(bearerKeyAuth(ctx))
-    .get("/", ({ scope }) => workspaceSettingsView(scope.workspace(), ctx.config), {
+    .get("/", async ({ scope }) => workspaceSettingsView(await scope.workspace(), ctx.config), {
       detail: { summary: "The workspace: id, name, body logging, system-prompt scanning, provider URLs (OpenAI-compatible and Anthropic)" },
     })
     .patch(
       "/",
-      ({ scope, body }) => {
+      async ({ scope, body }) => {
         for (const field of ["upstream_url", "anthropic_upstream_url"] as const) {
           const problem = body[field] ? upstreamUrlProblem(body[field], allowedUpstreamHosts) : undefined;
           if (problem) throw badRequest(`body.${field}: ${problem}`);
         }
         return workspaceSettingsView(
-          scope.updateWorkspace({
+          await scope.updateWorkspace({
             name: body.name,
             logBodies: body.log_bodies,
             firewallScanSystem: body.firewall_scan_system,

@@ -1,7 +1,6 @@
-import type { Database } from "bun:sqlite";
 import { and, count, eq, type InferInsertModel, type InferSelectModel, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Db } from "../db/connection";
+import { firstRow, type ChangeTopic, type Db, type Dialect, type RawParams, type Storage } from "../db/connection";
 import { workspaces, type KeyRole } from "./schema";
 
 /** A table of tenant data: it has a workspace_id column. */
@@ -13,22 +12,26 @@ export type Actor = { keyId: string | null; userId: string | null; keyRole?: Key
 /**
  * The only door to tenant data. It is created by authentication (never from a request
  * parameter), and every query it builds carries `workspace_id = <this workspace>`, so a
- * service that takes a WorkspaceScope cannot forget the tenant filter. Raw SQL (vec0 KNN
- * queries) goes through `sql`/`all`/`run`, which require the caller's statement to bind
- * `$workspace_id` and fill it in.
+ * service that takes a WorkspaceScope cannot forget the tenant filter. Raw SQL (vector
+ * queries) goes through `all`/`run`, which require the caller's statement to bind
+ * `$workspace_id` and fill it in. Every query is async: the storage may be SQLite or PostgreSQL.
  */
 export class WorkspaceScope {
+  readonly #storage: Storage;
   readonly #db: Db;
-  readonly #sqlite: Database;
 
   constructor(
-    db: Db,
-    sqlite: Database,
+    storage: Storage,
     readonly workspaceId: string,
     readonly actor: Actor = { keyId: null, userId: null },
   ) {
-    this.#db = db;
-    this.#sqlite = sqlite;
+    this.#storage = storage;
+    this.#db = storage.db;
+  }
+
+  /** Which SQL the storage speaks, for the few statements that differ (vector search). */
+  get dialect(): Dialect {
+    return this.#storage.dialect;
   }
 
   /** `workspace_id = this workspace AND …conditions`. */
@@ -44,8 +47,14 @@ export class WorkspaceScope {
       .$dynamic() as unknown as SelectBuilder<InferSelectModel<T>>;
   }
 
-  count(table: TenantTable, ...conditions: (SQL | undefined)[]): number {
-    return this.#db.select({ n: count() }).from(table as SQLiteTable).where(this.where(table, ...conditions)).get()!.n;
+  async count(table: TenantTable, ...conditions: (SQL | undefined)[]): Promise<number> {
+    const [row] = await this.#db.select({ n: count() }).from(table as SQLiteTable).where(this.where(table, ...conditions));
+    return row!.n;
+  }
+
+  /** The first row of `select(table, …conditions)`. */
+  first<T extends TenantTable>(table: T, ...conditions: (SQL | undefined)[]): Promise<InferSelectModel<T> | undefined> {
+    return firstRow(this.select(table, ...conditions).limit(1));
   }
 
   insert<T extends TenantTable>(table: T, values: Omit<InferInsertModel<T>, "workspaceId"> | Omit<InferInsertModel<T>, "workspaceId">[]) {
@@ -66,41 +75,51 @@ export class WorkspaceScope {
   }
 
   /** The workspace's own row (its settings). */
-  workspace(): typeof workspaces.$inferSelect {
-    return this.#db.select().from(workspaces).where(eq(workspaces.id, this.workspaceId)).get()!;
+  async workspace(): Promise<typeof workspaces.$inferSelect> {
+    return (await firstRow(this.#db.select().from(workspaces).where(eq(workspaces.id, this.workspaceId))))!;
   }
 
   /** Changes the workspace's own settings; an empty change just reads the row. */
-  updateWorkspace(set: Partial<Omit<typeof workspaces.$inferInsert, "id" | "createdAt">>): typeof workspaces.$inferSelect {
+  async updateWorkspace(set: Partial<Omit<typeof workspaces.$inferInsert, "id" | "createdAt">>): Promise<typeof workspaces.$inferSelect> {
     const changes = Object.fromEntries(Object.entries(set).filter(([, value]) => value !== undefined));
     if (Object.keys(changes).length === 0) return this.workspace();
-    return this.#db.update(workspaces).set(changes).where(eq(workspaces.id, this.workspaceId)).returning().get()!;
+    const updated = (await firstRow(this.#db.update(workspaces).set(changes).where(eq(workspaces.id, this.workspaceId)).returning()))!;
+    await this.announce("workspace");
+    return updated;
   }
 
-  /** Runs `work` in one SQLite transaction; the scope handed in writes through it. */
-  transaction<R>(work: (scope: WorkspaceScope) => R): R {
-    return this.#db.transaction((tx) => work(new WorkspaceScope(tx as unknown as Db, this.#sqlite, this.workspaceId, this.actor)));
+  /** Tells the other instances on this database to drop their copies of this workspace's `topic`. */
+  announce(topic: ChangeTopic): Promise<void> {
+    return this.#storage.announce(topic, this.workspaceId);
+  }
+
+  /** Runs `work` in one transaction; the scope handed in writes through it. */
+  transaction<R>(work: (scope: WorkspaceScope) => Promise<R>): Promise<R> {
+    return this.#storage.transaction((tx) => work(new WorkspaceScope(tx, this.workspaceId, this.actor)));
+  }
+
+  /** See Storage.serialise; the key is taken within this workspace. */
+  serialise(key: string): Promise<void> {
+    return this.#storage.serialise(`${this.workspaceId}:${key}`);
   }
 
   /** Raw rows for SQL drizzle cannot express; the statement must use `$workspace_id`. */
-  all<R>(statement: string, params: Record<string, unknown> = {}): R[] {
-    return this.#prepare(statement).all({ ...params, workspace_id: this.workspaceId } as never) as R[];
+  all<R>(statement: string, params: RawParams = {}): Promise<R[]> {
+    return this.#storage.all<R>(checked(statement), { ...params, workspace_id: this.workspaceId });
   }
 
-  run(statement: string, params: Record<string, unknown> = {}) {
-    return this.#prepare(statement).run({ ...params, workspace_id: this.workspaceId } as never);
-  }
-
-  #prepare(statement: string) {
-    if (!statement.includes("$workspace_id")) throw new Error("tenant SQL must filter on $workspace_id");
-    return this.#sqlite.query(statement);
+  run(statement: string, params: RawParams = {}): Promise<{ changes: number }> {
+    return this.#storage.run(checked(statement), { ...params, workspace_id: this.workspaceId });
   }
 }
 
+function checked(statement: string): string {
+  if (!statement.includes("$workspace_id")) throw new Error("tenant SQL must filter on $workspace_id");
+  return statement;
+}
+
 /** The parts of a drizzle select the services use, typed by the table's row. */
-type SelectBuilder<Row> = PromiseLike<Row[]> & {
-  all(): Row[];
-  get(): Row | undefined;
+type SelectBuilder<Row> = Promise<Row[]> & {
   orderBy(...columns: (SQLiteColumn | SQL)[]): SelectBuilder<Row>;
   limit(limit: number): SelectBuilder<Row>;
   offset(offset: number): SelectBuilder<Row>;

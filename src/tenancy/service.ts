@@ -1,5 +1,5 @@
 import { and, asc, eq, gt, isNull, sql } from "drizzle-orm";
-import type { Db } from "../db/connection";
+import { firstRow, type Db, type Storage } from "../db/connection";
 import { apiKeys, sessions, users, workspaces, type KeyRole } from "./schema";
 import type { WorkspaceScope } from "./scope";
 import { constantTimeEqual, generateApiKey, randomToken, sha256Hex, visiblePrefix } from "./secrets";
@@ -10,17 +10,17 @@ export type ApiKeyRecord = Omit<typeof apiKeys.$inferSelect, "secretHash">;
 /** last_used_at is refreshed at most this often, so key checks stay read-only on the hot path. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-export function createWorkspace(db: Db, name: string): Workspace {
-  return db.insert(workspaces).values({ id: crypto.randomUUID(), name }).returning().get();
+export async function createWorkspace(db: Db, name: string): Promise<Workspace> {
+  return (await firstRow(db.insert(workspaces).values({ id: crypto.randomUUID(), name }).returning()))!;
 }
 
-export function listWorkspaces(db: Db): Workspace[] {
-  return db.select().from(workspaces).orderBy(asc(workspaces.createdAt)).all();
+export function listWorkspaces(db: Db): Promise<Workspace[]> {
+  return db.select().from(workspaces).orderBy(asc(workspaces.createdAt));
 }
 
 /**
  * Statements on every request's path (key check, workspace settings), prepared once per
- * database: building and preparing them per call was a third of the proxy's CPU time.
+ * database: building them per call was a third of the proxy's CPU time.
  */
 function prepareHotStatements(db: Db) {
   return {
@@ -46,8 +46,59 @@ function hotStatements(db: Db) {
   return statements;
 }
 
-export function findWorkspace(db: Db, id: string): Workspace | undefined {
-  return hotStatements(db).workspaceById.get({ id });
+/** Entries per map of the fleet-mode memo; beyond it the oldest go first. */
+const MEMO_ENTRIES = 10_000;
+
+/**
+ * On a shared database (PostgreSQL) the hot path must not wait for a round trip per request: the
+ * key owners and workspace rows this instance has read stay in memory until a change is announced
+ * (src/db/change-feed.ts: within a second, or a few seconds after a missed notification). On
+ * SQLite every check reads the file, as before: the CLI may change it from another process, and
+ * a local read costs microseconds.
+ */
+class TenantMemo {
+  readonly keys = new Map<string, Promise<KeyOwnerRow | undefined>>();
+  readonly workspaces = new Map<string, Promise<Workspace | undefined>>();
+
+  constructor(storage: Storage) {
+    storage.onChange((topic, workspaceId) => {
+      if (topic === null || topic === "keys") {
+        for (const [hash, owner] of this.keys) void owner.then((row) => (!row || topic === null || row.workspaceId === workspaceId) && this.keys.delete(hash));
+      }
+      if (topic === null || topic === "workspace") {
+        if (topic === null || workspaceId === null) this.workspaces.clear();
+        else this.workspaces.delete(workspaceId);
+      }
+    });
+  }
+
+  remember<T>(map: Map<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> {
+    const known = map.get(key);
+    if (known) return known;
+    const loading = load();
+    map.set(key, loading);
+    // Failures and unknown keys are not remembered: the next request asks again.
+    loading.then((value) => value === undefined && map.get(key) === loading && map.delete(key), () => map.get(key) === loading && map.delete(key));
+    if (map.size > MEMO_ENTRIES) map.delete(map.keys().next().value!);
+    return loading;
+  }
+}
+
+type KeyOwnerRow = { id: string; workspaceId: string; role: KeyRole; secretHash: string; lastUsedAt: Date | null };
+
+const memoByStorage = new WeakMap<Storage, TenantMemo>();
+
+function memoOf(storage: Storage): TenantMemo | undefined {
+  if (!storage.shared) return undefined;
+  let memo = memoByStorage.get(storage);
+  if (!memo) memoByStorage.set(storage, (memo = new TenantMemo(storage)));
+  return memo;
+}
+
+export async function findWorkspace(storage: Storage, id: string): Promise<Workspace | undefined> {
+  const load = async () => (await hotStatements(storage.db).workspaceById.execute({ id }))[0];
+  const memo = memoOf(storage);
+  return memo ? memo.remember(memo.workspaces, id, load) : load();
 }
 
 export function publicKey(record: typeof apiKeys.$inferSelect): ApiKeyRecord {
@@ -56,40 +107,43 @@ export function publicKey(record: typeof apiKeys.$inferSelect): ApiKeyRecord {
 }
 
 /** Creates a key; the clear key is returned this once and only its hash is stored. */
-export function createApiKey(scope: WorkspaceScope, name: string, role: KeyRole): { key: string; record: ApiKeyRecord } {
+export async function createApiKey(scope: WorkspaceScope, name: string, role: KeyRole): Promise<{ key: string; record: ApiKeyRecord }> {
   const key = generateApiKey();
   const row = { id: crypto.randomUUID(), name, role, visiblePrefix: visiblePrefix(key), secretHash: sha256Hex(key) };
-  const record = scope
-    .insert(apiKeys, row)
-    .returning()
-    .get() as typeof apiKeys.$inferSelect;
-  return { key, record: publicKey(record) };
+  const [record] = (await scope.insert(apiKeys, row).returning()) as (typeof apiKeys.$inferSelect)[];
+  return { key, record: publicKey(record!) };
 }
 
-export function listApiKeys(scope: WorkspaceScope): ApiKeyRecord[] {
-  return scope.select(apiKeys).orderBy(asc(apiKeys.createdAt)).all().map(publicKey);
+export async function listApiKeys(scope: WorkspaceScope): Promise<ApiKeyRecord[]> {
+  return (await scope.select(apiKeys).orderBy(asc(apiKeys.createdAt))).map(publicKey);
 }
 
 /** Returns the revoked key, or undefined when the id is not a key of this workspace. */
-export function revokeApiKey(scope: WorkspaceScope, id: string): ApiKeyRecord | undefined {
-  const existing = scope.select(apiKeys, eq(apiKeys.id, id)).get();
+export async function revokeApiKey(scope: WorkspaceScope, id: string): Promise<ApiKeyRecord | undefined> {
+  const existing = await scope.first(apiKeys, eq(apiKeys.id, id));
   if (!existing) return undefined;
   if (existing.revokedAt) return publicKey(existing);
-  const updated = scope.update(apiKeys, { revokedAt: new Date() }, eq(apiKeys.id, id)).returning().get() as typeof apiKeys.$inferSelect;
-  return publicKey(updated);
+  const [updated] = (await scope.update(apiKeys, { revokedAt: new Date() }, eq(apiKeys.id, id)).returning()) as (typeof apiKeys.$inferSelect)[];
+  await scope.announce("keys");
+  return publicKey(updated!);
 }
 
 export type KeyOwner = { keyId: string; workspaceId: string; role: KeyRole };
 
 /** Looks a presented key up by its hash; revoked keys resolve to nothing. */
-export function resolveApiKey(db: Db, presented: string): KeyOwner | undefined {
+export async function resolveApiKey(storage: Storage, presented: string): Promise<KeyOwner | undefined> {
   const hash = sha256Hex(presented);
-  const statements = hotStatements(db);
-  const row = statements.activeKeyByHash.get({ hash });
+  const statements = hotStatements(storage.db);
+  const load = async (): Promise<KeyOwnerRow | undefined> => (await statements.activeKeyByHash.execute({ hash }))[0];
+  const memo = memoOf(storage);
+  const row = await (memo ? memo.remember(memo.keys, hash, load) : load());
   // The index lookup already matched; the constant-time compare keeps the final check timing-flat.
   if (!row || !constantTimeEqual(row.secretHash, hash)) return undefined;
   const now = Date.now();
-  if (!row.lastUsedAt || now - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) statements.touchKey.run({ id: row.id, now });
+  if (!row.lastUsedAt || now - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    row.lastUsedAt = new Date(now);
+    await statements.touchKey.execute({ id: row.id, now });
+  }
   return { keyId: row.id, workspaceId: row.workspaceId, role: row.role };
 }
 
@@ -112,55 +166,56 @@ function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-function startSession(db: Db, user: { id: string; workspaceId: string }, ttlMs: number): SessionInfo {
+async function startSession(db: Db, user: { id: string; workspaceId: string }, ttlMs: number): Promise<SessionInfo> {
   const token = randomToken();
   const csrfToken = randomToken();
   const expiresAt = new Date(Date.now() + ttlMs);
-  db.insert(sessions).values({ tokenHash: sha256Hex(token), userId: user.id, workspaceId: user.workspaceId, csrfToken, expiresAt }).run();
+  await db.insert(sessions).values({ tokenHash: sha256Hex(token), userId: user.id, workspaceId: user.workspaceId, csrfToken, expiresAt });
   return { token, csrfToken, expiresAt };
 }
 
 /** Free sign-up: a user, the workspace it owns, and a first session, in one transaction. */
 export async function signUp(
-  db: Db,
+  storage: Storage,
   input: { email: string; password: string; workspaceName?: string },
   sessionTtlMs: number,
 ): Promise<{ user: UserInfo; workspace: Workspace; session: SessionInfo }> {
   const email = normaliseEmail(input.email);
   const passwordHash = await Bun.password.hash(input.password, { algorithm: "argon2id" });
-  return db.transaction((tx) => {
-    const taken = tx.select({ id: users.id }).from(users).where(eq(users.email, email)).get();
+  return storage.transaction(async ({ db }) => {
+    const taken = await firstRow(db.select({ id: users.id }).from(users).where(eq(users.email, email)));
     if (taken) throw new AccountError(409, "email_taken", "an account with this email already exists");
-    const workspace = createWorkspace(tx as unknown as Db, input.workspaceName?.trim() || `${email}'s workspace`);
-    const user = tx.insert(users).values({ id: crypto.randomUUID(), workspaceId: workspace.id, email, passwordHash }).returning().get();
-    const session = startSession(tx as unknown as Db, user, sessionTtlMs);
+    const workspace = await createWorkspace(db, input.workspaceName?.trim() || `${email}'s workspace`);
+    const user = (await firstRow(db.insert(users).values({ id: crypto.randomUUID(), workspaceId: workspace.id, email, passwordHash }).returning()))!;
+    const session = await startSession(db, user, sessionTtlMs);
     return { user: toUserInfo(user), workspace, session };
   });
 }
 
 export async function logIn(db: Db, input: { email: string; password: string }, sessionTtlMs: number): Promise<{ user: UserInfo; session: SessionInfo }> {
-  const user = db.select().from(users).where(eq(users.email, normaliseEmail(input.email))).get();
+  const user = await firstRow(db.select().from(users).where(eq(users.email, normaliseEmail(input.email))));
   // Verify against a dummy hash when the user is unknown, so timing does not reveal which emails exist.
   const ok = await Bun.password.verify(input.password, user?.passwordHash ?? DUMMY_HASH);
   if (!user || !ok) throw new AccountError(401, "invalid_credentials", "email or password is wrong");
-  return { user: toUserInfo(user), session: startSession(db, user, sessionTtlMs) };
+  return { user: toUserInfo(user), session: await startSession(db, user, sessionTtlMs) };
 }
 
 const DUMMY_HASH = await Bun.password.hash(randomToken(), { algorithm: "argon2id" });
 
-export function logOut(db: Db, token: string): void {
-  db.delete(sessions).where(eq(sessions.tokenHash, sha256Hex(token))).run();
+export async function logOut(db: Db, token: string): Promise<void> {
+  await db.delete(sessions).where(eq(sessions.tokenHash, sha256Hex(token)));
 }
 
 export type ActiveSession = { user: UserInfo; csrfToken: string; expiresAt: Date };
 
-export function resolveSession(db: Db, token: string): ActiveSession | undefined {
-  const row = db
+export async function resolveSession(db: Db, token: string): Promise<ActiveSession | undefined> {
+  const row = await firstRow(
+    db
     .select({ session: sessions, user: users })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.tokenHash, sha256Hex(token)), gt(sessions.expiresAt, new Date())))
-    .get();
+    .where(and(eq(sessions.tokenHash, sha256Hex(token)), gt(sessions.expiresAt, new Date()))),
+  );
   if (!row) return undefined;
   return { user: toUserInfo(row.user), csrfToken: row.session.csrfToken, expiresAt: row.session.expiresAt };
 }

@@ -70,7 +70,7 @@ async function expectAboveThreshold(a: string, b: string, threshold: number) {
 
 describe("exact hits", () => {
   test("the same request twice: miss, then a hit from the cache without a provider call", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     const body = { ...user("Name three prime numbers below ten."), temperature: 0 };
     const first = await chat(tenant, body);
     expect(first.cache).toBe("miss");
@@ -88,7 +88,7 @@ describe("exact hits", () => {
   });
 
   test("the openai SDK reads a hit like any completion", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     const request = { model: "gpt-test", messages: [{ role: "user" as const, content: "Name a colour of the rainbow." }] };
     await client(tenant).chat.completions.create(request);
     const { data, response } = await client(tenant).chat.completions.create(request).withResponse();
@@ -97,7 +97,7 @@ describe("exact hits", () => {
   });
 
   test("delivery-only fields (user, stream_options) do not change the key; output parameters do", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     const base = { ...user("Which planet is largest?"), temperature: 0.2 };
     await chat(tenant, base);
     expect((await chat(tenant, { ...base, user: "someone-else" })).cache).toBe("hit");
@@ -117,7 +117,7 @@ describe("exact hits", () => {
   });
 
   test("key order in the JSON body does not matter", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     await chat(tenant, { model: "gpt-test", temperature: 0, messages: [{ role: "user", content: "Order test." }] });
     const reordered = await chat(tenant, { messages: [{ content: "Order test.", role: "user" }], temperature: 0, model: "gpt-test" });
     expect(reordered.cache).toBe("hit");
@@ -126,7 +126,7 @@ describe("exact hits", () => {
 
 describe("semantic hits and the precision guard", () => {
   test("a paraphrase is served semantically, with its similarity", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     await chat(tenant, user("What is the capital of France?"));
     const paraphrase = await chat(tenant, user("What's the capital city of France?"));
     expect(paraphrase.cache).toBe("hit");
@@ -149,7 +149,7 @@ describe("semantic hits and the precision guard", () => {
     ["a code identifier", "What does the useEffect hook do in React?", "What does the useLayoutEffect hook do in React?", 0.85],
   ])("%s swapped does not hit, although similarity alone would", async (_kind, stored, query, threshold) => {
     await expectAboveThreshold(stored, query, threshold);
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     await api(tenant, "PATCH", "/settings", { threshold });
     await chat(tenant, user(stored));
     const swapped = await chat(tenant, user(query));
@@ -163,7 +163,7 @@ describe("semantic hits and the precision guard", () => {
     ["a swapped direction", "Convert JSON to YAML", "Convert YAML to JSON", "roles"],
   ])("%s misses through the openai SDK, and the evidence names the rejected candidate", async (_kind, stored, query, reason) => {
     await expectAboveThreshold(stored, query, DEFAULT_SEMANTIC_THRESHOLD);
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     const openai = client(tenant);
     await openai.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: stored }] });
     const { data, response } = await openai.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: query }] }).withResponse();
@@ -186,7 +186,7 @@ describe("semantic hits and the precision guard", () => {
   });
 
   test("a follow-up only hits within the same conversation: 'and in Rust?' after another conversation misses", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     const conversation = (first: string, answer: string) => [
       { role: "user", content: first },
       { role: "assistant", content: answer },
@@ -204,7 +204,7 @@ describe("semantic hits and the precision guard", () => {
   });
 
   test("a different conversation prefix, model or parameters never hits, even word for word", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     const question = { role: "user", content: "Summarise our plan in one line." };
     await chat(tenant, { model: "gpt-test", messages: [{ role: "system", content: "You are terse." }, question] });
     for (const body of [
@@ -223,7 +223,7 @@ describe("semantic hits and the precision guard", () => {
   });
 
   test("semantic off for the workspace: paraphrases miss, exact repeats still hit", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     expect((await api(tenant, "PATCH", "/settings", { semantic: false })).status).toBe(200);
     await chat(tenant, user("What is the boiling point of water?"));
     expect((await chat(tenant, user("What's the boiling point of water?"))).cache).toBe("miss");
@@ -231,7 +231,7 @@ describe("semantic hits and the precision guard", () => {
   });
 
   test("a stricter workspace threshold turns a paraphrase hit into a miss", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     await api(tenant, "PATCH", "/settings", { threshold: 0.99 });
     await chat(tenant, user("What is the capital of France?"));
     expect((await chat(tenant, user("What's the capital city of France?"))).cache).toBe("miss");
@@ -240,7 +240,7 @@ describe("semantic hits and the precision guard", () => {
 
 describe("streams", () => {
   test("a completed stream is stored and its hit replays as SSE the openai SDK iterates", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     const request = { model: "gpt-test", messages: [{ role: "user" as const, content: "stream me a few words" }], stream: true as const };
     let first = "";
     for await (const chunk of await client(tenant).chat.completions.create(request)) first += chunk.choices[0]?.delta?.content ?? "";
@@ -262,7 +262,7 @@ describe("streams", () => {
   });
 
   test("a replayed stream ends with usage and [DONE]", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     await chat(tenant, { ...user("usage please"), stream: true });
     const hit = await chat(tenant, { ...user("usage please"), stream: true });
     expect(hit.cache).toBe("hit");
@@ -271,7 +271,7 @@ describe("streams", () => {
   });
 
   test("an entry stored from a stream answers a non-stream request", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     const streamed = await chat(tenant, { ...user("from stream to json"), stream: true });
     expect(streamed.cache).toBe("miss");
     const json = await chat(tenant, user("from stream to json"));
@@ -284,7 +284,7 @@ describe("streams", () => {
   });
 
   test("an entry stored from a non-stream response answers a stream request", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     await chat(tenant, user("from json to stream"));
     const request = { model: "gpt-test", messages: [{ role: "user" as const, content: "from json to stream" }], stream: true as const };
     const { data: stream, response } = await client(tenant).chat.completions.create(request).withResponse();
@@ -298,7 +298,7 @@ describe("streams", () => {
     ["a dropped stream", "drop"],
     ["a stream without [DONE]", "no-done"],
   ])("%s is not stored", async (_kind, model) => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     const body = { ...user("one two three four", model), stream: true };
     await chat(tenant, body);
     const again = await chat(tenant, body);
@@ -308,7 +308,7 @@ describe("streams", () => {
   });
 
   test("an error status is not stored, streamed or not", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     for (const stream of [false, true]) {
       const body = { ...user("x", "error-500"), stream };
       expect((await chat(tenant, body)).status).toBe(500);
@@ -318,7 +318,7 @@ describe("streams", () => {
   });
 
   test("a stream the client aborts is not stored", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     const body = { ...user("abort me please", "gated"), stream: true };
     const controller = new AbortController();
     const response = await fetch(`${sieve.url}/v1/chat/completions`, {
@@ -338,7 +338,7 @@ describe("streams", () => {
 
 describe("request controls", () => {
   test("no-cache skips the lookup but stores; no-store neither looks up nor stores", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     await chat(tenant, user("control one"));
     const skipped = await chat(tenant, user("control one"), { "X-Service-Cache-Control": "no-cache" });
     expect(skipped.cache).toBe("miss");
@@ -355,14 +355,14 @@ describe("request controls", () => {
   });
 
   test("a no-cache store is found semantically too, once embedded", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     await chat(tenant, user("What is the tallest mountain in Africa?"), { "X-Service-Cache-Control": "no-cache" });
     await Bun.sleep(1000); // the vector may be computed after the response
     expect((await chat(tenant, user("What's the tallest mountain in Africa?"))).cache).toBe("hit");
   });
 
   test("X-Service-Cache-Ttl: the entry expires after that many seconds", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     await chat(tenant, user("short lived"), { "X-Service-Cache-Ttl": "1" });
     expect((await chat(tenant, user("short lived"))).cache).toBe("hit");
     await Bun.sleep(1100);
@@ -372,7 +372,7 @@ describe("request controls", () => {
   });
 
   test.each(["abc", "0", "-5", "1.5", "31536001"])("X-Service-Cache-Ttl: %s → 400 naming the header; nothing forwarded", async (ttl) => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     const before = upstream.received.length;
     const response = await post(tenant, user("bad ttl"), { "X-Service-Cache-Ttl": ttl });
     expect(response.status).toBe(400);
@@ -381,7 +381,7 @@ describe("request controls", () => {
   });
 
   test("the workspace's default TTL applies when the request sets none", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     await api(tenant, "PATCH", "/settings", { ttl_seconds: 1 });
     await chat(tenant, user("default ttl"));
     await Bun.sleep(1100);
@@ -391,7 +391,7 @@ describe("request controls", () => {
 
 describe("single-flight", () => {
   test("two identical requests in flight make one provider call; the second is served from the first", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     const body = { ...user("alpha beta gamma", "gated"), stream: true };
     const before = upstream.received.length;
     const first = await post(tenant, body);
@@ -407,7 +407,7 @@ describe("single-flight", () => {
   });
 
   test("when the first fails, the waiting request goes to the provider itself", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     const body = user("x", "error-503");
     const before = upstream.received.length;
     const responses = await Promise.all([post(tenant, body), post(tenant, body)]);
@@ -418,8 +418,8 @@ describe("single-flight", () => {
 
 describe("workspaces", () => {
   test("two workspaces with identical requests never share entries", async () => {
-    const a = sieve.tenant("a");
-    const b = sieve.tenant("b");
+    const a = await sieve.tenant("a");
+    const b = await sieve.tenant("b");
     const first = await chat(a, user("What is the capital of France?"));
     expect(first.cache).toBe("miss");
     const other = await chat(b, user("What is the capital of France?"));
@@ -440,14 +440,14 @@ describe("workspaces", () => {
   });
 
   test("a paraphrase in another workspace does not hit", async () => {
-    const a = sieve.tenant("a");
-    const b = sieve.tenant("b");
+    const a = await sieve.tenant("a");
+    const b = await sieve.tenant("b");
     await chat(a, user("How do I reverse a list in Python?"));
     expect((await chat(b, user("How can I reverse a list in Python?"))).cache).toBe("miss");
   });
 
   test("cache disabled for a workspace: every request goes to the provider", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     await api(tenant, "PATCH", "/settings", { enabled: false });
     await chat(tenant, user("no cache here"));
     const again = await chat(tenant, user("no cache here"));
@@ -459,7 +459,7 @@ describe("workspaces", () => {
 
 describe("management API", () => {
   test("stats count entries, bytes, hits, semantic hits, misses, hit rate and provider time saved", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     expect(await stats(tenant)).toEqual({ entries: 0, bytes: 0, hits: 0, exact_hits: 0, semantic_hits: 0, misses: 0, hit_rate: 0, upstream_ms_saved: 0 });
     await chat(tenant, user("What is the capital of France?"));
     await chat(tenant, user("What is the capital of France?"));
@@ -472,7 +472,7 @@ describe("management API", () => {
   });
 
   test("DELETE /v1/cache/{key} removes one entry; unknown → 404, malformed → 400", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     await chat(tenant, user("delete me"));
     await chat(tenant, user("keep me"));
     const key = (await chat(tenant, user("delete me"))).response.headers.get("x-service-cache-key")!;
@@ -488,7 +488,7 @@ describe("management API", () => {
   });
 
   test("DELETE /v1/cache purges the workspace, exact and semantic", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     await chat(tenant, user("What is the capital of France?"));
     await chat(tenant, user("purge two"));
     expect(await (await api(tenant, "DELETE", "")).json()).toEqual({ deleted: 2 });
@@ -497,7 +497,7 @@ describe("management API", () => {
   });
 
   test("at max_entries the least recently used entry is evicted", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     await api(tenant, "PATCH", "/settings", { max_entries: 2 });
     await chat(tenant, user("entry A"));
     await chat(tenant, user("entry B"));
@@ -512,7 +512,7 @@ describe("management API", () => {
   });
 
   test("lowering max_entries evicts at once", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     for (const name of ["one", "two", "three"]) await chat(tenant, user(`lower ${name}`));
     const patched = await api(tenant, "PATCH", "/settings", { max_entries: 1 });
     expect(((await patched.json()) as { max_entries: number }).max_entries).toBe(1);
@@ -520,7 +520,7 @@ describe("management API", () => {
   });
 
   test("settings: defaults, a change, null restores the default threshold", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     expect(await (await api(tenant, "GET", "/settings")).json()).toEqual({
       enabled: true,
       semantic: true,
@@ -541,7 +541,7 @@ describe("management API", () => {
     [{ enabled: "yes" }, "enabled"],
     [{ colour: "blue" }, "colour"],
   ])("PATCH /v1/cache/settings %j → 400 naming %s; nothing changed", async (body, field) => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     const response = await api(tenant, "PATCH", "/settings", body);
     expect(response.status).toBe(400);
     expect(((await response.json()) as { detail: string }).detail).toContain(field);

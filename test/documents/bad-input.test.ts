@@ -13,9 +13,9 @@ let otherUpload: any;
 
 beforeAll(async () => {
   sieve = await startSieve({ maxUploadBytes: LIMIT });
-  victim = sieve.tenant("bad-input");
+  victim = await sieve.tenant("bad-input");
   api = new DocumentsClient(sieve.url, victim);
-  other = new DocumentsClient(sieve.url, sieve.tenant("other"));
+  other = new DocumentsClient(sieve.url, await sieve.tenant("other"));
   otherUpload = await other.uploadCompleted("theirs.md", "# Theirs\n\nA document that belongs to another workspace.");
 });
 
@@ -33,12 +33,10 @@ async function expectError(response: Response, status: number, detailPattern: Re
 }
 
 /** Rows the workspace has in every document table: all must stay 0 after rejected uploads. */
-function storedRows(workspaceId: string): Record<string, number> {
-  const { sqlite } = sieve.ctx.database;
-  const count = (table: string) => (sqlite.query(`select count(*) as n from ${table} where workspace_id = ?1`).get(workspaceId) as { n: number }).n;
-  return Object.fromEntries(
-    ["documents", "document_versions", "document_variants", "document_chunks", "document_blobs", "chunk_embeddings", "document_usage"].map((table) => [table, count(table)]),
-  );
+async function storedRows(workspaceId: string): Promise<Record<string, number>> {
+  const count = async (table: string) => Number((await sieve.ctx.database.all<{ n: number }>(`select count(*) as n from ${table} where workspace_id = $id`, { id: workspaceId }))[0]!.n);
+  const tables = ["documents", "document_versions", "document_variants", "document_chunks", "document_blobs", "chunk_embeddings", "document_usage"];
+  return Object.fromEntries(await Promise.all(tables.map(async (table) => [table, await count(table)])));
 }
 
 describe("rejected uploads store nothing", () => {
@@ -86,7 +84,7 @@ describe("rejected uploads store nothing", () => {
       expect({ name, status: response.status }).toEqual({ name, status });
       expect({ name, detail: body.detail }).toEqual({ name, detail: expect.stringMatching(detail) });
     }
-    expect(storedRows(victim.workspaceId)).toEqual({
+    expect(await storedRows(victim.workspaceId)).toEqual({
       documents: 0, document_versions: 0, document_variants: 0, document_chunks: 0, document_blobs: 0, chunk_embeddings: 0, document_usage: 0,
     });
     expect((await api.getJson("/api/documents")).total).toBe(0);

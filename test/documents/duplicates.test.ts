@@ -10,8 +10,8 @@ let bob: DocumentsClient;
 
 beforeAll(async () => {
   sieve = await startSieve();
-  alice = new DocumentsClient(sieve.url, sieve.tenant("alice"));
-  bob = new DocumentsClient(sieve.url, sieve.tenant("bob"));
+  alice = new DocumentsClient(sieve.url, await sieve.tenant("alice"));
+  bob = new DocumentsClient(sieve.url, await sieve.tenant("bob"));
 });
 
 afterAll(async () => {
@@ -20,8 +20,8 @@ afterAll(async () => {
 
 const texts = (chunks: any[]) => chunks.map((chunk) => chunk.text);
 
-function vectorCount(workspaceId: string): number {
-  return (sieve.ctx.database.sqlite.query("select count(*) as n from chunk_embeddings where workspace_id = ?1").get(workspaceId) as { n: number }).n;
+async function vectorCount(workspaceId: string): Promise<number> {
+  return Number((await sieve.ctx.database.all<{ n: number }>("select count(*) as n from chunk_embeddings where workspace_id = $id", { id: workspaceId }))[0]!.n);
 }
 
 describe("exact duplicates (spec §3)", () => {
@@ -130,12 +130,11 @@ describe("exact duplicates (spec §3)", () => {
 
     for (const document of [copies[0], copies[1], third]) expect((await alice.delete(`/api/documents/${document.document_id}`)).status).toBe(200);
     expect(await alice.getJson("/api/documents/duplicates")).toEqual({ duplicate_groups: [], total_groups: 0, total_duplicates: 0 });
-    const { sqlite } = sieve.ctx.database;
-    const blobs = sqlite.query("select count(*) as n from document_blobs where workspace_id = ?1").get(alice.tenant.workspaceId) as { n: number };
-    expect(blobs.n).toBe(0);
-    expect(vectorCount(alice.tenant.workspaceId)).toBe(0);
+    const [blobs] = await sieve.ctx.database.all<{ n: number }>("select count(*) as n from document_blobs where workspace_id = $id", { id: alice.tenant.workspaceId });
+    expect(Number(blobs!.n)).toBe(0);
+    expect(await vectorCount(alice.tenant.workspaceId)).toBe(0);
     // Bob's copy of the same bytes is untouched.
-    expect(vectorCount(bob.tenant.workspaceId)).toBeGreaterThan(0);
+    expect(await vectorCount(bob.tenant.workspaceId)).toBeGreaterThan(0);
     // Usage totals survive deletion.
     expect((await alice.getJson("/api/usage")).documents.pages_saved).toBe(9);
   });

@@ -104,7 +104,7 @@ describe("a graceful stop mid-job", () => {
   test("the job stops at a checkpoint without counting an attempt, and the next start completes it", async () => {
     const dir = tempDir("sieve-graceful-");
     const first = await startSieve({ dataDir: dir });
-    const tenant = first.tenant("graceful");
+    const tenant = await first.tenant("graceful");
     const upload: any = await (await new DocumentsClient(first.url, tenant).uploadFile("large.md", longMarkdown(22, 300), { chunk_size: 32 })).json();
     for (let i = 0; i < 2000 && !first.logs.some((line) => line.includes('"msg":"document variant progress"')); i++) await Bun.sleep(10);
     await first.stop();

@@ -10,7 +10,7 @@ let api: DocumentsClient;
 
 beforeAll(async () => {
   sieve = await startSieve();
-  api = new DocumentsClient(sieve.url, sieve.tenant("uploads"));
+  api = new DocumentsClient(sieve.url, await sieve.tenant("uploads"));
 });
 
 afterAll(async () => {

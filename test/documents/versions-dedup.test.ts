@@ -14,7 +14,7 @@ let api: DocumentsClient;
 
 beforeAll(async () => {
   sieve = await startSieve();
-  api = new DocumentsClient(sieve.url, sieve.tenant("versions"));
+  api = new DocumentsClient(sieve.url, await sieve.tenant("versions"));
 });
 
 afterAll(async () => {
@@ -41,10 +41,11 @@ async function versionPair(before: string, after: string, fields: Record<string,
 const strategies = (chunks: any[]) => chunks.map((chunk) => chunk.dedup_strategy);
 
 /** Stored vector bytes of a chunk, read from the vec0 table. */
-function vectorOf(chunkId: string): Uint8Array {
-  const row = sieve.ctx.database.sqlite
-    .query("select e.embedding as embedding from document_chunks c join chunk_embeddings e on e.chunk_seq = c.seq where c.id = ?1")
-    .get(chunkId) as { embedding: Uint8Array } | null;
+async function vectorOf(chunkId: string): Promise<Uint8Array> {
+  const [row] = await sieve.ctx.database.all<{ embedding: Uint8Array }>(
+    "select e.embedding as embedding from document_chunks c join chunk_embeddings e on e.chunk_seq = c.seq where c.id = $id",
+    { id: chunkId },
+  );
   if (!row) throw new Error(`no vector for chunk ${chunkId}`);
   return row.embedding;
 }
@@ -88,7 +89,7 @@ describe("a version is deduplicated against its parent", () => {
     const text = renderMarkdown(sections);
     const pair = await versionPair(text, `${text}\n\n`);
     expect(strategies(pair.childChunks)).toEqual(pair.parentChunks.map(() => "exact"));
-    pair.childChunks.forEach((chunk, i) => {
+    for (const [i, chunk] of pair.childChunks.entries()) {
       expect(chunk).toMatchObject({
         is_reused: true,
         dedup_confidence: 1,
@@ -98,8 +99,8 @@ describe("a version is deduplicated against its parent", () => {
         embedding_recommendation: "reuse",
         recommendation_confidence: "high",
       });
-      expect(vectorOf(chunk.id)).toEqual(vectorOf(pair.parentChunks[i].id));
-    });
+      expect(await vectorOf(chunk.id)).toEqual(await vectorOf(pair.parentChunks[i].id));
+    }
     expectSummaryMatchesChunks(pair);
     expect(pair.summary).toMatchObject({ embeddings_computed: 0, embeddings_reused: pair.childChunks.length, sentence_reuse_ratio: 1 });
   });

@@ -15,7 +15,7 @@ let tenant: Tenant;
 beforeAll(async () => {
   upstream = startFakeUpstream();
   sieve = await startSieve({ upstreamUrl: upstream.url, evidenceFlushMs: 20 });
-  tenant = sieve.tenant();
+  tenant = await sieve.tenant();
 });
 
 afterAll(async () => {
@@ -59,7 +59,7 @@ describe("evidence log", () => {
   });
 
   test("a workspace can turn body logging off", async () => {
-    const other = sieve.tenant("quiet");
+    const other = await sieve.tenant("quiet");
     sieve.ctx.database.db.update(workspaces).set({ logBodies: false }).where(eq(workspaces.id, other.workspaceId)).run();
     const response = await chat(other, { model: "m1", messages: [{ role: "user", content: "do not keep" }] });
     const record = await evidenceFor(other, response.headers.get("x-service-request-id")!);
@@ -68,7 +68,7 @@ describe("evidence log", () => {
   });
 
   test("with the workspace's cache switched off, requests are recorded as cache skip", async () => {
-    const nocache = sieve.tenant("nocache");
+    const nocache = await sieve.tenant("nocache");
     const off = await fetch(`${sieve.url}/v1/cache/settings`, {
       method: "PATCH",
       headers: { "content-type": "application/json", ...nocache.serviceHeaders },
@@ -88,7 +88,7 @@ describe("evidence log", () => {
     expect(list.records.length).toBe(1);
     expect(list.records[0].status).toBe(500);
     expect(list.records[0].request_body).toBeUndefined();
-    const stranger = sieve.tenant("stranger");
+    const stranger = await sieve.tenant("stranger");
     const theirs = (await (await fetch(`${sieve.url}/v1/evidence`, { headers: stranger.serviceHeaders })).json()) as any;
     expect(theirs.total).toBe(0);
     const leaked = await fetch(`${sieve.url}/v1/evidence/${list.records[0].request_id}`, { headers: stranger.serviceHeaders });

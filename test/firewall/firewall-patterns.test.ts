@@ -18,7 +18,7 @@ let bob: FirewallClient;
 beforeAll(async () => {
   suite = await startFirewallSuite("alice");
   ({ sieve, tenant: aliceTenant, api: alice } = suite);
-  bob = firewallClient(sieve, sieve.tenant("bob"));
+  bob = firewallClient(sieve, await sieve.tenant("bob"));
 });
 
 afterAll(() => suite.close());
@@ -196,13 +196,14 @@ describe("built-in library upgrades", () => {
     const store = new PatternStore(sieve.ctx.database);
     const model = firewallEmbedderKey(sieve.ctx.config);
     // Pretend this data dir was seeded by an older library whose wording differed.
-    db.update(firewallBuiltinPatterns).set({ text: "an older wording", libraryVersion: 0 }).where(eq(firewallBuiltinPatterns.id, "pi.ignore-previous")).run();
-    const missing = store.syncBuiltins(model);
+    await db.update(firewallBuiltinPatterns).set({ text: "an older wording", libraryVersion: 0 }).where(eq(firewallBuiltinPatterns.id, "pi.ignore-previous"));
+    const missing = await store.syncBuiltins(model);
     expect(missing.map((row) => row.id)).toEqual(["pi.ignore-previous"]);
-    expect(store.findBuiltin("pi.ignore-previous")!.text).toBe(BUILTIN_PATTERNS.find((p) => p.slug === "pi.ignore-previous")!.text);
-    expect(store.loadBuiltins().some((p) => p.meta.id === "pi.ignore-previous")).toBe(false);
-    store.saveBuiltinVectors(model, [{ id: "pi.ignore-previous", vector: await firewallService(sieve.ctx).vectors.embed(store.findBuiltin("pi.ignore-previous")!.text, SHARED_TEXTS) }]);
-    expect(store.syncBuiltins(model)).toEqual([]);
-    expect(store.loadBuiltins().length).toBe(BUILTIN_PATTERNS.length);
+    expect((await store.findBuiltin("pi.ignore-previous"))!.text).toBe(BUILTIN_PATTERNS.find((p) => p.slug === "pi.ignore-previous")!.text);
+    expect((await store.loadBuiltins()).some((p) => p.meta.id === "pi.ignore-previous")).toBe(false);
+    const text = (await store.findBuiltin("pi.ignore-previous"))!.text;
+    await store.saveBuiltinVectors(model, [{ id: "pi.ignore-previous", vector: await firewallService(sieve.ctx).vectors.embed(text, SHARED_TEXTS) }]);
+    expect(await store.syncBuiltins(model)).toEqual([]);
+    expect((await store.loadBuiltins()).length).toBe(BUILTIN_PATTERNS.length);
   });
 });

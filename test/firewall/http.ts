@@ -8,7 +8,7 @@ export type FirewallSuite = { upstream: FakeUpstream; sieve: TestSieve; tenant: 
 export async function startFirewallSuite(tenantName: string): Promise<FirewallSuite> {
   const upstream = startFakeUpstream();
   const sieve = await startSieve({ upstreamUrl: upstream.url, evidenceFlushMs: 20 });
-  const tenant = sieve.tenant(tenantName);
+  const tenant = await sieve.tenant(tenantName);
   return {
     upstream,
     sieve,

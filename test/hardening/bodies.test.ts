@@ -14,7 +14,7 @@ let tenant: Tenant;
 beforeAll(async () => {
   upstream = startFakeUpstream();
   sieve = await startSieve({ upstreamUrl: upstream.url, evidenceFlushMs: 20, bodyTimeoutMs: 500 });
-  tenant = sieve.tenant("hardening");
+  tenant = await sieve.tenant("hardening");
 });
 afterAll(async () => {
   await sieve.close();

@@ -17,7 +17,7 @@ let tenant: Tenant;
 beforeAll(async () => {
   upstream = startFakeUpstream();
   sieve = await startSieve({ upstreamUrl: upstream.url, evidenceFlushMs: 20 });
-  tenant = sieve.tenant("large");
+  tenant = await sieve.tenant("large");
 });
 afterAll(async () => {
   await sieve.close();

@@ -29,8 +29,8 @@ describe("the embedding memo is per workspace (defect 6)", () => {
   const secret = Array.from({ length: 40 }, (_, i) => `Confidential merger note ${i}: the Northwind deal closes on the ${i + 1}th at 4.2 billion.`).join(" ");
 
   test("workspace B cannot tell that workspace A just sent a text", async () => {
-    const a = sieve.tenant("memo-a");
-    const b = sieve.tenant("memo-b");
+    const a = await sieve.tenant("memo-a");
+    const b = await sieve.tenant("memo-b");
     const first = (await (await post("/v1/firewall/test", { text: secret }, a.serviceHeaders)).json()) as any;
     expect(first.skipped_windows).toBeGreaterThan(0);
     // A's own repeat is served from A's memo (so the test can see a shared memo if there were one)…
@@ -45,7 +45,7 @@ describe("the embedding memo is per workspace (defect 6)", () => {
 
 describe("key privileges and budgets (defect 7)", () => {
   test("a service key cannot list, create or revoke keys; an admin key and a session can", async () => {
-    const owner = sieve.tenant("keys-owner"); // the operator's (CLI-style) key: admin
+    const owner = await sieve.tenant("keys-owner"); // the operator's (CLI-style) key: admin
     const created = await post("/api/keys", { name: "app" }, owner.bearer);
     expect(created.status).toBe(201);
     const service = (await created.json()) as any;
@@ -65,10 +65,12 @@ describe("key privileges and budgets (defect 7)", () => {
 
   test("`sieve keys create` makes an admin key (the operator's bootstrap key)", async () => {
     const dataDir = tempDir();
-    const result = await runCli(["keys", "create", "--data-dir", dataDir, "--json"]);
-    expect(result.code).toBe(0);
     const other = await startSieve({ dataDir });
     try {
+      // The server's own database, whichever it is (SIEVE_TEST_DATABASE=postgres runs this on PostgreSQL).
+      const database = other.ctx.config.database ? ["--database", other.ctx.config.database] : [];
+      const result = await runCli(["keys", "create", "--data-dir", dataDir, ...database, "--json"]);
+      expect(result.code).toBe(0);
       const { api_key } = JSON.parse(result.stdout.trim().split("\n").at(-1)!);
       const response = await fetch(`${other.url}/api/keys`, {
         method: "POST",
@@ -84,16 +86,15 @@ describe("key privileges and budgets (defect 7)", () => {
   test("the rate limit is per workspace: a new key brings no new budget", async () => {
     const limited = await startSieve({ upstreamUrl: upstream.url, rateLimitRpm: 3 });
     try {
-      const t = limited.tenant("budget");
+      const t = await limited.tenant("budget");
       for (let i = 0; i < 3; i++) expect((await fetch(`${limited.url}/api/workspace`, { headers: t.bearer })).status).toBe(200);
       expect((await fetch(`${limited.url}/api/workspace`, { headers: t.bearer })).status).toBe(429);
-      const { db, sqlite } = limited.ctx.database;
-      const { key } = createApiKey(new WorkspaceScope(db, sqlite, t.workspaceId), "fresh", "service");
+      const { key } = await createApiKey(new WorkspaceScope(limited.ctx.database, t.workspaceId), "fresh", "service");
       const fresh = await fetch(`${limited.url}/api/workspace`, { headers: { Authorization: `Bearer ${key}` } });
       expect(fresh.status).toBe(429);
       expect(fresh.headers.get("retry-after")).toMatch(/^\d+$/);
       // Another workspace has its own budget.
-      expect((await fetch(`${limited.url}/api/workspace`, { headers: limited.tenant("other").bearer })).status).toBe(200);
+      expect((await fetch(`${limited.url}/api/workspace`, { headers: (await limited.tenant("other")).bearer })).status).toBe(200);
     } finally {
       await limited.close();
     }

@@ -51,7 +51,7 @@ describe("workspace upstream_url (defect 3)", () => {
     "file:///etc/passwd",
   ];
   test("non-public hosts, credentials and fragments → 400 naming upstream_url; nothing changes", async () => {
-    const t = sieve.tenant("ssrf");
+    const t = await sieve.tenant("ssrf");
     for (const url of refused()) {
       const response = await patch(sieve, t, { upstream_url: url, name: "changed" });
       expect(response.status, url).toBe(400);
@@ -68,14 +68,14 @@ describe("workspace upstream_url (defect 3)", () => {
   });
 
   test("a public https URL is accepted (no network needed to set it)", async () => {
-    const t = sieve.tenant("public");
+    const t = await sieve.tenant("public");
     const response = await patch(sieve, t, { upstream_url: "https://api.example.com/v1" });
     expect(response.status).toBe(200);
     expect(((await response.json()) as any).upstream_url).toBe("https://api.example.com/v1");
   });
 
   test("a name that resolves to a non-public address is refused at connect time (DNS is checked on every request)", async () => {
-    const t = sieve.tenant("rebind");
+    const t = await sieve.tenant("rebind");
     // As if the name had resolved to a public address when it was set and to loopback now.
     for (const name of ["localhost", "vm", "runsc"]) {
       sieve.ctx.database.db.update(workspaces).set({ upstreamUrl: `http://${name}:${port()}/v1` }).where(eq(workspaces.id, t.workspaceId)).run();
@@ -94,7 +94,7 @@ describe("workspace upstream_url (defect 3)", () => {
     for (const allow of ["127.0.0.1", "127.0.0.0/8", "localhost", "*"]) {
       const allowed = await startSieve({ upstreamUrl: "http://127.0.0.1:9/v1", allowUpstreamHosts: `10.0.0.0/8, ${allow}` });
       try {
-        const t = allowed.tenant("allowed");
+        const t = await allowed.tenant("allowed");
         const host = allow === "localhost" ? "localhost" : "127.0.0.1";
         const target = `http://${host}:${port()}/v1`;
         expect((await patch(allowed, t, { upstream_url: target })).status, allow).toBe(200);
@@ -141,7 +141,7 @@ describe("provider errors that do not scan ports or leak internals (defects 3, 1
     try {
       const answers: any[] = [];
       for (const targetPort of [closedPort, garbage.port]) {
-        const t = allowed.tenant(`scan-${targetPort}`);
+        const t = await allowed.tenant(`scan-${targetPort}`);
         expect((await patch(allowed, t, { upstream_url: `http://127.0.0.1:${targetPort}/v1` })).status).toBe(200);
         const response = await chat(allowed, t);
         expect(response.status).toBe(502);
@@ -157,7 +157,7 @@ describe("provider errors that do not scan ports or leak internals (defects 3, 1
   });
 
   test("a provider stream that breaks off ends with an error event that names no runtime internals", async () => {
-    const t = sieve.tenant("drop");
+    const t = await sieve.tenant("drop");
     const response = await fetch(`${sieve.url}/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json", ...t.serviceHeaders },

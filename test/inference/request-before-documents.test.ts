@@ -16,7 +16,7 @@ beforeAll(async () => {
   upstream = startFakeUpstream();
   // One inference thread: a batch then takes the longest, so the ordering shows plainly.
   sieve = await startSieve({ upstreamUrl: upstream.url, inferenceThreads: 1 });
-  tenant = sieve.tenant();
+  tenant = await sieve.tenant();
 });
 
 afterAll(async () => {

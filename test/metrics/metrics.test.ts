@@ -37,7 +37,7 @@ const CHAT_200 = { dialect: "openai_chat", status: "200" };
 
 describe("GET /metrics after real traffic through the official SDKs", () => {
   test("a miss then an exact hit move the cache, request, latency, database and inference series by exactly that", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     const before = await scrape();
     const miss = await chat(tenant, "Which rivers flow through Vienna and Budapest?");
     const hit = await chat(tenant, "Which rivers flow through Vienna and Budapest?");
@@ -63,7 +63,7 @@ describe("GET /metrics after real traffic through the official SDKs", () => {
   });
 
   test("a paraphrase is a semantic hit; a near-duplicate with the opposite meaning is a verifier rejection, then a miss", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     await chat(tenant, "How do I turn on dark mode in VS Code?");
     const before = await scrape();
     const opposite = await chat(tenant, "How do I turn off dark mode in VS Code?");
@@ -78,7 +78,7 @@ describe("GET /metrics after real traffic through the official SDKs", () => {
   });
 
   test("a blocked prompt counts once under the family that blocked it, and never reaches the provider", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     const before = await scrape();
     const error = await chat(tenant, INJECTION).catch((error: unknown) => error);
     expect(error).toBeInstanceOf(OpenAI.PermissionDeniedError);
@@ -94,7 +94,7 @@ describe("GET /metrics after real traffic through the official SDKs", () => {
   });
 
   test("an answer blocked on the way back counts as an output verdict, after the provider's time", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     const anthropic = new Anthropic({ apiKey: "sk-ant-provider-test", baseURL: sieve.url, defaultHeaders: tenant.serviceHeaders, maxRetries: 0 });
     const before = await scrape();
     const leaked = anthropic.messages.create({ model: "leak", max_tokens: 256, system: SYSTEM_PROMPT, messages: [{ role: "user", content: "Could you help me format the dedication page of my novel?" }] });
@@ -108,7 +108,7 @@ describe("GET /metrics after real traffic through the official SDKs", () => {
   });
 
   test("a workspace's own family name is counted as custom and never appears in the metrics", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     const pattern = "Send me the full payroll table of the Harwick accounting department";
     const created = await fetch(`${sieve.url}/v1/firewall/patterns`, {
       method: "POST",
@@ -125,7 +125,7 @@ describe("GET /metrics after real traffic through the official SDKs", () => {
   });
 
   test("4xx answers count by status: a provider's 429, Sieve's own 400, and a 401 refused before the pipeline", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     const before = await scrape();
     expect(await chat(tenant, "hello", "error-429").catch((error: unknown) => error)).toBeInstanceOf(OpenAI.RateLimitError);
     const missingMessages = openai(tenant).chat.completions.create({ model: "gpt-test" } as never);
@@ -147,7 +147,7 @@ describe("GET /metrics after real traffic through the official SDKs", () => {
   });
 
   test("each dialect and the pass-through count under their own name", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     const before = await scrape();
     await openai(tenant).responses.create({ model: "gpt-test", input: "Name three Baltic capitals." });
     const anthropic = new Anthropic({ apiKey: "sk-ant-provider-test", baseURL: sieve.url, defaultHeaders: tenant.serviceHeaders, maxRetries: 0 });
@@ -163,7 +163,7 @@ describe("GET /metrics after real traffic through the official SDKs", () => {
   });
 
   test("the document and management APIs count by route template; no id, key or prompt is ever a label value", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     const documentId = crypto.randomUUID();
     const before = await scrape();
     expect((await fetch(`${sieve.url}/v1/cache/stats`, { headers: tenant.serviceHeaders })).status).toBe(200);
@@ -182,7 +182,7 @@ describe("GET /metrics after real traffic through the official SDKs", () => {
   });
 
   test("the evidence writer's batches are timed and its queue is exposed; process and pool gauges are there", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     const before = await scrape();
     const { response } = await chat(tenant, "What is the boiling point of water at the top of Mont Blanc?");
     await evidenceFor(sieve, tenant, response.headers.get("x-service-request-id")!); // written by now
@@ -240,7 +240,7 @@ describe("who may read /metrics", () => {
   });
 
   test("an admin API key does not open it either: the metrics are the instance's, not a workspace's", async () => {
-    const tenant = sieve.tenant();
+    const tenant = await sieve.tenant();
     const response = await fetch(`${sieve.url}/metrics`, { headers: { "X-Forwarded-For": "203.0.113.7", ...tenant.bearer, ...tenant.serviceHeaders } });
     expect(response.status).toBe(403);
   });

@@ -101,7 +101,7 @@ describe("POST /v1/messages through the official Anthropic SDK", () => {
   });
 
   test("the system prompt is scanned only when the workspace scans system prompts", async () => {
-    const scanning = sieve.tenant("anthropic-scan-system");
+    const scanning = await sieve.tenant("anthropic-scan-system");
     const body = { model: "claude-test", max_tokens: 64, system: INJECTION, messages: user("Tell me about tea.") };
     expect((await client(scanning.serviceHeaders).messages.create(body)).content[0]).toMatchObject({ text: "echo: Tell me about tea." });
     await fetch(`${sieve.url}/api/workspace`, { method: "PATCH", headers: { "content-type": "application/json", ...scanning.bearer }, body: JSON.stringify({ firewall_scan_system: true }) });
@@ -155,7 +155,7 @@ describe("POST /v1/messages through the official Anthropic SDK", () => {
   test("a workspace can point at its own Anthropic URL", async () => {
     const other = startFakeUpstream();
     try {
-      const own = sieve.tenant("anthropic-own-url");
+      const own = await sieve.tenant("anthropic-own-url");
       const changed = await fetch(`${sieve.url}/api/workspace`, {
         method: "PATCH",
         headers: { "content-type": "application/json", ...own.bearer },

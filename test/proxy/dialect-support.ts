@@ -11,7 +11,7 @@ export async function startDialectSuite(tenantName: string): Promise<DialectSuit
   return {
     upstream,
     sieve,
-    tenant: sieve.tenant(tenantName),
+    tenant: await sieve.tenant(tenantName),
     async close() {
       await sieve.close();
       await upstream.stop();

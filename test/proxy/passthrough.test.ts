@@ -123,7 +123,7 @@ describe("the rest of the OpenAI surface passes through", () => {
   test("an unreachable provider → 502 naming the problem", async () => {
     const other = await startSieve({ upstreamUrl: "http://127.0.0.1:9/v1", upstreamTimeoutMs: 1500 });
     try {
-      const own = other.tenant();
+      const own = await other.tenant();
       const response = await fetch(`${other.url}/v1/models`, { headers: own.serviceHeaders });
       expect(response.status).toBe(502);
       expect(((await response.json()) as any).error).toBe("upstream_unreachable");

@@ -10,7 +10,7 @@ let tenant: Tenant;
 beforeAll(async () => {
   upstream = startFakeUpstream();
   sieve = await startSieve({ upstreamUrl: upstream.url, upstreamTimeoutMs: 1500 });
-  tenant = sieve.tenant();
+  tenant = await sieve.tenant();
 });
 
 afterAll(async () => {
@@ -169,7 +169,7 @@ describe("errors", () => {
     const deadUrl = `http://127.0.0.1:${dead.port}/v1`;
     await dead.stop(true);
     const other = await startSieve({ upstreamUrl: deadUrl });
-    const t = other.tenant();
+    const t = await other.tenant();
     try {
       const response = await fetch(`${other.url}/v1/chat/completions`, {
         method: "POST",

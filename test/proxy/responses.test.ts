@@ -105,7 +105,7 @@ describe("POST /v1/responses through the openai SDK", () => {
   });
 
   test("instructions are scanned only when the workspace scans system prompts", async () => {
-    const scanning = sieve.tenant("responses-scan-system");
+    const scanning = await sieve.tenant("responses-scan-system");
     const body = { model: "gpt-test", instructions: INJECTION, input: "Tell me about tea." };
     expect((await client(scanning.serviceHeaders).responses.create(body).withResponse()).response.status).toBe(200);
     const changed = await fetch(`${sieve.url}/api/workspace`, { method: "PATCH", headers: { "content-type": "application/json", ...scanning.bearer }, body: JSON.stringify({ firewall_scan_system: true }) });

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configWith, loadConfig, type Config } from "../../src/config";
@@ -6,6 +6,7 @@ import type { Embedder } from "../../src/embeddings/embedder";
 import { loadEmbedder, startServer, type RunningServer } from "../../src/server";
 import { WorkspaceScope } from "../../src/tenancy/scope";
 import { createApiKey, createWorkspace } from "../../src/tenancy/service";
+import { freshPostgresDatabase } from "./suite-postgres";
 
 let embedder: Promise<Embedder> | undefined;
 
@@ -24,7 +25,7 @@ export type Tenant = { workspaceId: string; apiKey: string; keyId: string; servi
 export type TestSieve = RunningServer & {
   dataDir: string;
   logs: string[];
-  tenant: (name?: string) => Tenant;
+  tenant: (name?: string) => Promise<Tenant>;
   /** Stops the server and removes its data dir. */
   close: () => Promise<void>;
 };
@@ -33,20 +34,21 @@ export function tempDir(prefix = "sieve-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** A real Sieve on 127.0.0.1 with a fresh database file; the embedder is shared. */
+/** A real Sieve on 127.0.0.1 with a fresh database (a file, or a PostgreSQL database: suite-postgres.ts); the embedder is shared. */
 export async function startSieve(overrides: Partial<Config> = {}): Promise<TestSieve> {
   const dataDir = overrides.dataDir ?? tempDir();
   const logs: string[] = [];
-  const config = configWith({ port: 0, dataDir, logLevel: "debug", ...overrides });
+  const database = await freshPostgresDatabase();
+  const config = configWith({ port: 0, dataDir, logLevel: "debug", ...(database ? { database } : {}), ...overrides });
   const server = await startServer(config, { embedder: await sharedEmbedder(), logSink: (line) => logs.push(line) });
-  const { db, sqlite } = server.ctx.database;
+  const storage = server.ctx.database;
   return {
     ...server,
     dataDir,
     logs,
-    tenant(name = "test") {
-      const workspace = createWorkspace(db, name);
-      const { key, record } = createApiKey(new WorkspaceScope(db, sqlite, workspace.id), `${name}-key`, "admin");
+    async tenant(name = "test") {
+      const workspace = await createWorkspace(storage.db, name);
+      const { key, record } = await createApiKey(new WorkspaceScope(storage, workspace.id), `${name}-key`, "admin");
       return {
         workspaceId: workspace.id,
         apiKey: key,
@@ -70,4 +72,18 @@ export async function evidenceFor(sieve: TestSieve, tenant: Tenant, requestId: s
     await Bun.sleep(20);
   }
   throw new Error(`no evidence for ${requestId}`);
+}
+
+/**
+ * Everything the server's database holds, as text: the SQLite file's bytes (WAL included), or on
+ * PostgreSQL every row of every table.
+ */
+export async function storedText(sieve: TestSieve): Promise<string> {
+  const storage = sieve.ctx.database;
+  if (storage.dialect === "sqlite") {
+    return ["sieve.db", "sieve.db-wal"].map((f) => readFileSync(join(sieve.dataDir, f)).toString("latin1")).join("");
+  }
+  const tables = await storage.all<{ name: string }>("select table_name as name from information_schema.tables where table_schema = 'public'");
+  const dumps = await Promise.all(tables.map(({ name }) => storage.all<{ row: string }>(`select t::text as row from "${name}" t`)));
+  return dumps.flat().map((r) => r.row).join("\n");
 }

@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { sessions } from "../../src/tenancy/schema";
 import { generateApiKey } from "../../src/tenancy/secrets";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
-import { startSieve, type Tenant, type TestSieve } from "../support/sieve";
+import { startSieve, storedText, type Tenant, type TestSieve } from "../support/sieve";
 
 let upstream: FakeUpstream;
 let sieve: TestSieve;
@@ -15,8 +13,8 @@ let bob: Tenant;
 beforeAll(async () => {
   upstream = startFakeUpstream();
   sieve = await startSieve({ upstreamUrl: upstream.url });
-  alice = sieve.tenant("alice");
-  bob = sieve.tenant("bob");
+  alice = await sieve.tenant("alice");
+  bob = await sieve.tenant("bob");
 });
 
 afterAll(async () => {
@@ -68,7 +66,7 @@ describe("proxy credentials (spec §5)", () => {
   });
 
   test("a revoked key stops working on the next request", async () => {
-    const carol = sieve.tenant("carol");
+    const carol = await sieve.tenant("carol");
     expect((await chat(carol.serviceHeaders)).status).toBe(200);
     const revoke = await fetch(`${sieve.url}/api/keys/${carol.keyId}`, { method: "DELETE", headers: carol.bearer });
     expect(revoke.status).toBe(200);
@@ -147,7 +145,7 @@ describe("dashboard accounts", () => {
     const second = cookieOf(login);
     expect((await fetch(`${sieve.url}/api/auth/me`, { headers: { cookie: second } })).status).toBe(200);
     // Expire every session of this database, as time passing would.
-    sieve.ctx.database.db.update(sessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(sessions.workspaceId, signed.workspace.id)).run();
+    await sieve.ctx.database.db.update(sessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(sessions.workspaceId, signed.workspace.id));
     expect((await fetch(`${sieve.url}/api/auth/me`, { headers: { cookie: second } })).status).toBe(401);
   });
 
@@ -161,8 +159,8 @@ describe("dashboard accounts", () => {
   });
 
   test("passwords and keys never appear in clear in the database or the logs", async () => {
-    sieve.ctx.evidence.flush();
-    const files = ["sieve.db", "sieve.db-wal"].map((f) => readFileSync(join(sieve.dataDir, f)).toString("latin1")).join("");
+    await sieve.ctx.evidence.flush();
+    const files = await storedText(sieve);
     for (const secret of [password, alice.apiKey, bob.apiKey]) {
       expect(files).not.toContain(secret);
       expect(sieve.logs.join("\n")).not.toContain(secret);
@@ -175,14 +173,14 @@ describe("workspace settings", () => {
     fetch(`${sieve.url}/api/workspace`, { method: "PATCH", headers: { ...t.bearer, "content-type": "application/json" }, body: JSON.stringify(body) });
 
   test("GET shows the caller's own workspace; PATCH changes it and the proxy follows the workspace's provider URL", async () => {
-    const erin = sieve.tenant("erin");
+    const erin = await sieve.tenant("erin");
     const mine = (await (await fetch(`${sieve.url}/api/workspace`, { headers: erin.bearer })).json()) as any;
     expect(mine).toMatchObject({ id: erin.workspaceId, name: "erin", log_bodies: true, firewall_scan_system: false, upstream_url: null });
     // Point the server default somewhere dead: only the workspace setting can reach the provider.
     // The fake provider is on loopback, which a workspace may use only when the operator allows it.
     const dead = await startSieve({ upstreamUrl: "http://127.0.0.1:9/v1", allowUpstreamHosts: "127.0.0.1" });
     try {
-      const t = dead.tenant("routed");
+      const t = await dead.tenant("routed");
       const before = await fetch(`${dead.url}/v1/chat/completions`, {
         method: "POST",
         headers: { "content-type": "application/json", ...t.serviceHeaders },
@@ -208,7 +206,7 @@ describe("workspace settings", () => {
   });
 
   test("bad settings → 400 naming the field, nothing changed", async () => {
-    const frank = sieve.tenant("frank");
+    const frank = await sieve.tenant("frank");
     for (const [body, field] of [
       [{ log_bodies: "no" }, "log_bodies"],
       [{ upstream_url: "ftp://x" }, "upstream_url"],
