@@ -34,8 +34,14 @@ export class EvidenceWriter {
       return;
     }
     this.#queue.push(entry);
-    if (this.#queue.length >= this.maxBatch) this.flush();
-    else this.#timer ??= setTimeout(() => this.flush(), this.intervalMs);
+    if (this.#queue.length < this.maxBatch) {
+      this.#timer ??= setTimeout(() => this.flush(), this.intervalMs);
+      return;
+    }
+    // A full batch is written on the next turn of the event loop, never from inside what the
+    // caller is doing (on SQLite that may be another request's open transaction, see sqlite.ts).
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.flush(), 0);
   }
 
   /** Records queued and not yet written (sieve_evidence_queue_length). */
