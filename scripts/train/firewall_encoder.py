@@ -200,7 +200,7 @@ def main():
     parser.add_argument("--batch", type=int, default=24)
     parser.add_argument("--lr", type=float, default=8e-5)
     parser.add_argument("--seed", type=int, default=14)
-    parser.add_argument("--hold-out", default=None, help="a source group to leave out and measure (LOSO)")
+    parser.add_argument("--hold-out", default=None, help="source groups to leave out and measure (LOSO), comma-separated (one source may span groups)")
     parser.add_argument("--freeze-below", type=int, default=4, help="embeddings and layers below this one stay frozen")
     parser.add_argument("--max-minutes", type=float, default=44.0)
     args = parser.parse_args()
@@ -212,8 +212,9 @@ def main():
 
     rows = [json.loads(line) for line in open(args.tokens) if line.strip()]
     bank_rows = [r for r in rows if r["group"] == BANK_GROUP]
-    held = [r for r in rows if args.hold_out and r["group"] == args.hold_out]
-    train = [r for r in rows if not (args.hold_out and r["group"] == args.hold_out)]
+    held_groups = set(args.hold_out.split(",")) if args.hold_out else set()
+    held = [r for r in rows if r["group"] in held_groups]
+    train = [r for r in rows if r["group"] not in held_groups]
     if args.hold_out:
         # Benign rows scored with the held-out group (besides its own benign rows): every 5th benign row, never trained on.
         benign_probe = [r for i, r in enumerate(train) if not r["attack"] and r["group"] != BANK_GROUP and i % 5 == 0]
@@ -332,7 +333,7 @@ def main():
         write_safetensors(os.path.join(args.out, "model.fp16.safetensors"), {n: model.w(n) for n in names})
         shutil.copy(os.path.join(args.source, "config.json"), os.path.join(args.out, "config.json"))
         shutil.copy(os.path.join(args.source, "tokenizer.json"), os.path.join(args.out, "tokenizer.json"))
-    with open(os.path.join(args.out, "training.json" if not args.hold_out else f"loso-{args.hold_out.replace('/', '_')}.json"), "w") as f:
+    with open(os.path.join(args.out, "training.json" if not args.hold_out else f"loso-{args.hold_out.replace('/', '_').replace(',', '+')}.json"), "w") as f:
         json.dump(result, f, indent=1)
 
 
