@@ -28,7 +28,7 @@ import { basename, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../../src/config";
 import { builtinMeta } from "../../src/firewall/builtins";
-import { firewallEmbedderKey } from "../../src/firewall/encoder";
+import { firewallEmbedderKey, firewallScanOptions } from "../../src/firewall/encoder";
 import { CALIBRATION, type Calibration } from "../../src/firewall/calibration";
 import { CONTRAST_TEXTS, CONTRAST_VERSION } from "../../src/firewall/contrast";
 import { BUILTIN_PATTERNS, LIBRARY_VERSION } from "../../src/firewall/library";
@@ -86,10 +86,15 @@ const contrast = shipped.contrast.map((c) => decodeVector(c.vector));
 const library = BUILTIN_PATTERNS.map((p) => ({ meta: builtinMeta(p), vector: libraryVector.get(p.slug)! }));
 
 // 2. Training windows and their raw signals (a neutral calibration: signals do not depend on it).
+// Windows the encoder cannot read are not scored by the server (readable.ts), nor here, and neither
+// are windows of invisible characters only (Unicode tag smuggling: no tokens); a row with none is left out.
+const { readability } = firewallScanOptions(config);
+const scorable = (text: string) => readability.readable(text) && /[\p{L}\p{N}\p{P}\p{S}]/u.test(text);
+const windowsOf = (text: string) => textWindows(text, WINDOW_TOKENS).filter(scorable);
 const rows: LabelledRow[] = [
   ...(flags["encoder-split"] ? encoderDataRows().calibration : readLabelled(trainFile)),
   ...ownExamples().map((example, i) => ({ id: `own-${i}`, text: example.text, attack: example.attack, family: null, source: OWN_GROUP, group: OWN_GROUP })),
-];
+].filter((row) => windowsOf(row.text).length > 0);
 const isOwn = (unit: Unit) => unit.row.group === OWN_GROUP;
 const neutral: Calibration = {
   ...CALIBRATION,
@@ -104,7 +109,7 @@ type Unit = { row: LabelledRow; windows: Window[]; weight: number };
 console.error(`fit: windowing and embedding ${rows.length} training rows …`);
 // Every window and its second-look sub-windows: the server looks closer at suspicious windows
 // (scan.ts), so the fit must know how fragments of ordinary texts score.
-const windowTexts = rows.map((row) => textWindows(row.text, WINDOW_TOKENS).flatMap((window) => [window, ...subWindows(window)]));
+const windowTexts = rows.map((row) => windowsOf(row.text).flatMap((window) => [window, ...subWindows(window).filter(scorable)]));
 const vectors = await embed(windowTexts.flat());
 embedding.save();
 let offset = 0;
