@@ -4,13 +4,14 @@
  * so re-running a script does not re-embed thousands of texts. Vectors are identical either way.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { configWith, type Config } from "../../src/config";
 import type { Embedder } from "../../src/embeddings/embedder";
 import { loadEmbedder } from "../../src/server";
 import { firewallEmbedderKey, firewallModel } from "../../src/firewall/encoder";
+import { assetPaths } from "../../src/runtime/assets";
 import type { Embedding } from "../../src/firewall/scan";
 
 /** ../shared/datasets beside the checkout; SIEVE_DATASETS points elsewhere (e.g. from a git worktree). */
@@ -48,22 +49,27 @@ export class FirstSightEmbedding implements Embedding {
   constructor(
     readonly embedder: Embedder,
     model: string,
+    modelDir: string,
   ) {
     const dir = join(tmpdir(), "sieve-firewall-vectors");
     mkdirSync(dir, { recursive: true });
-    // Cached per backend too: native and WASM int8 vectors differ in the last digits.
-    this.#file = join(dir, `${model.replace(/[^\w.-]/g, "_")}-${embedder.runtime.backend}.json`);
+    // Cached per backend too (native and WASM int8 vectors differ in the last digits), and per
+    // weights file: a retrained model keeps its folder name.
+    const weights = statSync(join(modelDir, "onnx", "model_quantized.onnx"), { throwIfNoEntry: false });
+    const version = weights ? `-${weights.size}-${Math.round(weights.mtimeMs)}` : "";
+    this.#file = join(dir, `${model.replace(/[^\w.-]/g, "_")}-${embedder.runtime.backend}${version}.json`);
     this.#cache = new Map(existsSync(this.#file) ? Object.entries(JSON.parse(readFileSync(this.#file, "utf8"))) : []);
   }
 
   /** The firewall's encoder (encoder.ts: the general model unless --firewall-model-dir), as the server runs it. */
   static async load(config: Config = configWith({})): Promise<FirstSightEmbedding> {
-    return new FirstSightEmbedding(await loadEmbedder(config, firewallModel(config)), firewallEmbedderKey(config));
+    const modelDir = config.firewallModelDir || config.modelDir || assetPaths().modelDir;
+    return new FirstSightEmbedding(await loadEmbedder(config, firewallModel(config)), firewallEmbedderKey(config), modelDir);
   }
 
   /** Another model folder (the general model, for before/after comparisons); key "<folder>/int8". */
   static async loadModel(config: Config, modelDir: string): Promise<FirstSightEmbedding> {
-    return new FirstSightEmbedding(await loadEmbedder(config, { modelDir, quantized: true }), `${basename(modelDir)}/int8`);
+    return new FirstSightEmbedding(await loadEmbedder(config, { modelDir, quantized: true }), `${basename(modelDir)}/int8`, modelDir);
   }
 
   peek(): Float32Array | undefined {

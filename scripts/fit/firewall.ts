@@ -1,5 +1,8 @@
 /**
- * npm run fit:firewall [-- --all-forms] [train.jsonl]   (default ../shared/datasets/firewall-train.jsonl)
+ * npm run fit:firewall [-- --all-forms] [--encoder-split | train.jsonl]   (default ../shared/datasets/firewall-train.jsonl)
+ *
+ * --encoder-split: fit on the fifth of firewall-train-v2/firewall-train that a trained firewall
+ * encoder never saw (scripts/train/firewall-training-rows.ts); use it with SIEVE_FIREWALL_MODEL_DIR.
  *
  * Fits the firewall's calibration and writes two data files under src/firewall/ (numbers only,
  * no training text):
@@ -25,7 +28,7 @@ import { basename, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../../src/config";
 import { builtinMeta } from "../../src/firewall/builtins";
-import { firewallEmbedderKey } from "../../src/firewall/encoder";
+import { firewallEmbedderKey, firewallScanOptions } from "../../src/firewall/encoder";
 import { CALIBRATION, type Calibration } from "../../src/firewall/calibration";
 import { CONTRAST_TEXTS, CONTRAST_VERSION } from "../../src/firewall/contrast";
 import { BUILTIN_PATTERNS, LIBRARY_VERSION } from "../../src/firewall/library";
@@ -36,11 +39,13 @@ import { subWindows, textWindows, WINDOW_TOKENS } from "../../src/firewall/windo
 import { DATASETS, FirstSightEmbedding, readLabelled, type LabelledRow } from "../eval/firewall-data";
 import { percent, tprAtFpr } from "../eval/firewall-metrics";
 import { fitLogistic, logitOf, type LogisticFit } from "./firewall-logistic";
+import { encoderDataRows } from "../train/firewall-training-rows";
 import { OWN_GROUP, ownExamples } from "./firewall-own-examples";
 
 const FIREWALL_DIR = resolve(import.meta.dir, "../../src/firewall");
-const { values: flags, positionals } = parseArgs({ allowPositionals: true, options: { "all-forms": { type: "boolean", default: false } } });
+const { values: flags, positionals } = parseArgs({ allowPositionals: true, options: { "all-forms": { type: "boolean", default: false }, "encoder-split": { type: "boolean", default: false } } });
 const trainFile = positionals[0] ?? join(DATASETS, "firewall-train.jsonl");
+const trainName = flags["encoder-split"] ? "firewall-train-v2.jsonl + firewall-train.jsonl, the fifth kept out of the encoder's training" : basename(trainFile);
 const HEAD_L2 = [1e-2, 3e-2, 1e-1, 3e-1];
 /**
  * The raw-similarity form shipped. The benign contrast term is kept although the training file
@@ -81,10 +86,15 @@ const contrast = shipped.contrast.map((c) => decodeVector(c.vector));
 const library = BUILTIN_PATTERNS.map((p) => ({ meta: builtinMeta(p), vector: libraryVector.get(p.slug)! }));
 
 // 2. Training windows and their raw signals (a neutral calibration: signals do not depend on it).
+// Windows the encoder cannot read are not scored by the server (readable.ts), nor here, and neither
+// are windows of invisible characters only (Unicode tag smuggling: no tokens); a row with none is left out.
+const { readability } = firewallScanOptions(config);
+const scorable = (text: string) => readability.readable(text) && /[\p{L}\p{N}\p{P}\p{S}]/u.test(text);
+const windowsOf = (text: string) => textWindows(text, WINDOW_TOKENS).filter(scorable);
 const rows: LabelledRow[] = [
-  ...readLabelled(trainFile),
+  ...(flags["encoder-split"] ? encoderDataRows().calibration : readLabelled(trainFile)),
   ...ownExamples().map((example, i) => ({ id: `own-${i}`, text: example.text, attack: example.attack, family: null, source: OWN_GROUP, group: OWN_GROUP })),
-];
+].filter((row) => windowsOf(row.text).length > 0);
 const isOwn = (unit: Unit) => unit.row.group === OWN_GROUP;
 const neutral: Calibration = {
   ...CALIBRATION,
@@ -99,7 +109,7 @@ type Unit = { row: LabelledRow; windows: Window[]; weight: number };
 console.error(`fit: windowing and embedding ${rows.length} training rows …`);
 // Every window and its second-look sub-windows: the server looks closer at suspicious windows
 // (scan.ts), so the fit must know how fragments of ordinary texts score.
-const windowTexts = rows.map((row) => textWindows(row.text, WINDOW_TOKENS).flatMap((window) => [window, ...subWindows(window)]));
+const windowTexts = rows.map((row) => windowsOf(row.text).flatMap((window) => [window, ...subWindows(window).filter(scorable)]));
 const vectors = await embed(windowTexts.flat());
 embedding.save();
 let offset = 0;
@@ -271,7 +281,7 @@ const calibration: Calibration & { fit: unknown } = {
   rankPenalty: RANK_PENALTY,
   single,
   fit: {
-    train: basename(trainFile),
+    train: trainName,
     rows: rows.length - ownExamples().length,
     projectWrittenExamples: ownExamples().length,
     chosen: chosen.variant.name,
@@ -281,7 +291,7 @@ const calibration: Calibration & { fit: unknown } = {
 writeFileSync(join(FIREWALL_DIR, "calibration.json"), `${JSON.stringify(calibration, null, 1)}\n`);
 
 // Report.
-console.log(`\n### Leave-one-source-out validation on ${basename(trainFile)} (${rows.length} rows)\n`);
+console.log(`\n### Leave-one-source-out validation on ${trainName} (${rows.length} rows)\n`);
 console.log("Each attack source is scored by a fit that never saw it; benign rows are split in halves (fit on one, measured on the other).\n");
 const header = ["signal", ...attackGroups().flatMap((g) => [`${g} TPR@1%`, "TPR@5%"]), "mean TPR@1%", "mean TPR@5%"];
 console.log(`| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|`);

