@@ -116,8 +116,10 @@ async function forward(
   const overheadMs = Number(headers["x-service-latency-ms"]);
   const monitor = response.ok ? deps.firewall.outputMonitor(request) : undefined;
   const isEventStream = (response.headers.get("content-type") ?? "").includes("text/event-stream");
-  const store = (completion: Record<string, unknown>) => {
-    if (request.cacheControl.store) void deps.cache.store(request, completion, upstreamMs);
+  /** Stores the answer off the response's path; identical requests waiting for this one (single-flight) go once it is written. */
+  const storeThenRelease = (completion: Record<string, unknown>) => {
+    if (!request.cacheControl.store) return release?.();
+    void deps.cache.store(request, completion, upstreamMs).finally(() => release?.());
   };
 
   if (request.stream && response.ok && isEventStream && response.body) {
@@ -131,8 +133,8 @@ async function forward(
       onEnd: (outcome: StreamOutcome) => {
         const verdicts = [inputVerdict, ...(outcome.kind === "completed" || outcome.kind === "blocked" ? (outcome.outputVerdict ? [outcome.outputVerdict] : []) : [])];
         const completion = outcome.transcript.toResponse();
-        if (outcome.kind === "completed" && request.view.cache?.storeStreamed && dialect.answer(completion)?.complete) store(completion);
-        release?.();
+        if (outcome.kind === "completed" && request.view.cache?.storeStreamed && dialect.answer(completion)?.complete) storeThenRelease(completion);
+        else release?.();
         record({
           status: outcome.kind === "completed" ? 200 : outcome.kind === "blocked" ? 403 : outcome.kind === "client_aborted" ? 499 : 502,
           cacheStatus,
@@ -170,8 +172,8 @@ async function forward(
     record({ status: 403, cacheStatus, verdicts, overheadMs, upstreamMs, usage: answer?.usage, responseBody: text });
     return jsonResponse(403, body, headers);
   }
-  if (completion && answer?.complete && text.length <= MAX_CACHED_RESPONSE_CHARS) store(completion);
-  release?.();
+  if (completion && answer?.complete && text.length <= MAX_CACHED_RESPONSE_CHARS) storeThenRelease(completion);
+  else release?.();
   record({ status: response.status, cacheStatus, verdicts, overheadMs, upstreamMs, usage: answer?.usage, responseBody: text });
   return new Response(text, { status: response.status, headers });
 }
