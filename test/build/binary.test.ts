@@ -5,7 +5,7 @@ import { REPO, waitUntilReady } from "../support/process";
 import { tempDir } from "../support/sieve";
 import { DocumentsClient } from "../documents/api-client";
 import { longMarkdown } from "../documents/documents-gen";
-import { sampleDocx } from "../fixtures-gen/sample-documents";
+import { sampleDocx, samplePdf } from "../fixtures-gen/sample-documents";
 import { isLoopbackOrUnconnected, tcpPeersOf } from "../support/sockets";
 import { parseExposition } from "../metrics/exposition";
 
@@ -106,6 +106,10 @@ describe("dist/sieve from an empty directory", () => {
       const sample = await sampleDocx();
       const docx = await docs.uploadCompleted(sample.filename, sample.bytes);
       expect((await docs.allChunks(docx.variant_id)).map((chunk: any) => chunk.text).join(" ")).toContain("Deliveries leave the warehouses");
+      // So is a PDF (pdf.js inside the compiled worker).
+      const pdfSample = await samplePdf();
+      const pdf = await docs.uploadCompleted(pdfSample.filename, pdfSample.bytes);
+      expect((await docs.allChunks(pdf.variant_id)).map((chunk: any) => chunk.text).join(" ")).toContain("sampling campaign was planned");
       const upload = await docs.uploadFile("handbook.md", longMarkdown(5, 40));
       expect([201, 202]).toContain(upload.status);
       const variant = await docs.waitForVariant(((await upload.json()) as { variant_id: string }).variant_id);
