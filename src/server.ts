@@ -1,3 +1,4 @@
+import { parseAllowedHosts } from "./egress/allowed-hosts";
 import { createApp } from "./app";
 import { withBodyDeadline } from "./http/body-deadline";
 import { isStreamedPassthrough } from "./proxy/passthrough";
@@ -88,7 +89,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const metrics: Metrics = new Metrics({ evidenceQueueLength: () => evidence.pending, inference: () => processPool?.metrics.registry });
   const evidence = new EvidenceWriter(database, log, config.evidenceFlushMs, metrics.database);
   const vectors = new VectorMemo(() => embedder.require());
-  const ctx: AppContext = { config, log, database, embedder, firewallEncoder, vectors, evidence, rateLimiter: new RateLimiter(config.rateLimitRpm), metrics, sessionTtlMs: SESSION_TTL_MS };
+  const ctx: AppContext = { config, log, database, embedder, firewallEncoder, vectors, evidence, rateLimiter: new RateLimiter(config.rateLimitRpm), allowedUpstreamHosts: parseAllowedHosts(config.allowUpstreamHosts), metrics, sessionTtlMs: SESSION_TTL_MS };
 
   const app = createApp(ctx, assets.docsUiScript);
   const server = Bun.serve({

@@ -3,7 +3,6 @@ import type { AppContext } from "../runtime/context";
 import { badRequest } from "../http/errors";
 import { requestContextPlugin } from "../http/request-context";
 import { describeZodIssues } from "../http/validation";
-import { parseAllowedHosts } from "../egress/allowed-hosts";
 import { parseJsonBody } from "../http/json-body";
 import { forwardPassthrough } from "../proxy/passthrough";
 import { readRequestBody } from "../proxy/request";
@@ -19,7 +18,6 @@ import { embeddingsBody, isLocalEmbeddingModel, LOCAL_EMBEDDING_MODEL } from "./
  * passed through unchanged.
  */
 export const embeddingsController = (ctx: AppContext) => {
-  const allowedUpstreamHosts = parseAllowedHosts(ctx.config.allowUpstreamHosts);
   return new Elysia({ prefix: "/v1", detail: { tags: ["embeddings"] } })
     .use(requestContextPlugin)
     .use(serviceKeyAuth(ctx))
@@ -30,7 +28,7 @@ export const embeddingsController = (ctx: AppContext) => {
         const json = parseJsonBody(text, ctx.config.maxJsonDepth);
         const model = (json as { model?: unknown } | null)?.model;
         if (!isLocalEmbeddingModel(model, generalModelName(ctx.config))) {
-          return forwardPassthrough(request, text, { ctx, scope, requestId, receivedAt, allowedUpstreamHosts, model: typeof model === "string" ? model : undefined });
+          return forwardPassthrough(request, text, { ctx, scope, requestId, receivedAt, model: typeof model === "string" ? model : undefined });
         }
         const parsed = embeddingsBody.safeParse(json);
         if (!parsed.success) throw badRequest(describeZodIssues("body", parsed.error.issues));

@@ -5,7 +5,6 @@ import { requestContextPlugin } from "../http/request-context";
 import { serviceKeyAuth } from "../tenancy/auth";
 import type { WorkspaceScope } from "../tenancy/scope";
 import { findWorkspace } from "../tenancy/service";
-import { parseAllowedHosts } from "../egress/allowed-hosts";
 import { anthropicMessages } from "./dialects/anthropic-messages";
 import type { Dialect } from "./dialects/dialect";
 import { openaiChat } from "./dialects/openai-chat";
@@ -42,7 +41,7 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
     metrics: ctx.metrics.proxy,
     log: ctx.log,
     upstreamTimeoutMs: ctx.config.upstreamTimeoutMs,
-    allowedUpstreamHosts: parseAllowedHosts(ctx.config.allowUpstreamHosts),
+    allowedUpstreamHosts: ctx.allowedUpstreamHosts,
   };
   const providerUrls = { openai: ctx.config.upstreamUrl, anthropic: ctx.config.anthropicUpstreamUrl };
   const handle = (dialect: Dialect) => async ({ request, scope, requestId, receivedAt }: Context) => {
@@ -67,7 +66,7 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
   const passthrough = async ({ request, scope, requestId, receivedAt }: Context) => {
     // Under Sieve's own prefixes a path Sieve does not serve is a 404 here, never a provider call.
     if (isSievePath(new URL(request.url).pathname)) throw httpError(404, "not_found", "no such route");
-    return forwardPassthrough(request, request.body, { ctx, scope, requestId, receivedAt, allowedUpstreamHosts: deps.allowedUpstreamHosts });
+    return forwardPassthrough(request, request.body, { ctx, scope, requestId, receivedAt });
   };
   return new Elysia({ prefix: "/v1", detail: { tags: ["proxy"] } })
     .use(requestContextPlugin)

@@ -9,7 +9,6 @@ import { sha256Hex } from "../tenancy/secrets";
 import { providerBaseUrl } from "./request";
 import { serviceHeaders } from "./service-headers";
 import { callUpstream, relayedHeaders, UpstreamError } from "./upstream";
-import type { AllowedHosts } from "../egress/allowed-hosts";
 
 /** /v1 prefixes that are Sieve's own API: never forwarded. */
 const SIEVE_PREFIXES = ["/v1/firewall", "/v1/cache", "/v1/evidence"];
@@ -50,7 +49,7 @@ export function providerOf(headers: Headers): Dialect["provider"] {
 export async function forwardPassthrough(
   request: Request,
   body: string | ReadableStream<Uint8Array> | null,
-  at: { ctx: AppContext; scope: WorkspaceScope; requestId: string; receivedAt: number; allowedUpstreamHosts: AllowedHosts; /** When the caller read it from a buffered body. */ model?: string },
+  at: { ctx: AppContext; scope: WorkspaceScope; requestId: string; receivedAt: number; /** When the caller read it from a buffered body. */ model?: string },
 ): Promise<Response> {
   const { ctx, scope, requestId, receivedAt } = at;
   const url = new URL(request.url);
@@ -88,7 +87,7 @@ export async function forwardPassthrough(
     const { response, upstreamMs } = await callUpstream(
       { url: base + path + url.search, method: request.method, headers, body: hasBody ? body : null, clientSignal: request.signal, checkAddress: upstreamFromWorkspace },
       ctx.config.upstreamTimeoutMs,
-      at.allowedUpstreamHosts,
+      ctx.allowedUpstreamHosts,
     );
     const relayed = relayedHeaders(response, { passthrough: true });
     const stream = (response.headers.get("content-type") ?? "").includes("text/event-stream");

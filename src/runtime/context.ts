@@ -1,4 +1,5 @@
 import type { Config } from "../config";
+import type { AllowedHosts } from "../egress/allowed-hosts";
 import type { EvidenceWriter } from "../evidence/writer";
 import type { Storage } from "../db/connection";
 import type { VectorMemo } from "../embeddings/vector-memo";
@@ -22,6 +23,8 @@ export type AppContext = {
   vectors: VectorMemo;
   evidence: EvidenceWriter;
   rateLimiter: RateLimiter;
+  /** Where a workspace's own provider URL may lead (--allow-upstream-hosts), parsed once. */
+  allowedUpstreamHosts: AllowedHosts;
   /** What GET /metrics exposes; the stages record into it. */
   metrics: Metrics;
   /** Session lifetime for dashboard logins. */

@@ -1,6 +1,5 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../runtime/context";
-import { parseAllowedHosts } from "../egress/allowed-hosts";
 import { upstreamUrlProblem } from "../egress/upstream-target";
 import { badRequest, httpError } from "../http/errors";
 import { requestContextPlugin } from "../http/request-context";
@@ -131,7 +130,6 @@ export const keysController = (ctx: AppContext) =>
 
 /** The caller's workspace and its general settings (Bearer key or dashboard session). */
 export const workspaceController = (ctx: AppContext) => {
-  const allowedUpstreamHosts = parseAllowedHosts(ctx.config.allowUpstreamHosts);
   return new Elysia({ prefix: "/api/workspace", detail: { tags: ["workspace"] } })
     .use(bearerKeyAuth(ctx))
     .get("/", async ({ scope }) => workspaceSettingsView(await scope.workspace(), ctx.config), {
@@ -141,7 +139,7 @@ export const workspaceController = (ctx: AppContext) => {
       "/",
       async ({ scope, body }) => {
         for (const field of ["upstream_url", "anthropic_upstream_url"] as const) {
-          const problem = body[field] ? upstreamUrlProblem(body[field], allowedUpstreamHosts) : undefined;
+          const problem = body[field] ? upstreamUrlProblem(body[field], ctx.allowedUpstreamHosts) : undefined;
           if (problem) throw badRequest(`body.${field}: ${problem}`);
         }
         return workspaceSettingsView(
