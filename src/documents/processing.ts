@@ -1,8 +1,9 @@
 /**
- * One variant's job: parse → chunk → dedup against the parent version → embed → one
- * transaction that writes every chunk, every vector and status=completed together. Nothing is
- * written before that transaction, so a process killed mid-job leaves the variant `processing`
- * with no chunks, and the restarted server runs the job again from the stored bytes.
+ * One variant's job: parse → chunk → dedup against the parent version → embed → write the
+ * chunks and vectors in a few short transactions, the last of which sets status=completed.
+ * Readers only ever see chunks of completed variants, and a job (re)started on a `processing`
+ * variant first deletes whatever an interrupted write left, so a process killed mid-job
+ * leaves nothing visible and the restarted server runs the job again from the stored bytes.
  */
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
@@ -43,6 +44,12 @@ const EMBED_BATCH_CHARS = 20_000;
 /** A job that keeps dying with the process (it is started again on every restart) is given up after this many starts. */
 export const MAX_ATTEMPTS = 3;
 
+/**
+ * Chunks per write transaction of a job: all ~210 chunks of a 100-page variant in one
+ * transaction held the event loop for ~15 ms on SQLite; between two batches the loop gets a turn.
+ */
+const WRITE_BATCH_CHUNKS = 24;
+
 /** Thrown at a checkpoint when the server is stopping: the variant stays `processing` and resumes on restart. */
 export class JobAborted extends Error {}
 
@@ -63,7 +70,7 @@ export type JobEnv = {
   leases: JobLeases;
 };
 
-/** Everything a completed variant consists of, ready to be written in one transaction. */
+/** Everything a completed variant consists of, ready to be written. */
 export type VariantResult = {
   chunks: NewChunk[];
   vectors: Float32Array[];
@@ -96,13 +103,7 @@ export async function runVariantJob(env: JobEnv, scope: WorkspaceScope, variantI
   try {
     const result = await buildVariant(env, scope, variant);
     env.checkpoint();
-    status = await scope.transaction(async (tx) => {
-      const current = await findVariant(tx, variantId);
-      // Deleted while the job ran (or, lease lost, taken over by another instance): drop the work.
-      if (current?.status !== "processing" || !env.leases.holds(current)) return current?.status ?? null;
-      await writeVariantResult(tx, variantId, result);
-      return "completed";
-    });
+    status = await writeInBatches(env, scope, variantId, result);
     if (status === "completed") {
       env.log.info("document variant completed", { variant_id: variantId, chunks: result.chunks.length, embeddings_reused: result.embeddingsReused });
     }
@@ -123,11 +124,45 @@ export async function runVariantJob(env: JobEnv, scope: WorkspaceScope, variantI
   return status;
 }
 
+/**
+ * A job's finished variant, WRITE_BATCH_CHUNKS chunks per transaction with a turn of the event
+ * loop between them; the last transaction completes the variant. Each one first checks that the
+ * variant is still this job's to write: deleted while the job ran (or, lease lost, taken over by
+ * another instance), the work is dropped and the variant's current status returned.
+ */
+async function writeInBatches(env: JobEnv, scope: WorkspaceScope, variantId: string, result: VariantResult): Promise<VariantStatus | null> {
+  const { chunks, vectors } = result;
+  for (let start = 0; ; start += WRITE_BATCH_CHUNKS) {
+    if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+    const end = start + WRITE_BATCH_CHUNKS;
+    const outcome = await scope.transaction(async (tx): Promise<VariantStatus | null | undefined> => {
+      const current = await findVariant(tx, variantId);
+      if (current?.status !== "processing" || !env.leases.holds(current)) return current?.status ?? null;
+      if (start === 0) await clearChunks(tx, variantId);
+      await writeChunks(tx, chunks.slice(start, end), vectors.slice(start, end));
+      if (end < chunks.length) return undefined;
+      await completeVariant(tx, variantId, result);
+      return "completed";
+    });
+    if (outcome !== undefined) return outcome;
+  }
+}
+
 /** Writes a finished variant: chunks, vectors, status and counters, in the caller's transaction. */
 export async function writeVariantResult(tx: WorkspaceScope, variantId: string, result: VariantResult): Promise<void> {
+  await clearChunks(tx, variantId);
+  await writeChunks(tx, result.chunks, result.vectors);
+  await completeVariant(tx, variantId, result);
+}
+
+/** Removes the variant's chunks and vectors: what an interrupted write left. */
+async function clearChunks(tx: WorkspaceScope, variantId: string): Promise<void> {
   await deleteVectorsOf(tx, [variantId]);
   await tx.delete(documentChunks, eq(documentChunks.variantId, variantId));
-  await writeChunks(tx, result.chunks, result.vectors);
+}
+
+/** Status completed with the variant's figures, and the workspace's usage counters. */
+async function completeVariant(tx: WorkspaceScope, variantId: string, result: VariantResult): Promise<void> {
   await tx.update(
     documentVariants,
     {

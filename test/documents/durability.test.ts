@@ -100,6 +100,54 @@ describe("a job killed mid-way", () => {
   });
 });
 
+describe("a write interrupted between its transactions", () => {
+  test("chunks an earlier attempt left behind are replaced, never doubled or shown", async () => {
+    const tenant = await tenantFromCli((await runCliJson(["workspaces", "create", "--data-dir", dataDir, "--json"])).workspace_id);
+    let server = await serve();
+    let api = new DocumentsClient(server.url, tenant);
+    const small = await api.uploadCompleted("small.md", longMarkdown(2, 40), { chunk_size: 32, chunk_overlap: 4 });
+    const response = await api.uploadFile("large.md", longMarkdown(21, 300), { chunk_size: 32, chunk_overlap: 4 });
+    const upload: any = await response.json();
+    for (let i = 0; i < 2000 && !server.output().includes('"msg":"document variant progress"'); i++) await Bun.sleep(10);
+    server.child.kill("SIGKILL");
+    await server.child.exited;
+
+    // What a kill after the first of several write transactions leaves: some chunk rows and vectors
+    // of the still-processing variant (copies of another variant's, under the killed one's id).
+    const leftovers = inspect((db) => {
+      db.exec("PRAGMA foreign_keys = ON");
+      const columns = (db.query("PRAGMA table_info(document_chunks)").all() as { name: string }[]).map((c) => c.name).filter((c) => c !== "seq");
+      const copied = columns.map((c) => (c === "id" ? "lower(hex(randomblob(16)))" : c === "variant_id" ? "?1" : c)).join(", ");
+      const sources = db.query("select seq from document_chunks where variant_id = ?1 order by chunk_index limit 3").all(small.variant_id) as { seq: number }[];
+      for (const { seq } of sources) {
+        const inserted = db.query(`insert into document_chunks (${columns.join(", ")}) select ${copied} from document_chunks where seq = ?2 returning seq`).get(upload.variant_id, seq) as { seq: number };
+        db.query("insert into chunk_embeddings (chunk_seq, workspace_id, embedding) select ?1, workspace_id, embedding from chunk_embeddings where chunk_seq = ?2").run(inserted.seq, seq);
+      }
+      return count(db, "select count(*) as n from document_chunks where variant_id = ?1", upload.variant_id);
+    });
+    expect(leftovers).toBe(3);
+
+    server = await serve();
+    api = new DocumentsClient(server.url, tenant);
+    expect((await api.get(`/api/documents/variants/${upload.variant_id}/chunks`)).status).toBe(409);
+    const variant = await api.waitForVariant(upload.variant_id);
+    expect(variant.status).toBe("completed");
+    const chunks = await api.allChunks(upload.variant_id, 1000);
+    expect(chunks.length).toBe(variant.chunks_count);
+    expect(chunks.length).toBeGreaterThan(48); // more than two write transactions' worth
+    expect(chunks.map((chunk) => chunk.chunk_index)).toEqual(chunks.map((_, i) => i));
+    const smallChunks = (await api.allChunks(small.variant_id, 1000)).length;
+    expect(
+      inspect((db) => [
+        count(db, "select count(*) as n from document_chunks where variant_id = ?1", upload.variant_id),
+        count(db, "select count(*) as n from chunk_embeddings where workspace_id = ?1", tenant.workspaceId),
+      ]),
+    ).toEqual([chunks.length, chunks.length + smallChunks]);
+    server.child.kill("SIGTERM");
+    expect(await server.child.exited).toBe(0);
+  });
+});
+
 describe("a graceful stop mid-job", () => {
   test("the job stops at a checkpoint without counting an attempt, and the next start completes it", async () => {
     const dir = tempDir("sieve-graceful-");
