@@ -19,6 +19,8 @@ export type WorkspaceVectors = {
  */
 export class VectorMemo {
   readonly #entries = new Map<string, Float32Array>();
+  /** Texts being embedded right now: a second caller waits for the same inference instead of starting another. */
+  readonly #pending = new Map<string, Promise<Float32Array>>();
 
   constructor(
     private readonly embedder: () => Embedder,
@@ -29,18 +31,33 @@ export class VectorMemo {
     return createHash("sha256").update(workspaceId).update("\0").update(text).digest("base64url");
   }
 
-  /** Vectors for `texts`, embedding only the ones this workspace has not embedded recently, in one batched call. */
+  /** Vectors for `texts`, embedding only the ones this workspace has not embedded recently (or is embedding now), in one batched call. */
   async embedMany(texts: string[], workspaceId: string): Promise<Float32Array[]> {
     const keys = texts.map((text) => VectorMemo.key(text, workspaceId));
+    const found = new Map<string, Float32Array | Promise<Float32Array>>();
     const missing = new Map<string, string>();
     keys.forEach((key, i) => {
-      if (!this.#touch(key) && !missing.has(key)) missing.set(key, texts[i]!);
+      if (found.has(key) || missing.has(key)) return;
+      const known = this.#touch(key) ?? this.#pending.get(key);
+      if (known) found.set(key, known);
+      else missing.set(key, texts[i]!);
     });
     if (missing.size > 0) {
-      const fresh = await this.embedder().embedMany([...missing.values()]);
-      [...missing.keys()].forEach((key, i) => this.#remember(key, fresh[i]!));
+      const batch = this.embedder().embedMany([...missing.values()]);
+      [...missing.keys()].forEach((key, i) => {
+        const vector = batch.then((vectors) => vectors[i]!);
+        vector.catch(() => {}); // whoever waits on it sees the rejection
+        this.#pending.set(key, vector);
+        found.set(key, vector);
+      });
+      try {
+        const fresh = await batch;
+        [...missing.keys()].forEach((key, i) => this.#remember(key, fresh[i]!));
+      } finally {
+        for (const key of missing.keys()) this.#pending.delete(key);
+      }
     }
-    return keys.map((key) => this.#entries.get(key)!);
+    return Promise.all(keys.map((key) => found.get(key)!));
   }
 
   async embed(text: string, workspaceId: string): Promise<Float32Array> {
