@@ -123,7 +123,7 @@ for (const length of LENGTHS) {
 }
 
 {
-  // The second look: a short message whose window scores at least the second-look score (scan.ts) is also scored piece by piece.
+  // The second look: a short message whose window scores ≥ SECOND_LOOK_FROM is also scored piece by piece.
   const fresh: number[] = [];
   const repeated: number[] = [];
   let embedded = 0;

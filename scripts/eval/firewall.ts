@@ -26,7 +26,7 @@ import { firewallEmbedderKey, firewallScanOptions } from "../../src/firewall/enc
 import { Readability } from "../../src/firewall/readable";
 import { FAMILY_DEFAULTS } from "../../src/firewall/library";
 import { BuiltinIndex, WorkspacePatterns } from "../../src/firewall/pattern-index";
-import { scanTexts, secondLookFrom, type ScanOptions, type ScanResult } from "../../src/firewall/scan";
+import { scanTexts, SECOND_LOOK_FROM, type ScanOptions, type ScanResult } from "../../src/firewall/scan";
 import { textWindows } from "../../src/firewall/windows";
 import { assetPaths } from "../../src/runtime/assets";
 import { DATASETS, FirstSightEmbedding, readLabelled, type LabelledRow } from "./firewall-data";
@@ -192,7 +192,7 @@ function report(s: Setup, file: string, outcomes: Outcome[]) {
     const extra = looked.reduce((sum, o) => sum + o.result.secondLook, 0);
     return `${percent(looked.length / side.length)} of ${attack ? "attacks" : "benign rows"} (${looked.length ? (extra / looked.length).toFixed(1) : 0} sub-windows each)`;
   };
-  console.log(`\nSecond look (score ≥ ${secondLookFrom(s.calibration)}): ${secondLook(false)}, ${secondLook(true)}.`);
+  console.log(`\nSecond look (score ≥ ${SECOND_LOOK_FROM}): ${secondLook(false)}, ${secondLook(true)}.`);
   console.log(`\nFamilies named in verdicts on attacks: ${[...byFamily].map(([f, n]) => `${f} ${n}`).join(", ") || "none"}.`);
   const wrong = outcomes.filter((o) => !o.row.attack && blocked(o)).slice(0, 12);
   if (wrong.length > 0) console.log(`\nBenign rows blocked (first ${wrong.length}):\n${wrong.map((o) => `- [${o.row.group}] ${o.row.text.slice(0, 110).replace(/\s+/g, " ")} (${o.score.toFixed(3)})`).join("\n")}`);

@@ -21,8 +21,7 @@
  *      that never saw it; benign rows are split in halves (fit on one, measured on the other).
  *   3. Shipped: the SHIPPED_FORM similarity form, with or without a head as validation decides.
  *   4. Scale: score 0.9 is exceeded by 1% of benign training rows and 0.8 by 5% (out of fold,
- *      each benign source weighted equally). Custom and output patterns: SINGLE_ANCHORS. The
- *      second look starts at the score 20% of benign rows reach (SECOND_LOOK_BENIGN_SHARE).
+ *      each benign source weighted equally). Custom and output patterns: SINGLE_ANCHORS.
  */
 import { writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
@@ -59,8 +58,6 @@ const SHIPPED_FORM = "max cosine, contrast";
 const RANK_PENALTY = 25;
 /** Scale anchors: score → share of benign rows allowed above it. */
 const ANCHORS = { high: { score: 0.9, fpr: 0.01 }, low: { score: 0.8, fpr: 0.05 } };
-/** Share of benign rows (out of fold, each source weighted equally) that get the second look (scan.ts). */
-const SECOND_LOOK_BENIGN_SHARE = 0.2;
 /**
  * Custom and output-side patterns have no labelled data: one pattern, one topic. Their score is
  * anchored on what MiniLM cosine means: ~0.75 a close paraphrase (score 0.9, "balanced"),
@@ -271,7 +268,6 @@ for (const fold of [0, 1]) {
 }
 const scale = anchorScale((u) => benignOof.get(u)!);
 const single = pointScale(SINGLE_ANCHORS);
-const secondLookFrom = round6(1 / (1 + Math.exp(-(scale.slope * benignQuantile((u) => benignOof.get(u)!, SECOND_LOOK_BENIGN_SHARE) + scale.offset))));
 
 const calibration: Calibration & { fit: unknown } = {
   model,
@@ -284,7 +280,6 @@ const calibration: Calibration & { fit: unknown } = {
   scale,
   rankPenalty: RANK_PENALTY,
   single,
-  secondLookFrom,
   fit: {
     train: trainName,
     rows: rows.length - ownExamples().length,
@@ -306,7 +301,7 @@ for (const v of [rawValidation, ...validations]) {
 }
 console.log(`\nwrote src/firewall/builtin-vectors.json (${BUILTIN_PATTERNS.length} patterns, ${CONTRAST_TEXTS.length} contrast texts) and src/firewall/calibration.json`);
 console.log(`window logit: ${JSON.stringify(calibration.window)}`);
-console.log(`scale: score = σ(${scale.slope.toFixed(3)}·Z + ${scale.offset.toFixed(3)}); single similarity: σ(${single.slope.toFixed(3)}·s + ${single.offset.toFixed(3)}); second look from ${secondLookFrom}`);
+console.log(`scale: score = σ(${scale.slope.toFixed(3)}·Z + ${scale.offset.toFixed(3)}); single similarity: σ(${single.slope.toFixed(3)}·s + ${single.offset.toFixed(3)})`);
 
 // — helpers —
 

@@ -33,8 +33,6 @@ export type Calibration = {
   scale: { slope: number; offset: number };
   rankPenalty: number;
   single: { slope: number; offset: number };
-  /** Score from which a window gets a second look (scan.ts); absent in calibrations fitted before it was fitted: 0.3. */
-  secondLookFrom?: number;
 };
 
 export const CALIBRATION = fitted as Calibration;

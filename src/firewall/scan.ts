@@ -5,7 +5,6 @@
  */
 import { sampleLongText } from "../proxy/long-text";
 import { ALLOW, type FirewallVerdict } from "../proxy/stages";
-import type { Calibration } from "./calibration";
 import { cueScore } from "./cues";
 import { decide, type Decision } from "./decision";
 import type { WorkspacePatterns } from "./pattern-index";
@@ -41,13 +40,10 @@ export type ScanResult = Decision & {
 
 /**
  * Calibrated score from which a window gets a second look: its sentences and 16-token runs are
- * embedded and scored too. The fit places it where about one benign calibration text in five
- * gets there (a fixed score would mean a different share under every encoder's scale), so the
- * extra embeddings are spent on the texts that need them; calibrations from before: 0.3.
+ * embedded and scored too. Ordinary prompts rarely get there (docs/firewall.md gives the share),
+ * so the extra embeddings are spent on the texts that need them.
  */
-export function secondLookFrom(calibration: Calibration): number {
-  return calibration.secondLookFrom ?? 0.3;
-}
+export const SECOND_LOOK_FROM = 0.3;
 /** The second look uses what the first pass left of the budget, but always at least this many tokens. */
 export const SECOND_LOOK_MIN_TOKENS = 32;
 
@@ -58,7 +54,7 @@ export async function scanTexts(texts: string[], patterns: WorkspacePatterns, em
   const vectors = windows.length > 0 ? await embedding.embedMany(windows) : [];
   const scores = scoreInputWindows(patterns, vectors);
   const closerBudget = options.budgetTokens > 0 ? Math.max(options.budgetTokens - plan.spent, SECOND_LOOK_MIN_TOKENS) : 0;
-  const closer = planSecondLook(windows, scores, known, closerBudget, secondLookFrom(patterns.builtins.calibration));
+  const closer = planSecondLook(windows, scores, known, closerBudget);
   if (closer.length > 0) scores.push(...scoreInputWindows(patterns, await embedding.embedMany(closer)));
   const decision = decide(scores, "input");
   const verdict = decision.verdict === ALLOW && unscored > 0 ? unscoredVerdict(unscored, windows.length + unscored) : decision.verdict;
@@ -81,13 +77,13 @@ export function unscoredVerdict(unscored: number, planned: number): FirewallVerd
 export const UNSCORED_LANGUAGE = "unscored_language";
 
 /**
- * Sub-windows of the windows that scored at least `from`, most suspicious window first.
+ * Sub-windows of the windows that scored at least SECOND_LOOK_FROM, most suspicious window first.
  * New ones share budgetTokens (0 = no limit); known ones are free.
  */
-export function planSecondLook(windows: string[], scores: WindowScore[], known: (window: string) => boolean, budgetTokens: number, from: number): string[] {
+export function planSecondLook(windows: string[], scores: WindowScore[], known: (window: string) => boolean, budgetTokens: number): string[] {
   const suspicious = windows
     .map((window, i) => ({ window, score: scores[i]!.best?.score ?? 0 }))
-    .filter((w) => w.score >= from)
+    .filter((w) => w.score >= SECOND_LOOK_FROM)
     .sort((a, b) => b.score - a.score);
   const chosen = new Set<string>();
   let spent = 0;
