@@ -4,7 +4,7 @@
  * 1. Baseline, without embedding: parse, and parse + chunk (recursive, 512 tokens), in process;
  *    p50/p95 over several runs.
  * 2. With embedding: the whole job through the HTTP API of a real server (upload → variant
- *    completed: parse, chunk, embed, one transaction), p50/p95, and its ratio to the baseline.
+ *    completed: parse, chunk, embed, write), p50/p95, and its ratio to the baseline.
  * 3. The next version of the same PDF (a paragraph inserted on page 1, one sentence changed on
  *    every tenth page) uploaded with parent_document_id: exact chunks copy their parent's
  *    embedding, so the ratio to a first version shows what version dedup saves.
