@@ -3,7 +3,7 @@
  * loaded model (one intra-op thread each), fed from one priority queue. The main thread only
  * tokenises; it never runs a model, so the event loop stays free while every core computes.
  *
- * Under load each worker computes one text per core. A request-path text that arrives while
+ * Under load each worker computes one text per core; document chunks (bulk) leave one worker free. A request-path text that arrives while
  * nothing else is running or queued (a fresh prompt at low concurrency) runs alone on the first
  * worker's wide session, on every core, while the other workers wait, so the cores are never
  * oversubscribed; LoneRunMode falls back to one thread when that measures faster (busy machine).
@@ -42,6 +42,7 @@ export type PoolInfo = { backend: Backend; threads: number; fallback?: string };
 type Job = {
   model: number;
   ids: Int32Array;
+  priority: Priority;
   runTimer: Histogram.Internal<string>;
   /** Told how long the run took (lone runs: see LoneRunMode). */
   timed?: (ms: number) => void;
@@ -152,12 +153,17 @@ export class InferencePool {
   #submit(model: number, ids: Int32Array, priority: Priority): Promise<Float32Array> {
     if (this.#stopped) return Promise.reject(new Error("the inference pool was stopped"));
     return new Promise((resolve, reject) => {
-      this.#queue.push({ model, ids, runTimer: this.#runTimers[model]![priority], resolve, reject }, priority);
+      this.#queue.push({ model, ids, priority, runTimer: this.#runTimers[model]![priority], resolve, reject }, priority);
       this.#dispatch();
     });
   }
 
-  /** Hands queued work to idle workers, request-path texts first; a lone request-path text gets every core. */
+  /**
+   * Hands queued work to idle workers, request-path texts first; a lone request-path text gets
+   * every core. Bulk work (document chunks) never occupies every worker when there are several:
+   * one stays free, so a request-path text starts at once instead of behind a ~30 ms chunk, and
+   * the event loop keeps a core (with every core on chunks, /healthz waited for the scheduler).
+   */
   #dispatch(): void {
     if (this.#slots.some((slot) => slot.runningWide)) return;
     const alone = this.#queue.size === 1 && this.#queue.sizeOf("request") === 1 && this.#slots.every((slot) => slot.idle);
@@ -167,9 +173,13 @@ export class InferencePool {
       job.timed = (ms) => this.#loneMode.observe(mode, job.ids.length, ms);
       return this.#slots[0]!.run(job, mode === "wide");
     }
+    const bulkSlots = Math.max(1, this.#slots.length - 1);
     for (const slot of this.#slots) {
-      if (this.#queue.size === 0) return;
-      if (slot.idle) slot.run(this.#queue.shift()!, false);
+      if (!slot.idle) continue;
+      const bulkRunning = this.#slots.filter((s) => s.runningBulk).length;
+      const job = bulkRunning < bulkSlots ? this.#queue.shift() : this.#queue.shiftRequest();
+      if (!job) return;
+      slot.run(job, false);
     }
   }
 
@@ -235,6 +245,10 @@ class WorkerSlot {
 
   get runningWide(): boolean {
     return this.#job !== undefined && this.#wide;
+  }
+
+  get runningBulk(): boolean {
+    return this.#job?.priority === "bulk";
   }
 
   load(model: number, onnxPath: string, wideThreads: number): Promise<number> {

@@ -12,6 +12,11 @@ export class PriorityQueue<T> {
     return this.#lanes.request.shift() ?? this.#lanes.bulk.shift();
   }
 
+  /** The next request-path item, leaving bulk work queued. */
+  shiftRequest(): T | undefined {
+    return this.#lanes.request.shift();
+  }
+
   /** Removes and returns everything still queued. */
   drain(): T[] {
     const items: T[] = [];

@@ -70,6 +70,20 @@ describe("the pool", () => {
     expect(finished.filter((name) => name.startsWith("bulk"))).toEqual(bulk.map((_, i) => `bulk ${i}`));
   });
 
+  test("with several workers, document chunks leave one free: a request-path text starts at once", async () => {
+    const two = newPool({ threads: 2, backend: pool().info?.backend ?? "auto" });
+    const e = await two.loadModel({ modelDir: MODEL_DIR, quantized: true });
+    const finished: string[] = [];
+    const bulk = Array.from({ length: 8 }, (_, i) => e.embed(`${i} ${LONG}`, { priority: "bulk" }).then(() => finished.push(`bulk ${i}`)));
+    await Bun.sleep(5); // the first chunk is running
+    const workers = (await two.metrics.registry.getMetricsAsJSON()).find((m) => m.name === "sieve_inference_workers")!;
+    expect(workers.values.find((v) => v.labels.state === "busy")?.value).toBe(1);
+    const request = e.embed("Is this prompt safe?").then(() => finished.push("request"));
+    await Promise.all([...bulk, request]);
+    // A short text on the free worker (~2 ms) ends before the 256-token chunk it did not wait for (~30 ms).
+    expect(finished[0]).toBe("request");
+  });
+
   test("vectors do not depend on the thread count, the session (one core or all) or what runs beside them", async () => {
     const texts = [...FIXED, ...Array.from({ length: 12 }, (_, i) => `${i} ${LONG.slice(0, 100 + i * 40)}`)];
     const one = await newPool({ threads: 1, backend: pool().info?.backend ?? "auto" }).loadModel({ modelDir: MODEL_DIR, quantized: true });
