@@ -3,13 +3,12 @@
  * loaded model (one intra-op thread each), fed from one priority queue. The main thread only
  * tokenises; it never runs a model, so the event loop stays free while every core computes.
  *
- * Under load each worker computes one text per core; document chunks (bulk) leave one worker free. A request-path text that arrives while
- * nothing else is running or queued (a fresh prompt at low concurrency) runs alone on the first
- * worker's wide session, on every core, while the other workers wait, so the cores are never
- * oversubscribed; LoneRunMode falls back to one thread when that measures faster (busy machine).
+ * Under load each worker computes one text per core; document chunks (bulk) leave one worker
+ * free when there are several.
  *
- * Each text runs alone and unpadded (see Embedder.embedMany), and both sessions give
- * bit-identical vectors, so which worker computes it, or what else is queued, never changes it. */
+ * Each text runs alone and unpadded (see Embedder.embedMany), so which worker computes it, or
+ * what else is queued, never changes its vector.
+ */
 import { availableParallelism } from "node:os";
 import { basename, join } from "node:path";
 import type { Histogram } from "prom-client";
@@ -17,7 +16,6 @@ import { Embedder } from "../embeddings/embedder.ts";
 import { EmbedderLoadError } from "../embeddings/errors.ts";
 import { checkModelFolder, onnxFile } from "../embeddings/model-files.ts";
 import { InferenceMetrics } from "../metrics/inference.ts";
-import { LoneRunMode } from "./lone-run-mode.ts";
 import { PriorityQueue, type Priority } from "./priority-queue.ts";
 import type { Backend, BackendChoice, FromWorker, RuntimeFiles, ToWorker } from "./protocol.ts";
 
@@ -39,16 +37,7 @@ export type ModelFolder = { modelDir: string; quantized: boolean };
 
 export type PoolInfo = { backend: Backend; threads: number; fallback?: string };
 
-type Job = {
-  model: number;
-  ids: Int32Array;
-  priority: Priority;
-  runTimer: Histogram.Internal<string>;
-  /** Told how long the run took (lone runs: see LoneRunMode). */
-  timed?: (ms: number) => void;
-  resolve: (vector: Float32Array) => void;
-  reject: (error: Error) => void;
-};
+type Job = { model: number; ids: Int32Array; priority: Priority; runTimer: Histogram.Internal<string>; resolve: (vector: Float32Array) => void; reject: (error: Error) => void };
 
 export function defaultThreads(): number {
   return Math.max(1, availableParallelism());
@@ -72,9 +61,6 @@ export class InferencePool {
     workers: this.#slots.length,
   }));
   #info: PoolInfo | undefined;
-  /** Intra-op threads of the first worker's wide session; 0: none (one core, or WASM). */
-  #wideThreads = 0;
-  readonly #loneMode = new LoneRunMode();
   #stopped = false;
   /** Resolves once the first worker has settled the backend and the others are starting. */
   readonly started: Promise<PoolInfo>;
@@ -122,9 +108,6 @@ export class InferencePool {
     this.#slots.push(first);
     const { backend, fallback } = await first.ready;
     for (let i = 1; i < this.threads; i++) this.#slots.push(this.#spawn(backend));
-    // More intra-op threads than cores would only contend; WASM runs one thread per session.
-    const cores = Math.min(this.threads, availableParallelism());
-    this.#wideThreads = backend === "native" && cores > 1 ? cores : 0;
     this.#info = { backend, threads: this.threads, fallback };
     return this.#info;
   }
@@ -139,7 +122,7 @@ export class InferencePool {
     const onnxPath = join(modelDir, onnxFile(quantized));
     const model = this.#models.push(onnxPath) - 1;
     this.#runTimers[model] = this.metrics.runTimers(`${basename(modelDir)}/${quantized ? "int8" : "fp32"}`);
-    const dimensions = await Promise.all(this.#slots.map((slot, at) => slot.load(model, onnxPath, this.#wideThreadsAt(at)))).catch((error: Error) => {
+    const dimensions = await Promise.all(this.#slots.map((slot) => slot.load(model, onnxPath))).catch((error: Error) => {
       this.#models[model] = undefined;
       throw new EmbedderLoadError(`cannot load ${onnxPath}: ${error.message}`);
     });
@@ -159,33 +142,20 @@ export class InferencePool {
   }
 
   /**
-   * Hands queued work to idle workers, request-path texts first; a lone request-path text gets
-   * every core. Bulk work (document chunks) never occupies every worker when there are several:
-   * one stays free, so a request-path text starts at once instead of behind a ~30 ms chunk, and
-   * the event loop keeps a core (with every core on chunks, /healthz waited for the scheduler).
+   * Hands queued work to idle workers, request-path texts first. Bulk work (document chunks)
+   * never occupies every worker when there are several: one stays free, so a request-path text
+   * starts at once instead of behind a ~30 ms chunk, and the event loop keeps a core (with every
+   * core on chunks, /healthz waited for the scheduler).
    */
   #dispatch(): void {
-    if (this.#slots.some((slot) => slot.runningWide)) return;
-    const alone = this.#queue.size === 1 && this.#queue.sizeOf("request") === 1 && this.#slots.every((slot) => slot.idle);
-    if (alone && this.#wideThreads > 1) {
-      const job = this.#queue.shift()!;
-      const mode = this.#loneMode.next();
-      job.timed = (ms) => this.#loneMode.observe(mode, job.ids.length, ms);
-      return this.#slots[0]!.run(job, mode === "wide");
-    }
     const bulkSlots = Math.max(1, this.#slots.length - 1);
     for (const slot of this.#slots) {
       if (!slot.idle) continue;
       const bulkRunning = this.#slots.filter((s) => s.runningBulk).length;
       const job = bulkRunning < bulkSlots ? this.#queue.shift() : this.#queue.shiftRequest();
       if (!job) return;
-      slot.run(job, false);
+      slot.run(job);
     }
-  }
-
-  /** Only the first worker holds wide sessions. */
-  #wideThreadsAt(slotIndex: number): number {
-    return slotIndex === 0 ? this.#wideThreads : 0;
   }
 
   #spawn(backend: BackendChoice): WorkerSlot {
@@ -197,7 +167,7 @@ export class InferencePool {
         // A replacement takes its place and reloads every model; the crashed job was rejected.
         const replacement = this.#spawn(this.#info?.backend ?? backend);
         this.#slots[at] = replacement;
-        this.#models.forEach((onnxPath, model) => onnxPath && void replacement.load(model, onnxPath, this.#wideThreadsAt(at)).catch(() => {}));
+        this.#models.forEach((onnxPath, model) => onnxPath && void replacement.load(model, onnxPath).catch(() => {}));
         this.#dispatch();
       },
     });
@@ -210,8 +180,6 @@ class WorkerSlot {
   readonly #worker: Worker;
   readonly ready: Promise<{ backend: Backend; fallback?: string }>;
   #job: Job | undefined;
-  /** The current job runs on the wide session (every core). */
-  #wide = false;
   #jobStarted = 0;
   /** Settles when the current job's reply arrives (or the worker fails). */
   #jobDone = Promise.withResolvers<void>();
@@ -243,28 +211,23 @@ class WorkerSlot {
     return this.#job !== undefined;
   }
 
-  get runningWide(): boolean {
-    return this.#job !== undefined && this.#wide;
-  }
-
   get runningBulk(): boolean {
     return this.#job?.priority === "bulk";
   }
 
-  load(model: number, onnxPath: string, wideThreads: number): Promise<number> {
+  load(model: number, onnxPath: string): Promise<number> {
     if (this.#failed) return Promise.reject(this.#failed);
     const loaded = new Promise<number>((resolve, reject) => this.#loads.set(model, { resolve, reject }));
-    this.#send({ type: "load", model, onnxPath, wideThreads });
+    this.#send({ type: "load", model, onnxPath });
     return loaded;
   }
 
-  run(job: Job, wide: boolean): void {
+  run(job: Job): void {
     this.#job = job;
-    this.#wide = wide;
     this.#jobStarted = performance.now();
     this.#jobDone = Promise.withResolvers<void>();
     this.#worker.ref();
-    this.#send({ type: "run", model: job.model, ids: job.ids, wide });
+    this.#send({ type: "run", model: job.model, ids: job.ids });
   }
 
   /**
@@ -306,9 +269,7 @@ class WorkerSlot {
         this.#worker.unref();
         if (message.type === "run-failed") job?.reject(new Error(message.error));
         else if (job) {
-          const ms = performance.now() - this.#jobStarted;
-          job.runTimer.observe(ms / 1000);
-          job.timed?.(ms);
+          job.runTimer.observe((performance.now() - this.#jobStarted) / 1000);
           job.resolve(message.vector);
         }
         this.events.onIdle();

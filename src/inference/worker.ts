@@ -1,9 +1,7 @@
 /**
  * One inference thread of the pool: its own ONNX Runtime session per model (one intra-op thread,
- * so N workers use N cores without contending), one run at a time. The pool's first worker also
- * holds a wide session (one intra-op thread per core) for a text that runs while nothing else
- * does. Input is a token id sequence, output the mean-pooled, L2-normalised vector: only 384
- * floats cross back to the main thread.
+ * so N workers use N cores without contending), one run at a time. Input is a token id sequence,
+ * output the mean-pooled, L2-normalised vector: only 384 floats cross back to the main thread.
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -15,7 +13,7 @@ import type { Backend, BackendChoice, FromWorker, RuntimeFiles, ToWorker } from 
 declare const self: Worker;
 
 type Ort = { InferenceSession: typeof InferenceSession; Tensor: typeof Tensor };
-type Loaded = { session: InferenceSession; wide: InferenceSession | undefined; dimensions: number; output: string };
+type Loaded = { session: InferenceSession; dimensions: number; output: string };
 
 /** Where the bundled onnxruntime-node's binding.js looks for the native binding inside the compiled binary (build.ts). */
 const NATIVE_BINDING = Symbol.for("sieve.ortNativeBinding");
@@ -72,17 +70,18 @@ async function init(choice: BackendChoice, files: RuntimeFiles): Promise<void> {
   reply({ type: "ready", backend, fallback });
 }
 
-async function load(model: number, onnxPath: string, wideThreads: number): Promise<void> {
+async function load(model: number, onnxPath: string): Promise<void> {
   // Bytes, not a path: native ORT cannot open a file inside the compiled binary's embedded file system.
   const bytes = readFileSync(onnxPath);
-  const create = (intraOpNumThreads: number) =>
-    ort!.InferenceSession.create(bytes, { executionProviders: [backend === "native" ? "cpu" : "wasm"], intraOpNumThreads, interOpNumThreads: 1, executionMode: "sequential" });
-  const session = await create(1);
-  // WASM runs one thread whatever is asked (see loadWasm).
-  const wide = wideThreads > 1 && backend === "native" ? await create(wideThreads) : undefined;
+  const session = await ort!.InferenceSession.create(bytes, {
+    executionProviders: [backend === "native" ? "cpu" : "wasm"],
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+    executionMode: "sequential",
+  });
   const output = session.outputNames.includes("last_hidden_state") ? "last_hidden_state" : session.outputNames[0]!;
   const dimensions = dimensionsOf(session, output);
-  models.set(model, { session, wide, dimensions, output });
+  models.set(model, { session, dimensions, output });
   reply({ type: "loaded", model, dimensions });
 }
 
@@ -94,7 +93,7 @@ function dimensionsOf(session: InferenceSession, output: string): number {
   return last;
 }
 
-async function run(model: number, ids: Int32Array, wide: boolean): Promise<void> {
+async function run(model: number, ids: Int32Array): Promise<void> {
   const loaded = models.get(model);
   if (!loaded) throw new Error(`model ${model} is not loaded in this worker`);
   const { Tensor } = ort!;
@@ -106,9 +105,7 @@ async function run(model: number, ids: Int32Array, wide: boolean): Promise<void>
     token_type_ids: new Tensor("int64", new BigInt64Array(length), dims),
   };
   const feeds = Object.fromEntries(loaded.session.inputNames.map((name) => [name, inputs[name]!]));
-  // Both sessions give bit-identical vectors (ORT splits the work, not the sums; a test checks it).
-  const session = (wide && loaded.wide) || loaded.session;
-  const result = await session.run(feeds, [loaded.output]);
+  const result = await loaded.session.run(feeds, [loaded.output]);
   const hidden = result[loaded.output]!;
   const vector = meanPoolNormalized(hidden.data as Float32Array, length, loaded.dimensions, 0, length);
   hidden.dispose();
@@ -122,8 +119,8 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   tail = tail.then(async () => {
     try {
       if (message.type === "init") await init(message.backend, message.files);
-      else if (message.type === "load") await load(message.model, message.onnxPath, message.wideThreads);
-      else await run(message.model, message.ids, message.wide);
+      else if (message.type === "load") await load(message.model, message.onnxPath);
+      else await run(message.model, message.ids);
     } catch (error) {
       const text = (error as Error).message ?? String(error);
       if (message.type === "init") reply({ type: "init-failed", error: text });
