@@ -53,6 +53,8 @@ export class ResponseCache implements CacheStage {
   readonly #vectorSpace: string;
   readonly #flights = new SingleFlight();
   readonly #keys = new WeakMap<CacheRequest, CacheKeys>();
+  /** The request's semantic prompt, decided once: lookup and store both need it, and a long prompt's token count is not free. */
+  readonly #semanticPrompts = new WeakMap<CacheRequest, string | undefined>();
   readonly #rejections = new WeakMap<CacheRequest, CacheRejection>();
   /** Entry id → facts of its prompt (ids are never reused: a replaced entry gets a new one). */
   readonly #entryFacts = new Map<number, PromptFacts>();
@@ -107,7 +109,7 @@ export class ResponseCache implements CacheStage {
     const exact = await metrics.cache.database.time("cache_exact_lookup", () => findExact(scope, keys.exactKey, Date.now()));
     if (exact) return this.#hit(request, exact, "exact", 1);
 
-    const prompt = workspace.cacheSemantic ? this.#semanticPrompt(keys.prompt) : undefined;
+    const prompt = this.#semanticPromptOf(request);
     const vector = prompt === undefined ? undefined : await this.#embed(prompt, scope.workspaceId);
     if (prompt !== undefined && vector) {
       const candidates = await metrics.cache.database.time("cache_semantic_lookup", () => semanticCandidates(scope, keys.scopeKey, vector, Date.now()));
@@ -149,7 +151,7 @@ export class ResponseCache implements CacheStage {
   async #store(request: CacheRequest, completion: Record<string, unknown>, upstreamMs: number): Promise<void> {
     const { scope, workspace } = request;
     const keys = this.keysOf(request);
-    const prompt = workspace.cacheSemantic ? this.#semanticPrompt(keys.prompt) : undefined;
+    const prompt = this.#semanticPromptOf(request);
     // Usually the lookup (or the firewall) embedded this very text a moment ago; if not (no-cache), later.
     const vector = prompt === undefined ? undefined : this.#deps.vectors.peek(prompt, scope.workspaceId);
     const id = await storeEntry(
@@ -187,6 +189,12 @@ export class ResponseCache implements CacheStage {
       this.#deps.log.warn("cache: cannot embed the prompt; exact matching only", { error: (error as Error).message });
       return undefined;
     }
+  }
+
+  #semanticPromptOf(request: CacheRequest): string | undefined {
+    if (!request.workspace.cacheSemantic) return undefined;
+    if (!this.#semanticPrompts.has(request)) this.#semanticPrompts.set(request, this.#semanticPrompt(this.keysOf(request).prompt));
+    return this.#semanticPrompts.get(request);
   }
 
   /** The prompt when a semantic lookup can judge it: embedder ready, its vectors fit the table, text within the model's window. */

@@ -132,8 +132,9 @@ export async function runVariantJob(env: JobEnv, scope: WorkspaceScope, variantI
  */
 async function writeInBatches(env: JobEnv, scope: WorkspaceScope, variantId: string, result: VariantResult): Promise<VariantStatus | null> {
   const { chunks, vectors } = result;
+  const slice = new TimeSlice();
   for (let start = 0; ; start += WRITE_BATCH_CHUNKS) {
-    if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+    if (start > 0) await slice.pause();
     const end = start + WRITE_BATCH_CHUNKS;
     const outcome = await scope.transaction(async (tx): Promise<VariantStatus | null | undefined> => {
       const current = await findVariant(tx, variantId);

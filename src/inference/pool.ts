@@ -149,11 +149,12 @@ export class InferencePool {
    */
   #dispatch(): void {
     const bulkSlots = Math.max(1, this.#slots.length - 1);
+    let bulkRunning = this.#slots.filter((slot) => slot.runningBulk).length;
     for (const slot of this.#slots) {
       if (!slot.idle) continue;
-      const bulkRunning = this.#slots.filter((s) => s.runningBulk).length;
       const job = bulkRunning < bulkSlots ? this.#queue.shift() : this.#queue.shiftRequest();
       if (!job) return;
+      if (job.priority === "bulk") bulkRunning++;
       slot.run(job);
     }
   }
