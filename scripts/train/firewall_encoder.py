@@ -2,7 +2,11 @@
 Step 2 of `npm run train:firewall`: fine-tunes all-MiniLM-L6-v2 into Sieve's firewall encoder.
 
     /usr/bin/python3 scripts/train/firewall_encoder.py TOKENS.jsonl SOURCE_MODEL_DIR OUT_DIR
-        [--steps N] [--batch ROWS] [--seed S] [--hold-out GROUP]
+        [--steps N] [--batch ROWS] [--seed S] [--hold-out GROUP | --validate GROUP] [--layers N]
+
+--hold-out GROUP leaves a source out and only measures it (leave-one-source-out; no model written);
+--validate GROUP leaves it out as a validation set measured during training and writes the best
+checkpoint (early stopping); --layers N trains a cut of the first N layers (cheaper to run).
 
 TOKENS.jsonl comes from prepare-firewall-data.ts (windows already tokenised by the model's own
 tokenizer). Training-only dependencies: Debian's python3-torch (and libopenblas0-pthread for
@@ -203,7 +207,12 @@ def main():
     parser.add_argument("--hold-out", default=None, help="source groups to leave out and measure (LOSO), comma-separated (one source may span groups)")
     parser.add_argument("--freeze-below", type=int, default=4, help="embeddings and layers below this one stay frozen")
     parser.add_argument("--max-minutes", type=float, default=44.0)
+    parser.add_argument("--layers", type=int, default=None, help="keep only the first N layers of the source model (a cheaper cut of it)")
+    parser.add_argument("--validate", default=None, help="source groups kept out of training as validation (with every 5th benign row): measured every --validate-every steps, the best checkpoint is the one written")
+    parser.add_argument("--validate-every", type=int, default=50)
     args = parser.parse_args()
+    if args.hold_out and args.validate:
+        raise SystemExit("--hold-out measures a left-out source and writes no model; --validate stops early and writes one: use one of them")
 
     torch.set_num_threads(2)
     torch.manual_seed(args.seed)
@@ -212,19 +221,23 @@ def main():
 
     rows = [json.loads(line) for line in open(args.tokens) if line.strip()]
     bank_rows = [r for r in rows if r["group"] == BANK_GROUP]
-    held_groups = set(args.hold_out.split(",")) if args.hold_out else set()
+    kept_out = args.hold_out or args.validate
+    held_groups = set(kept_out.split(",")) if kept_out else set()
     held = [r for r in rows if r["group"] in held_groups]
     train = [r for r in rows if r["group"] not in held_groups]
-    if args.hold_out:
+    if kept_out:
         # Benign rows scored with the held-out group (besides its own benign rows): every 5th benign row, never trained on.
         benign_probe = [r for i, r in enumerate(train) if not r["attack"] and r["group"] != BANK_GROUP and i % 5 == 0]
         train = [r for i, r in enumerate(train) if r["attack"] or i % 5 != 0 or r["group"] == BANK_GROUP]
         if not held:
-            raise SystemExit(f"no rows in group {args.hold_out!r}")
+            raise SystemExit(f"no rows in group {kept_out!r}")
     weights = sampling_weights(train)
 
     config = json.load(open(os.path.join(args.source, "config.json")))
     original = read_safetensors(os.path.join(args.source, "model.fp16.safetensors"))
+    if args.layers:
+        config["num_hidden_layers"] = args.layers
+        original = {n: t for n, t in original.items() if not n.startswith("encoder.layer.") or int(n.split(".")[2]) < args.layers}
     model = Bert(original, config)
     teacher = Bert(original, config).eval()
     for p in teacher.parameters():
@@ -251,7 +264,7 @@ def main():
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, (s + 1) / warmup) * max(0.0, 1 - progress(s)))
 
     bank_sequences = [w for r in bank_rows for w in r["windows"]]
-    if args.hold_out:
+    if kept_out:
         # The same measurement with the general model, before any training: what fine-tuning changed on a source it never saw.
         held_out_before = held_out_auc(model, None, bank_sequences, held + benign_probe)
         print(json.dumps({"hold_out_before": held_out_before}), flush=True)
@@ -260,7 +273,14 @@ def main():
     started = time.time()  # the time budget counts training steps only
     bank = None
     step = 0
+    validation, best = [], None
     for step in range(args.steps):
+        if args.validate and step > 0 and step % args.validate_every == 0:
+            measured = held_out_auc(model, head, bank_sequences, held + benign_probe)
+            validation.append({"step": step, **measured})
+            print(json.dumps({"validation": validation[-1]}), flush=True)
+            if best is None or measured["auc_pattern_similarity"] > best["auc"]:
+                best = {"auc": measured["auc_pattern_similarity"], "step": step, "model": {k: v.detach().clone() for k, v in model.state_dict().items()}, "head": {k: v.detach().clone() for k, v in head.state_dict().items()}}
         if step % BANK_REFRESH == 0:
             model.eval()
             with torch.no_grad():
@@ -305,6 +325,14 @@ def main():
             break
 
     os.makedirs(args.out, exist_ok=True)
+    if args.validate:
+        final = held_out_auc(model, head, bank_sequences, held + benign_probe)
+        validation.append({"step": step + 1, **final})
+        print(json.dumps({"validation": validation[-1]}), flush=True)
+        if best is not None and best["auc"] > final["auc_pattern_similarity"]:
+            model.load_state_dict(best["model"])
+            head.load_state_dict(best["head"])
+            print(f"keeping the checkpoint of step {best['step']} (validation AUC {best['auc']:.4f})", flush=True)
     model.eval()
     result = {
         "seed": args.seed,
@@ -317,6 +345,7 @@ def main():
         "keep_weight": KEEP_WEIGHT,
         "head_weight": HEAD_WEIGHT,
         "frozen": f"embeddings and layers 0..{args.freeze_below - 1}",
+        "layers": config["num_hidden_layers"],
         "rows": {"train": len(train), "attack": sum(r["attack"] for r in train), "benign": sum(1 - r["attack"] for r in train)},
         "groups": sorted({r["group"] for r in train}),
         "minutes": round((time.time() - started) / 60, 1),
@@ -329,9 +358,12 @@ def main():
         result["hold_out"] = {"group": args.hold_out, "rows": len(held), "benign_probe_rows": len(benign_probe), "before": held_out_before, "after": after}
         print(json.dumps(result["hold_out"]), flush=True)
     else:
+        if args.validate:
+            result["validation"] = {"groups": args.validate, "rows": len(held), "benign_probe_rows": len(benign_probe), "before": held_out_before, "curve": validation, "kept_step": best["step"] if best and best["auc"] > validation[-1]["auc_pattern_similarity"] else step + 1}
         names = [n for n, t in original.items() if t.dtype == torch.float32]
         write_safetensors(os.path.join(args.out, "model.fp16.safetensors"), {n: model.w(n) for n in names})
-        shutil.copy(os.path.join(args.source, "config.json"), os.path.join(args.out, "config.json"))
+        with open(os.path.join(args.out, "config.json"), "w") as f:
+            json.dump(config, f, indent=2)
         shutil.copy(os.path.join(args.source, "tokenizer.json"), os.path.join(args.out, "tokenizer.json"))
     with open(os.path.join(args.out, "training.json" if not args.hold_out else f"loso-{args.hold_out.replace('/', '_').replace(',', '+')}.json"), "w") as f:
         json.dump(result, f, indent=1)

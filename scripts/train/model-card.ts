@@ -16,10 +16,14 @@ export type TrainingRecord = {
     keep_weight: number;
     head_weight: number;
     frozen: string;
+    /** Transformer layers kept from the base model (6: all of them; fewer: a cheaper cut). */
+    layers?: number;
     minutes: number;
     rows: { train: number; attack: number; benign: number };
     groups: string[];
     curve: { step: number; loss: number; pattern: number; head: number; keep: number }[];
+    /** With --validate: source groups kept out of training and measured during it; the best checkpoint was kept. */
+    validation?: { groups: string; rows: number; benign_probe_rows: number; kept_step: number; curve: { step: number; auc_pattern_similarity: number; auc_head?: number }[] };
   };
 };
 
@@ -52,13 +56,13 @@ the project's converter \`scripts/model/convert.ts\`), \`config.json\`, \`tokeni
 
 - Command: ${command}
 - Training code commit: \`${commit}\` (scripts/train/)
-- Seed ${t.seed}; ${t.steps_run} of ${t.steps_planned} planned steps of ${t.batch_rows} rows (${t.minutes} min on 2 CPU cores, PyTorch 1.13 from Debian); learning rate ${t.lr} (linear warm-up and decay); ${t.frozen} frozen.
+${t.layers && t.layers < 6 ? `- A cut of the base model: its embeddings and first ${t.layers} of 6 transformer layers (about ${Math.round((t.layers / 6) * 100)}% of its inference cost).\n` : ""}- Seed ${t.seed}; ${t.steps_run} of ${t.steps_planned} planned steps of ${t.batch_rows} rows (${t.minutes} min on 2 CPU cores, PyTorch 1.13 from Debian); learning rate ${t.lr} (linear warm-up and decay); ${t.frozen} frozen.
 - Rows are windowed as the server windows a message (32 estimated tokens, at most 3 windows per row: the ones with most cue words), tokenised by the model's tokenizer, at most 64 tokens.
 - Calibration rows: one row in five of firewall-train-v2.jsonl and firewall-train.jsonl (a hash of the text decides; scripts/train/firewall-training-rows.ts) is never shown to the encoder; \`npm run fit:firewall -- --encoder-split\` fits the firewall's calibration on those rows.
 - Sampling: each source group weighs the same within its label (each category of the project-written examples is a group); attacks weigh as much as benign rows.
 - Objective per row (a row is as attack-like as its most attack-like window): the best cosine with the built-in input patterns (embedded by the encoder itself, refreshed every 30 steps) pushed above ${t.margin} for attacks and below it for benign rows (scale ${t.sim_scale}); a logistic head on the window vector (weight ${t.head_weight}); benign windows kept near the original model's vectors (1 − cosine, weight ${t.keep_weight}), so custom patterns on ordinary topics keep their meaning.
 - Loss (mean over the first / last fifth of the run): ${meanLoss(t.curve.slice(0, fifth))} → ${meanLoss(t.curve.slice(-fifth))}.
-- Training rows: ${t.rows.train} (${t.rows.attack} attack, ${t.rows.benign} benign) from ${t.groups.length} source groups: ${t.groups.join(", ")}.
+${t.validation ? `- Validation: source groups ${t.validation.groups} (${t.validation.rows} rows, with ${t.validation.benign_probe_rows} other benign rows) never trained on, measured every few steps (ROC AUC of the best pattern cosine: ${t.validation.curve.map((v) => `${v.step}: ${v.auc_pattern_similarity.toFixed(3)}`).join(", ")}); the checkpoint of step ${t.validation.kept_step} was kept.\n` : ""}- Training rows: ${t.rows.train} (${t.rows.attack} attack, ${t.rows.benign} benign) from ${t.groups.length} source groups: ${t.groups.join(", ")}.
 
 Never trained or tuned on \`firewall-dev.jsonl\` (it is for reporting only).
 
