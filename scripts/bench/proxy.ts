@@ -25,8 +25,8 @@ const { values } = parseArgs({
 });
 const REQUESTS = Number(values.requests);
 const BACKEND = values["embed-backend"]!;
-/** A typical answer length for the output check: ~600 characters, three windows. */
-const LONG_ANSWER = "say:" + "The forecast for the coming days shows mild temperatures, light winds from the west and a chance of showers in the afternoon. ".repeat(5);
+/** A typical answer length for the output check: ~600 characters built around the prompt, so no window of it was embedded before. */
+const LONG_ANSWER = "echo-long";
 
 async function startProcess(command: string[], ready: RegExp): Promise<{ child: ReturnType<typeof Bun.spawn>; match: RegExpExecArray }> {
   const child = Bun.spawn(command, { cwd: root, stdout: "pipe", stderr: "inherit" });

@@ -14,6 +14,8 @@
  *   "say:<text>"       → answers <text> instead of the echo
  *   "leak"             → answers with the request's system prompt, word for word
  *   "large:<bytes>"    → answers that many bytes of ordinary sentences
+ *   "echo-long"        → ~600 characters of weather report about the prompt: a typical answer
+ *                        length, and every part of it differs between prompts (nothing memoised)
  * Other paths: GET /v1/models (OpenAI's list, or Anthropic's when anthropic-version is sent),
  * POST /v1/embeddings (1536 dimensions), POST /v1/files (multipart; reports the bytes received),
  * GET /v1/files/<id>/content (binary), GET /v1/responses/<id>, POST /v1/messages/count_tokens.
@@ -175,6 +177,12 @@ function largeAnswer(bytes: number): string {
   return parts.join("");
 }
 
+function longEcho(prompt: string): string {
+  return ["The forecast", "Tomorrow's outlook", "The weekend", "Next week"]
+    .map((when) => `${when} for "${prompt}" shows mild temperatures, light winds from the west and showers later on.`)
+    .join(" ");
+}
+
 export function startFakeUpstream(): FakeUpstream {
   const received: ReceivedRequest[] = [];
   const arrivals: string[] = [];
@@ -185,7 +193,7 @@ export function startFakeUpstream(): FakeUpstream {
   async function answerDialect(request: Request, dialect: Dialect, rawBody: string): Promise<Response> {
     const wire = WIRES[dialect];
     const { model, stream: streamed, lastUser, system } = readConversation(dialect, JSON.parse(rawBody));
-    const answer = model.startsWith("say:") ? model.slice(4) : model.startsWith("large:") ? largeAnswer(Number(model.slice(6))) : model === "leak" ? system : `echo: ${lastUser || "…"}`;
+    const answer = model.startsWith("say:") ? model.slice(4) : model.startsWith("large:") ? largeAnswer(Number(model.slice(6))) : model === "leak" ? system : model === "echo-long" ? longEcho(lastUser) : `echo: ${lastUser || "…"}`;
 
     if (model === "stall") {
       await new Promise<void>((resolve) => request.signal.addEventListener("abort", () => resolve()));
