@@ -10,7 +10,7 @@ import { basename, join, resolve } from "node:path";
 import { configWith, type Config } from "../../src/config";
 import type { Embedder } from "../../src/embeddings/embedder";
 import { loadEmbedder } from "../../src/server";
-import { firewallEmbedderKey, firewallModel } from "../../src/firewall/encoder";
+import { firewallEmbedderKey, firewallModel, firewallView } from "../../src/firewall/encoder";
 import { assetPaths } from "../../src/runtime/assets";
 import type { Embedding } from "../../src/firewall/scan";
 
@@ -50,7 +50,10 @@ export class FirstSightEmbedding implements Embedding {
     readonly embedder: Embedder,
     model: string,
     modelDir: string,
+    /** Which of the embedder's views to read (Embedder.views); undefined: its main vector. */
+    private readonly view?: string,
   ) {
+    if (view && !embedder.views.includes(view)) throw new Error(`${modelDir} has no ${view} output: reconvert it (npm run convert-model -- --force)`);
     const dir = join(tmpdir(), "sieve-firewall-vectors");
     mkdirSync(dir, { recursive: true });
     // Cached per backend too (native and WASM int8 vectors differ in the last digits), and per
@@ -64,7 +67,7 @@ export class FirstSightEmbedding implements Embedding {
   /** The firewall's encoder (encoder.ts: the general model unless --firewall-model-dir), as the server runs it. */
   static async load(config: Config = configWith({})): Promise<FirstSightEmbedding> {
     const modelDir = config.firewallModelDir || config.modelDir || assetPaths().modelDir;
-    return new FirstSightEmbedding(await loadEmbedder(config, firewallModel(config)), firewallEmbedderKey(config), modelDir);
+    return new FirstSightEmbedding(await loadEmbedder(config, firewallModel(config)), firewallEmbedderKey(config), modelDir, firewallView(config));
   }
 
   /** Another model folder (the general model, for before/after comparisons); key "<folder>/int8". */
@@ -81,7 +84,8 @@ export class FirstSightEmbedding implements Embedding {
     const missing = [...new Set(texts.filter((t) => !this.#cache.has(key(t))))];
     for (let i = 0; i < missing.length; i += 128) {
       const part = missing.slice(i, i + 128);
-      const vectors = await this.embedder.embedMany(part);
+      const index = this.view ? 1 + this.embedder.views.indexOf(this.view) : 0;
+      const vectors = (await this.embedder.embedManyViews(part)).map((views) => views[index]!);
       part.forEach((text, k) => this.#cache.set(key(text), Buffer.from(vectors[k]!.buffer).toString("base64")));
       this.#dirty += part.length;
       if (this.#dirty >= 1024) this.save();

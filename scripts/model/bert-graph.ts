@@ -2,9 +2,13 @@
  * Builds a BERT encoder as an ONNX graph: inputs input_ids, attention_mask, token_type_ids
  * (int64 [batch, sequence]), output last_hidden_state (float [batch, sequence, hidden]).
  * Mirrors Hugging Face's BertModel forward pass without the pooler (sentence-transformers
- * mean-pools the last hidden state instead).
+ * mean-pools the last hidden state instead). A model deeper than FIREWALL_LAYER also outputs
+ * mean_hidden_state_<FIREWALL_LAYER> [batch, hidden]: the hidden state after that layer averaged
+ * over all positions (the inference pool runs every text unpadded, so that is the mean pooling).
+ * The firewall compares texts in that space (src/firewall/encoder.ts); the same run computes it
+ * at no extra cost, and averaging in the graph keeps the output 384 floats.
  */
-import { DataType, GraphBuilder } from "./onnx-builder.ts";
+import { DataType, GraphBuilder, type ValueInfo } from "./onnx-builder.ts";
 import type { DenseEmitter, DenseWeights } from "./linear.ts";
 import type { FloatTensor } from "./safetensors.ts";
 import { quantizePerRow } from "./quantize.ts";
@@ -24,6 +28,8 @@ export type BertPrecision = {
 };
 
 const OPSETS = { "": 17 };
+/** Layers after which the firewall's hidden state is taken (measured in docs/firewall.md: 4 of MiniLM's 6). */
+export const FIREWALL_LAYER = 4;
 // Added to masked-out attention scores; exp() of it underflows to exactly 0 in float32.
 const MASKED_SCORE = -10000;
 
@@ -57,7 +63,12 @@ export function buildBertOnnx(config: BertConfig, tensors: Map<string, FloatTens
   const maskBias = g.op1("Mul", [g.op1("Sub", [g.floatConstant([1]), maskFloat]), g.floatConstant([MASKED_SCORE])]);
   const attentionBias = g.op1("Unsqueeze", [maskBias, g.int64Constant([1, 2])]);
 
+  const outputs: ValueInfo[] = [];
   for (let layer = 0; layer < config.num_hidden_layers; layer++) {
+    if (layer === FIREWALL_LAYER) {
+      const [early] = g.op("ReduceMean", [h], { axes: { ints: [1] }, keepdims: { int: 0 } }, { outputs: [`mean_hidden_state_${FIREWALL_LAYER}`] });
+      outputs.push({ name: early!, elemType: DataType.FLOAT, dims: ["batch_size", hidden] });
+    }
     const p = `encoder.layer.${layer}`;
     const denseLayer = (x: string, name: string) => precision.dense(g, x, dense(`${p}.${name}`, tensor));
     const attention = selfAttention(g, h, p, config, tensor, precision.dense, attentionBias);
@@ -66,11 +77,13 @@ export function buildBertOnnx(config: BertConfig, tensors: Map<string, FloatTens
     h = layerNorm(g.op1("Add", [denseLayer(intermediate, "output.dense"), attended]), `${p}.output.LayerNorm`);
   }
   const [output] = g.op("Identity", [h], {}, { outputs: ["last_hidden_state"] });
+  // last_hidden_state first: what loaders without a preference pick.
+  outputs.unshift({ name: output!, elemType: DataType.FLOAT, dims: ["batch_size", "sequence_length", hidden] });
 
   const tokens = (name: string) => ({ name, elemType: DataType.INT64, dims: ["batch_size", "sequence_length"] });
   return g.toModel(
     [tokens("input_ids"), tokens("attention_mask"), tokens("token_type_ids")],
-    [{ name: output, elemType: DataType.FLOAT, dims: ["batch_size", "sequence_length", hidden] }],
+    outputs,
     OPSETS,
     "sieve-convert-model",
   );

@@ -17,11 +17,14 @@ export type EmbedOptions = {
   priority?: Priority;
 };
 
-/** What the pool gives an embedder: its model's output size, the runtime, and a way to run one sequence. */
+/** What the pool gives an embedder: its model's output size and extra views, the runtime, and a way to run one sequence. */
 export type EmbedderRuntime = {
   dimensions: number;
+  /** The model's extra pooled outputs (e.g. mean_hidden_state_4), computed by every run. */
+  views: string[];
   runtime: PoolInfo;
-  run: (ids: Int32Array, priority: Priority) => Promise<Float32Array>;
+  /** The main vector, then one per view. */
+  run: (ids: Int32Array, priority: Priority) => Promise<Float32Array[]>;
 };
 
 /** A model folder's tokenizer and the limits read from its config. */
@@ -35,17 +38,20 @@ export class Embedder {
   readonly modelName: string;
   /** Which ONNX Runtime computes the vectors and on how many threads (for /readyz and the log). */
   readonly runtime: PoolInfo;
+  /** Extra vectors each run also returns (embedManyViews), e.g. the firewall's mean_hidden_state_4. */
+  readonly views: readonly string[];
   readonly #tokenizer: Tokenizer;
   readonly #run: EmbedderRuntime["run"];
   readonly #prefix: number[];
   readonly #suffix: number[];
   readonly #maxTokens: number;
 
-  constructor(text: ModelText, { dimensions, runtime, run }: EmbedderRuntime) {
+  constructor(text: ModelText, { dimensions, views, runtime, run }: EmbedderRuntime) {
     if (dimensions !== text.hiddenSize) throw new EmbedderLoadError(`${text.modelName}: the ONNX model outputs ${dimensions} dimensions, config.json says ${text.hiddenSize}`);
     this.dimensions = dimensions;
     this.modelName = text.modelName;
     this.runtime = runtime;
+    this.views = views;
     this.#tokenizer = text.tokenizer;
     this.#run = run;
     this.#maxTokens = text.maxTokens;
@@ -86,14 +92,19 @@ export class Embedder {
    * over the whole batch) can turn into a different rounding. Alone and unpadded, a text's vector
    * is the same whatever else is being embedded; the pool's threads give the parallelism.
    */
-  async embedMany(texts: string[], { priority = "request" }: EmbedOptions = {}): Promise<Float32Array[]> {
+  async embedMany(texts: string[], options?: EmbedOptions): Promise<Float32Array[]> {
+    return (await this.embedManyViews(texts, options)).map(([main]) => main!);
+  }
+
+  /** Per text: the main vector, then one per view (`views`), all from the same run. */
+  async embedManyViews(texts: string[], { priority = "request" }: EmbedOptions = {}): Promise<Float32Array[][]> {
     if (priority === "request") {
       const sequences = texts.map((text) => this.#toSequence(text));
       return Promise.all(sequences.map((sequence) => this.#run(sequence, priority)));
     }
     // Bulk (document chunks): tokenising a batch of 256-token chunks at once held the event loop
     // for ~4 ms; one text per turn instead, each submitted as soon as it is tokenised.
-    const runs: Promise<Float32Array>[] = [];
+    const runs: Promise<Float32Array[]>[] = [];
     try {
       for (const [i, text] of texts.entries()) {
         if (i > 0) await new Promise((resolve) => setImmediate(resolve));

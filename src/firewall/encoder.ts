@@ -1,9 +1,11 @@
 /**
- * Which model the firewall compares texts in. By default the general model (all-MiniLM-L6-v2),
- * shared with the cache, documents and /v1/embeddings, so a message's one vector serves both
- * stages. `--firewall-model-dir` gives the firewall an encoder of its own (e.g. one built by
- * `npm run train:firewall`), loaded into the same inference pool, int8, with its own vector LRU;
- * its calibration must then be refitted (`npm run fit:firewall`).
+ * Which space the firewall compares texts in. By default the general model's hidden state after
+ * its 4th of 6 layers, mean-pooled (the converter's mean_hidden_state_4 output): the same run
+ * that embeds a text for the cache, documents and /v1/embeddings computes it, so a message's one
+ * inference serves both stages, and that space separates attacks from ordinary text better than
+ * the last layer's (docs/firewall.md, "Layer 4"). `--firewall-model-dir` gives the firewall an
+ * encoder of its own (e.g. one built by `npm run train:firewall`), loaded into the same inference
+ * pool, int8, with its own vector LRU; its calibration must then be refitted (`npm run fit:firewall`).
  */
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
@@ -16,9 +18,26 @@ import type { ScanOptions } from "./scan";
 
 type FirewallModelConfig = Pick<Config, "firewallModelDir" | "modelDir" | "embedPrecision">;
 
-/** The key stored vectors and the calibration belong to: "<model folder>/<precision>". */
+/** The general model's output the firewall compares in (written by scripts/model/bert-graph.ts). */
+export const FIREWALL_VIEW = "mean_hidden_state_4";
+
+/** The space of the built-in input patterns, the contrast texts and the calibration: "<model folder>/<precision>[/<view>]". */
 export function firewallEmbedderKey(config: FirewallModelConfig): string {
-  return config.firewallModelDir ? `${basename(config.firewallModelDir)}/int8` : generalVectorSpace(config);
+  return config.firewallModelDir ? `${basename(config.firewallModelDir)}/int8` : `${generalVectorSpace(config)}/${FIREWALL_VIEW}`;
+}
+
+/**
+ * The space of custom patterns, output-side patterns and the system-prompt check: the general
+ * model's last layer by default. Their single-cosine scores are anchored on what a last-layer
+ * MiniLM cosine means (scripts/fit/firewall.ts, SINGLE_ANCHORS), which layer 4 does not share.
+ */
+export function firewallPatternKey(config: FirewallModelConfig): string {
+  return config.firewallModelDir ? firewallEmbedderKey(config) : generalVectorSpace(config);
+}
+
+/** The view of the general model's runs the firewall reads; undefined: its own model's main vector. */
+export function firewallView(config: Pick<Config, "firewallModelDir">): string | undefined {
+  return config.firewallModelDir ? undefined : FIREWALL_VIEW;
 }
 
 /** Fails at start-up, naming the file, when a configured firewall model folder is incomplete. */

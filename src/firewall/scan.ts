@@ -12,10 +12,15 @@ import type { Readability } from "./readable";
 import { scoreInputWindows, type WindowScore } from "./scoring";
 import { estimateTokens, subWindows, textWindows } from "./windows";
 
-/** The firewall encoder's embeddings through its LRU (FirewallService.vectors): texts seen recently cost nothing. */
+/** The firewall encoder's embeddings through its LRU (FirewallService.inputVectors): texts seen recently cost nothing. */
 export type Embedding = {
   embedMany(texts: string[]): Promise<Float32Array[]>;
   peek(text: string): Float32Array | undefined;
+  /**
+   * The same windows in the custom patterns' space when it is another (the general model's last
+   * layer beside its layer-4 view: the same runs, so the memo answers without a new inference).
+   */
+  customSpace?: { embedMany(texts: string[]): Promise<Float32Array[]> };
 };
 
 export type ScanOptions = {
@@ -51,11 +56,15 @@ export async function scanTexts(texts: string[], patterns: WorkspacePatterns, em
   const known = (window: string) => embedding.peek(window) !== undefined;
   const plan = planWindows(texts, known, options);
   const { windows, unreadable: unscored } = plan;
-  const vectors = windows.length > 0 ? await embedding.embedMany(windows) : [];
-  const scores = scoreInputWindows(patterns, vectors);
+  const score = async (texts: string[]) => {
+    const vectors = await embedding.embedMany(texts);
+    const custom = patterns.customInput.length > 0 && embedding.customSpace ? await embedding.customSpace.embedMany(texts) : vectors;
+    return scoreInputWindows(patterns, vectors, custom);
+  };
+  const scores = windows.length > 0 ? await score(windows) : [];
   const closerBudget = options.budgetTokens > 0 ? Math.max(options.budgetTokens - plan.spent, SECOND_LOOK_MIN_TOKENS) : 0;
   const closer = planSecondLook(windows, scores, known, closerBudget);
-  if (closer.length > 0) scores.push(...scoreInputWindows(patterns, await embedding.embedMany(closer)));
+  if (closer.length > 0) scores.push(...(await score(closer)));
   const decision = decide(scores, "input");
   const verdict = decision.verdict === ALLOW && unscored > 0 ? unscoredVerdict(unscored, windows.length + unscored) : decision.verdict;
   return { ...decision, verdict, windows: windows.length + closer.length, skipped: plan.skipped, secondLook: closer.length, unscored, scores };

@@ -14,14 +14,17 @@ export type WindowScore = {
   signals?: WindowSignals;
 };
 
-/** Scores input windows (user/tool text) against the built-ins (calibrated) and the workspace's own patterns. */
-export function scoreInputWindows(patterns: WorkspacePatterns, vectors: Float32Array[]): WindowScore[] {
+/**
+ * Scores input windows (user/tool text) against the built-ins (calibrated) and the workspace's
+ * own patterns; `customVectors` are the same windows in the custom patterns' space (encoder.ts).
+ */
+export function scoreInputWindows(patterns: WorkspacePatterns, vectors: Float32Array[], customVectors: Float32Array[] = vectors): WindowScore[] {
   const builtins = patterns.builtins;
   const { calibration } = builtins;
   const rows = builtins.inputMatrix.rows;
   const patternRows = builtins.input.length;
   const sims = builtins.inputMatrix.product(vectors); // one product: patterns, contrast texts and head
-  const custom = customScores(patterns.customInput, patterns.customInputMatrix, vectors, (s) => singleScore(calibration, s));
+  const custom = customScores(patterns.customInput, patterns.customInputMatrix, customVectors, (s) => singleScore(calibration, s));
 
   return vectors.map((_, w) => {
     const base = w * rows;

@@ -13,16 +13,16 @@ import { SHARED_TEXTS, VectorMemo } from "../embeddings/vector-memo";
 import type { AppContext } from "../runtime/context";
 import type { WorkspaceScope } from "../tenancy/scope";
 import { contrastVectors } from "./builtins";
-import { firewallEmbedderKey, firewallScanOptions } from "./encoder";
+import { firewallEmbedderKey, firewallPatternKey, firewallScanOptions, firewallView } from "./encoder";
 import { CALIBRATION } from "./calibration";
 import { round } from "./decision";
 import { BUILTIN_PATTERNS, FAMILY_DEFAULTS } from "./library";
 import { scannedTexts, systemPromptText } from "./messages";
 import type { z } from "zod";
-import { BUILTIN_FAMILIES, type BuiltinFamily, type CreatePatternBody, type patternView, type UpdatePatternBody } from "./model";
+import { BUILTIN_FAMILIES, type BuiltinFamily, type CreatePatternBody, type PatternSide, type patternView, type UpdatePatternBody } from "./model";
 import { FirewallOutputMonitor } from "./output-monitor";
 import { BuiltinIndex, WorkspacePatterns } from "./pattern-index";
-import { scanTexts, type ScanOptions } from "./scan";
+import { scanTexts, type Embedding, type ScanOptions } from "./scan";
 import { shippedPatternVector } from "./shipped-vectors";
 import { PatternStore, type BuiltinRow, type CustomRow } from "./store";
 
@@ -34,21 +34,33 @@ export type PatternRecord = z.infer<typeof patternView>;
 
 export class FirewallService {
   readonly store: PatternStore;
+  /** The space of custom patterns, output-side patterns and the system-prompt check (firewallPatternKey). */
   readonly model: string;
+  /** The space of the built-in input patterns, contrast texts and calibration (firewallEmbedderKey). */
+  readonly inputModel: string;
   readonly options: ScanOptions;
-  /** The firewall's vectors: the LRU shared with the cache, or one of their own with --firewall-model-dir (another space). */
+  /** Vectors in `model`'s space: the LRU shared with the cache, or one of their own with --firewall-model-dir. */
   readonly vectors: VectorMemo;
+  /** Vectors in `inputModel`'s space: the general model's layer-4 view of the same LRU (the same runs), or `vectors` with --firewall-model-dir. */
+  readonly inputVectors: VectorMemo;
   #builtins: BuiltinIndex | undefined;
   readonly #building: Promise<BuiltinIndex>;
   readonly #workspaces = new Map<string, Promise<WorkspacePatterns>>();
 
   constructor(private readonly ctx: AppContext) {
     this.store = new PatternStore(ctx.database);
-    this.model = firewallEmbedderKey(ctx.config);
-    this.vectors = ctx.firewallEncoder === ctx.embedder ? ctx.vectors : new VectorMemo(() => ctx.firewallEncoder.require());
+    this.model = firewallPatternKey(ctx.config);
+    this.inputModel = firewallEmbedderKey(ctx.config);
+    const view = firewallView(ctx.config);
+    this.vectors = view ? ctx.vectors : new VectorMemo(() => ctx.firewallEncoder.require());
+    this.inputVectors = view ? ctx.vectors.withView(view) : this.vectors;
+    ctx.firewallEncoder.loaded.then(
+      () => view && !this.inputVectors.servesView && ctx.log.warn("the general model has no layer-4 output (not written by this project's converter): the firewall compares in its last layer; scores are approximate", { view }),
+      () => {}, // reported by /readyz
+    );
     this.options = firewallScanOptions(ctx.config);
-    if (CALIBRATION.model !== this.model) {
-      ctx.log.warn("firewall calibration was fitted with another embedder; scores are approximate", { fitted: CALIBRATION.model, running: this.model });
+    if (CALIBRATION.model !== this.inputModel) {
+      ctx.log.warn("firewall calibration was fitted with another embedder; scores are approximate", { fitted: CALIBRATION.model, running: this.inputModel });
     }
     // Fleet mode: another instance changed a workspace's patterns (null: maybe anything, after a missed notification).
     ctx.database.onChange((topic, workspaceId) => {
@@ -62,23 +74,34 @@ export class FirewallService {
     );
   }
 
-  /** Seeds/upgrades the built-in rows, stores the vectors they lack, and builds the shared index. */
+  /** Seeds/upgrades the built-in rows, stores the vectors they lack (each side in its space), and builds the shared index. */
   async #loadBuiltins(): Promise<BuiltinIndex> {
-    const missing = await this.store.syncBuiltins(this.model);
-    const shipped = missing.flatMap((row) => {
-      const vector = shippedPatternVector(this.model, row.id, row.text);
-      return vector ? [{ id: row.id, vector }] : [];
-    });
-    if (shipped.length > 0) await this.store.saveBuiltinVectors(this.model, shipped);
-    const toEmbed = missing.filter((row) => !shipped.some((s) => s.id === row.id));
-    const embed = async (texts: string[]) => (await this.ctx.firewallEncoder.loaded, this.vectors.embedMany(texts, SHARED_TEXTS));
-    if (toEmbed.length > 0) {
-      this.ctx.log.info("embedding firewall patterns", { patterns: toEmbed.length });
-      const vectors = await embed(toEmbed.map((row) => row.text));
-      await this.store.saveBuiltinVectors(this.model, toEmbed.map((row, i) => ({ id: row.id, vector: vectors[i]! })));
+    const spaceOf = (side: PatternSide) => (side === "input" ? { model: this.inputModel, vectors: this.inputVectors } : { model: this.model, vectors: this.vectors });
+    const embedder = (vectors: VectorMemo) => async (texts: string[]) => (await this.ctx.firewallEncoder.loaded, vectors.embedMany(texts, SHARED_TEXTS));
+    const missing = await this.store.syncBuiltins((side) => spaceOf(side).model);
+    for (const side of ["input", "output"] as const) {
+      const { model, vectors } = spaceOf(side);
+      const rows = missing.filter((row) => row.side === side);
+      const shipped = rows.flatMap((row) => {
+        const vector = shippedPatternVector(model, row.id, row.text);
+        return vector ? [{ id: row.id, vector }] : [];
+      });
+      if (shipped.length > 0) await this.store.saveBuiltinVectors(model, shipped);
+      const toEmbed = rows.filter((row) => !shipped.some((s) => s.id === row.id));
+      if (toEmbed.length > 0) {
+        this.ctx.log.info("embedding firewall patterns", { patterns: toEmbed.length, side });
+        const fresh = await embedder(vectors)(toEmbed.map((row) => row.text));
+        await this.store.saveBuiltinVectors(model, toEmbed.map((row, i) => ({ id: row.id, vector: fresh[i]! })));
+      }
     }
-    const contrast = await contrastVectors(this.model, embed);
+    const contrast = await contrastVectors(this.inputModel, embedder(this.inputVectors));
     return new BuiltinIndex(await this.store.loadBuiltins(), contrast, CALIBRATION, contrast[0]?.length ?? 384);
+  }
+
+  /** What a scan of this workspace's input embeds with: built-ins in their space, custom patterns in theirs. */
+  #scanEmbedding(workspaceId: string): Embedding {
+    const input = this.inputVectors.forWorkspace(workspaceId);
+    return this.inputVectors === this.vectors ? input : { ...input, customSpace: this.vectors.forWorkspace(workspaceId) };
   }
 
   /** The shared index; 503 while the model that must embed it is still loading. */
@@ -133,7 +156,7 @@ export class FirewallService {
     const texts = scannedTexts(request.view.texts, request.workspace.firewallScanSystem);
     if (texts.length === 0) return ALLOW;
     const patterns = await this.patternsFor(request.scope);
-    return (await scanTexts(texts, patterns, this.vectors.forWorkspace(request.scope.workspaceId), this.options)).verdict;
+    return (await scanTexts(texts, patterns, this.#scanEmbedding(request.scope.workspaceId), this.options)).verdict;
   }
 
   outputMonitor(request: ProxiedRequest): OutputMonitor | undefined {
@@ -153,7 +176,7 @@ export class FirewallService {
   async test(scope: WorkspaceScope, text: string) {
     const started = performance.now();
     const patterns = await this.patternsFor(scope);
-    const result = await scanTexts([text], patterns, this.vectors.forWorkspace(scope.workspaceId), this.options);
+    const result = await scanTexts([text], patterns, this.#scanEmbedding(scope.workspaceId), this.options);
     return {
       verdict: result.verdict.action,
       reason: result.verdict.reason,

@@ -25,9 +25,9 @@ export class PatternStore {
    * Makes the built-in rows match this release's library: new slugs inserted, changed texts or
    * defaults updated (a new text drops its vector, to be re-embedded), retired slugs removed with
    * their vectors (a workspace's switch for a retired slug stays, inert). Idempotent; returns the rows whose vector is missing or was made by
-   * another embedder than `model`.
+   * another embedder than the one of their side (`modelOf`).
    */
-  syncBuiltins(model: string): Promise<BuiltinRow[]> {
+  syncBuiltins(modelOf: (side: PatternSide) => string): Promise<BuiltinRow[]> {
     return this.database.transaction(async (storage) => {
       // Fleet mode: instances starting together sync one after the other; the second finds the rows.
       await storage.serialise("firewall-builtins");
@@ -54,7 +54,7 @@ export class PatternStore {
         for (const id of retired) await storage.run("delete from firewall_builtin_vectors where pattern_id = $id", { id });
       }
       const withVector = new Set((await storage.all<{ pattern_id: string }>("select pattern_id from firewall_builtin_vectors")).map((r) => r.pattern_id));
-      return (await tx.select().from(firewallBuiltinPatterns)).filter((row) => row.vectorModel !== model || !withVector.has(row.id));
+      return (await tx.select().from(firewallBuiltinPatterns)).filter((row) => row.vectorModel !== modelOf(row.side) || !withVector.has(row.id));
     });
   }
 

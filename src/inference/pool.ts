@@ -37,7 +37,10 @@ export type ModelFolder = { modelDir: string; quantized: boolean };
 
 export type PoolInfo = { backend: Backend; threads: number; fallback?: string };
 
-type Job = { model: number; ids: Int32Array; priority: Priority; runTimer: Histogram.Internal<string>; resolve: (vector: Float32Array) => void; reject: (error: Error) => void };
+/** What a worker reports for a loaded model: its vector size and its extra pooled outputs. */
+type LoadedModel = { dimensions: number; views: string[] };
+
+type Job = { model: number; ids: Int32Array; priority: Priority; runTimer: Histogram.Internal<string>; resolve: (vectors: Float32Array[]) => void; reject: (error: Error) => void };
 
 export function defaultThreads(): number {
   return Math.max(1, availableParallelism());
@@ -122,18 +125,18 @@ export class InferencePool {
     const onnxPath = join(modelDir, onnxFile(quantized));
     const model = this.#models.push(onnxPath) - 1;
     this.#runTimers[model] = this.metrics.runTimers(`${basename(modelDir)}/${quantized ? "int8" : "fp32"}`);
-    const dimensions = await Promise.all(this.#slots.map((slot) => slot.load(model, onnxPath))).catch((error: Error) => {
+    const loaded = await Promise.all(this.#slots.map((slot) => slot.load(model, onnxPath))).catch((error: Error) => {
       this.#models[model] = undefined;
       throw new EmbedderLoadError(`cannot load ${onnxPath}: ${error.message}`);
     });
     return new Embedder(await tokenizing, {
-      dimensions: dimensions[0]!,
+      ...loaded[0]!,
       runtime: info,
       run: (ids, priority) => this.#submit(model, ids, priority),
     });
   }
 
-  #submit(model: number, ids: Int32Array, priority: Priority): Promise<Float32Array> {
+  #submit(model: number, ids: Int32Array, priority: Priority): Promise<Float32Array[]> {
     if (this.#stopped) return Promise.reject(new Error("the inference pool was stopped"));
     return new Promise((resolve, reject) => {
       this.#queue.push({ model, ids, priority, runTimer: this.#runTimers[model]![priority], resolve, reject }, priority);
@@ -185,7 +188,7 @@ class WorkerSlot {
   /** Settles when the current job's reply arrives (or the worker fails). */
   #jobDone = Promise.withResolvers<void>();
   #failed: Error | undefined;
-  readonly #loads = new Map<number, { resolve: (dimensions: number) => void; reject: (error: Error) => void }>();
+  readonly #loads = new Map<number, { resolve: (loaded: LoadedModel) => void; reject: (error: Error) => void }>();
   readonly #started = Promise.withResolvers<{ backend: Backend; fallback?: string }>();
 
   constructor(
@@ -216,9 +219,9 @@ class WorkerSlot {
     return this.#job?.priority === "bulk";
   }
 
-  load(model: number, onnxPath: string): Promise<number> {
+  load(model: number, onnxPath: string): Promise<LoadedModel> {
     if (this.#failed) return Promise.reject(this.#failed);
-    const loaded = new Promise<number>((resolve, reject) => this.#loads.set(model, { resolve, reject }));
+    const loaded = new Promise<LoadedModel>((resolve, reject) => this.#loads.set(model, { resolve, reject }));
     this.#send({ type: "load", model, onnxPath });
     return loaded;
   }
@@ -258,11 +261,11 @@ class WorkerSlot {
       case "load-failed": {
         const waiter = this.#loads.get(message.model);
         this.#loads.delete(message.model);
-        if (message.type === "loaded") waiter?.resolve(message.dimensions);
+        if (message.type === "loaded") waiter?.resolve({ dimensions: message.dimensions, views: message.views });
         else waiter?.reject(new Error(message.error));
         return;
       }
-      case "vector":
+      case "vectors":
       case "run-failed": {
         const job = this.#job;
         this.#job = undefined;
@@ -271,7 +274,7 @@ class WorkerSlot {
         if (message.type === "run-failed") job?.reject(new Error(message.error));
         else if (job) {
           job.runTimer.observe((performance.now() - this.#jobStarted) / 1000);
-          job.resolve(message.vector);
+          job.resolve(message.vectors);
         }
         this.events.onIdle();
       }

@@ -22,7 +22,9 @@ export type ToWorker =
 export type FromWorker =
   | { type: "ready"; backend: Backend; fallback?: string }
   | { type: "init-failed"; error: string }
-  | { type: "loaded"; model: number; dimensions: number }
+  /** views: the model's extra pooled outputs (e.g. mean_hidden_state_4), returned after the main vector by every run. */
+  | { type: "loaded"; model: number; dimensions: number; views: string[] }
   | { type: "load-failed"; model: number; error: string }
-  | { type: "vector"; vector: Float32Array }
+  /** The main (mean-pooled last layer) vector first, then one per view; all L2-normalised. */
+  | { type: "vectors"; vectors: Float32Array[] }
   | { type: "run-failed"; error: string };

@@ -1,19 +1,20 @@
 /**
  * One inference thread of the pool: its own ONNX Runtime session per model (one intra-op thread,
  * so N workers use N cores without contending), one run at a time. Input is a token id sequence,
- * output the mean-pooled, L2-normalised vector: only 384 floats cross back to the main thread.
+ * output the mean-pooled, L2-normalised vector, plus one per extra pooled output the model has
+ * (mean_hidden_state_<layer>, the firewall's space): only 384 floats each cross back.
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dlopen, FFIType, ptr } from "bun:ffi";
 import type { InferenceSession, Tensor } from "onnxruntime-common";
-import { meanPoolNormalized } from "../embeddings/vectors.ts";
+import { l2Normalize, meanPoolNormalized } from "../embeddings/vectors.ts";
 import type { Backend, BackendChoice, FromWorker, RuntimeFiles, ToWorker } from "./protocol.ts";
 
 declare const self: Worker;
 
 type Ort = { InferenceSession: typeof InferenceSession; Tensor: typeof Tensor };
-type Loaded = { session: InferenceSession; dimensions: number; output: string };
+type Loaded = { session: InferenceSession; dimensions: number; output: string; views: string[] };
 
 /** Where the bundled onnxruntime-node's binding.js looks for the native binding inside the compiled binary (build.ts). */
 const NATIVE_BINDING = Symbol.for("sieve.ortNativeBinding");
@@ -81,8 +82,9 @@ async function load(model: number, onnxPath: string): Promise<void> {
   });
   const output = session.outputNames.includes("last_hidden_state") ? "last_hidden_state" : session.outputNames[0]!;
   const dimensions = dimensionsOf(session, output);
-  models.set(model, { session, dimensions, output });
-  reply({ type: "loaded", model, dimensions });
+  const views = session.outputNames.filter((name) => name.startsWith("mean_hidden_state_"));
+  models.set(model, { session, dimensions, output, views });
+  reply({ type: "loaded", model, dimensions, views });
 }
 
 function dimensionsOf(session: InferenceSession, output: string): number {
@@ -105,11 +107,12 @@ async function run(model: number, ids: Int32Array): Promise<void> {
     token_type_ids: new Tensor("int64", new BigInt64Array(length), dims),
   };
   const feeds = Object.fromEntries(loaded.session.inputNames.map((name) => [name, inputs[name]!]));
-  const result = await loaded.session.run(feeds, [loaded.output]);
+  const result = await loaded.session.run(feeds, [loaded.output, ...loaded.views]);
   const hidden = result[loaded.output]!;
-  const vector = meanPoolNormalized(hidden.data as Float32Array, length, loaded.dimensions, 0, length);
-  hidden.dispose();
-  self.postMessage({ type: "vector", vector } satisfies FromWorker, [vector.buffer as ArrayBuffer]);
+  const vectors = [meanPoolNormalized(hidden.data as Float32Array, length, loaded.dimensions, 0, length)];
+  for (const view of loaded.views) vectors.push(l2Normalize(Float32Array.from(result[view]!.data as Float32Array)));
+  for (const tensor of Object.values(result)) tensor.dispose();
+  self.postMessage({ type: "vectors", vectors } satisfies FromWorker, vectors.map((v) => v.buffer as ArrayBuffer));
 }
 
 // One message at a time, in arrival order: a run never overlaps a model load.

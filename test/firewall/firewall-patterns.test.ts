@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { SHARED_TEXTS } from "../../src/embeddings/vector-memo";
-import { firewallEmbedderKey } from "../../src/firewall/encoder";
 import { firewallService } from "../../src/firewall/service";
 import { BUILTIN_PATTERNS } from "../../src/firewall/library";
-import { firewallBuiltinPatterns } from "../../src/firewall/schema";
+import { firewallBuiltinPatterns, firewallCustomPatterns } from "../../src/firewall/schema";
 import { PatternStore } from "../../src/firewall/store";
 import type { Tenant, TestSieve } from "../support/sieve";
 import { firewallClient, startFirewallSuite, type FirewallClient, type FirewallSuite } from "./http";
@@ -194,16 +193,45 @@ describe("built-in library upgrades", () => {
   test("a start-up with a newer library rewrites changed rows and re-embeds them; a second sync changes nothing", async () => {
     const { db } = sieve.ctx.database;
     const store = new PatternStore(sieve.ctx.database);
-    const model = firewallEmbedderKey(sieve.ctx.config);
+    const service = firewallService(sieve.ctx);
+    // Input-side built-ins live in the firewall's layer-4 space, output-side ones in the general model's.
+    const modelOf = (side: string) => (side === "input" ? service.inputModel : service.model);
     // Pretend this data dir was seeded by an older library whose wording differed.
     await db.update(firewallBuiltinPatterns).set({ text: "an older wording", libraryVersion: 0 }).where(eq(firewallBuiltinPatterns.id, "pi.ignore-previous"));
-    const missing = await store.syncBuiltins(model);
+    const missing = await store.syncBuiltins(modelOf);
     expect(missing.map((row) => row.id)).toEqual(["pi.ignore-previous"]);
     expect((await store.findBuiltin("pi.ignore-previous"))!.text).toBe(BUILTIN_PATTERNS.find((p) => p.slug === "pi.ignore-previous")!.text);
     expect((await store.loadBuiltins()).some((p) => p.meta.id === "pi.ignore-previous")).toBe(false);
     const text = (await store.findBuiltin("pi.ignore-previous"))!.text;
-    await store.saveBuiltinVectors(model, [{ id: "pi.ignore-previous", vector: await firewallService(sieve.ctx).vectors.embed(text, SHARED_TEXTS) }]);
-    expect(await store.syncBuiltins(model)).toEqual([]);
+    await store.saveBuiltinVectors(service.inputModel, [{ id: "pi.ignore-previous", vector: await service.inputVectors.embed(text, SHARED_TEXTS) }]);
+    expect(await store.syncBuiltins(modelOf)).toEqual([]);
     expect((await store.loadBuiltins()).length).toBe(BUILTIN_PATTERNS.length);
+  });
+});
+
+describe("which space each pattern is compared in", () => {
+  test("built-in input patterns in the general model's layer 4; output-side built-ins and custom patterns in its last layer, from the same runs", async () => {
+    const service = firewallService(sieve.ctx);
+    expect(service.inputModel).toBe("all-MiniLM-L6-v2/int8/mean_hidden_state_4");
+    expect(service.model).toBe("all-MiniLM-L6-v2/int8");
+    const rows = await sieve.ctx.database.db.select().from(firewallBuiltinPatterns);
+    for (const row of rows) expect([row.id, row.vectorModel]).toEqual([row.id, row.side === "input" ? service.inputModel : service.model]);
+
+    const created = await alice.post("/v1/firewall/patterns", { text: "Tell me the launch codes of project Nightingale.", action: "block", threshold: 0.9 });
+    expect(created.status).toBe(201);
+    const [custom] = await sieve.ctx.database.db.select().from(firewallCustomPatterns).where(eq(firewallCustomPatterns.id, created.body.id));
+    expect(custom!.vectorModel).toBe(service.model);
+    // A close paraphrase is judged in the custom pattern's own space and blocked; embedding it for the
+    // built-ins (layer 4) and for the custom pattern (last layer) took one inference.
+    const probe = "What are the launch codes for project Nightingale?";
+    const tested = await alice.post("/v1/firewall/test", { text: probe });
+    expect(tested.body.verdict).toBe("block");
+    expect(tested.body.matches).toContainEqual(expect.objectContaining({ pattern_id: created.body.id }));
+    const last = service.vectors.peek(probe, aliceTenant.workspaceId)!;
+    const early = service.inputVectors.peek(probe, aliceTenant.workspaceId)!;
+    expect(last).toBeDefined();
+    expect(early).toBeDefined();
+    expect(last).not.toBe(early);
+    await alice.delete(`/v1/firewall/patterns/${created.body.id}`);
   });
 });
