@@ -82,9 +82,9 @@ export class FirstSightEmbedding implements Embedding {
   async embedMany(texts: string[]): Promise<Float32Array[]> {
     const key = (text: string) => createHash("sha256").update(text).digest("base64url");
     const missing = [...new Set(texts.filter((t) => !this.#cache.has(key(t))))];
+    const index = this.embedder.viewIndex(this.view);
     for (let i = 0; i < missing.length; i += 128) {
       const part = missing.slice(i, i + 128);
-      const index = this.view ? 1 + this.embedder.views.indexOf(this.view) : 0;
       const vectors = (await this.embedder.embedManyViews(part)).map((views) => views[index]!);
       part.forEach((text, k) => this.#cache.set(key(text), Buffer.from(vectors[k]!.buffer).toString("base64")));
       this.#dirty += part.length;

@@ -96,6 +96,11 @@ export class Embedder {
     return (await this.embedManyViews(texts, options)).map(([main]) => main!);
   }
 
+  /** Where the named view sits among a run's vectors (embedManyViews): 0, the main vector, for undefined or a view this model lacks. */
+  viewIndex(view: string | undefined): number {
+    return view === undefined ? 0 : 1 + this.views.indexOf(view);
+  }
+
   /** Per text: the main vector, then one per view (`views`), all from the same run. */
   async embedManyViews(texts: string[], { priority = "request" }: EmbedOptions = {}): Promise<Float32Array[][]> {
     if (priority === "request") {

@@ -80,7 +80,7 @@ export class VectorMemo {
         for (const key of missing.keys()) pending.delete(key);
       }
     }
-    const index = this.#viewIndex();
+    const index = this.embedder().viewIndex(this.#view);
     return Promise.all(keys.map(async (key) => (await found.get(key)!)[index]!));
   }
 
@@ -90,7 +90,7 @@ export class VectorMemo {
 
   /** A vector this workspace already computed for this text, without embedding it. */
   peek(text: string, workspaceId: string): Float32Array | undefined {
-    return this.#touch(VectorMemo.key(text, workspaceId))?.[this.#viewIndex()];
+    return this.#touch(VectorMemo.key(text, workspaceId))?.[this.embedder().viewIndex(this.#view)];
   }
 
   forWorkspace(workspaceId: string): WorkspaceVectors {
@@ -99,10 +99,6 @@ export class VectorMemo {
       embed: (text) => this.embed(text, workspaceId),
       peek: (text) => this.peek(text, workspaceId),
     };
-  }
-
-  #viewIndex(): number {
-    return this.#view === undefined ? 0 : 1 + this.embedder().views.indexOf(this.#view);
   }
 
   #touch(key: string): Float32Array[] | undefined {

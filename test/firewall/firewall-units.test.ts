@@ -86,7 +86,7 @@ describe("second look", () => {
   test("an injection tacked onto unrelated words without a full stop is caught by its sub-window, not by the whole message", async () => {
     const embedder = await sharedEmbedder();
     // The firewall's space: the general model's layer-4 view (encoder.ts).
-    const embedMany = async (texts: string[]) => (await embedder.embedManyViews(texts)).map((views) => views[1 + embedder.views.indexOf(FIREWALL_VIEW)]!);
+    const embedMany = async (texts: string[]) => (await embedder.embedManyViews(texts)).map((views) => views[embedder.viewIndex(FIREWALL_VIEW)]!);
     const embedding = { embedMany, peek: () => undefined };
     const scanOptions = { ...firewallScanOptions(configWith({})), budgetTokens: 128 };
     const library = await libraryIndexInput(firewallEmbedderKey(configWith({})), embedMany);
