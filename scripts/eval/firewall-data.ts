@@ -70,9 +70,10 @@ export class FirstSightEmbedding implements Embedding {
     return new FirstSightEmbedding(await loadEmbedder(config, firewallModel(config)), firewallEmbedderKey(config), modelDir, firewallView(config));
   }
 
-  /** Another model folder (the general model, for before/after comparisons); key "<folder>/int8". */
-  static async loadModel(config: Config, modelDir: string): Promise<FirstSightEmbedding> {
-    return new FirstSightEmbedding(await loadEmbedder(config, { modelDir, quantized: true }), `${basename(modelDir)}/int8`, modelDir);
+  /** Another model folder (the general model, for before/after comparisons); key "<folder>/int8[/<view>]". */
+  static async loadModel(config: Config, modelDir: string, view?: string): Promise<FirstSightEmbedding> {
+    const key = `${basename(modelDir)}/int8${view ? `/${view}` : ""}`;
+    return new FirstSightEmbedding(await loadEmbedder(config, { modelDir, quantized: true }), key, modelDir, view);
   }
 
   peek(): Float32Array | undefined {

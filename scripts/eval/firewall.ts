@@ -10,9 +10,10 @@
  * family; then a before/after summary.
  *
  * Two firewalls are measured in the same run:
- *   current   the firewall's encoder (models/sieve-firewall-minilm) with the shipped calibration;
- *   baseline  the general all-MiniLM-L6-v2 with the calibration.json of git REF (default main),
- *             i.e. the firewall as it was before its own encoder.
+ *   current   the firewall as configured (encoder.ts: layer 4 of the general model, or the
+ *             SIEVE_FIREWALL_MODEL_DIR model) with the working tree's calibration.json;
+ *   baseline  the calibration.json of git REF (default main) in the space it was fitted in
+ *             (the general model's last layer or its layer-4 view), skipped when it equals the current one.
  * Indirect injection (derived, evaluation only): every attack of the first file hidden in the
  * middle of a document made of three of that file's benign texts, against documents made of
  * benign texts only (the same carriers). Nothing here is ever fitted on.
@@ -22,8 +23,7 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../../src/config";
 import { libraryIndexInput } from "../../src/firewall/builtins";
 import { CALIBRATION, type Calibration } from "../../src/firewall/calibration";
-import { firewallEmbedderKey, firewallScanOptions } from "../../src/firewall/encoder";
-import { Readability } from "../../src/firewall/readable";
+import { FIREWALL_VIEW, firewallEmbedderKey, firewallScanOptions } from "../../src/firewall/encoder";
 import { FAMILY_DEFAULTS } from "../../src/firewall/library";
 import { BuiltinIndex, WorkspacePatterns } from "../../src/firewall/pattern-index";
 import { scanTexts, SECOND_LOOK_FROM, type ScanOptions, type ScanResult } from "../../src/firewall/scan";
@@ -59,13 +59,11 @@ const setups: Setup[] = [await setup("current", `${firewallEmbedderKey(config)},
 if (!args["no-baseline"]) {
   const old = calibrationAt(args.baseline!);
   if (!old) console.log(`(no baseline: git cannot show ${args.baseline}:src/firewall/calibration.json)`);
-  else if (old.model === CALIBRATION.model) console.log(`(no baseline: ${args.baseline} already calibrates ${old.model})`);
+  else if (Bun.deepEquals(old, CALIBRATION)) console.log(`(no baseline: ${args.baseline} ships the same calibration)`);
   else {
-    const embedding = await FirstSightEmbedding.loadModel(config, assetPaths().modelDir);
-    // "baseline" never matches the shipped vectors' model: the library is embedded by the general model itself.
-    // It scores every window, as the firewall did before unscored windows existed.
-    const everything = { ...options, windowTokens: old.windowTokens, readability: new Readability(undefined) };
-    setups.push(await setup("baseline", `${old.model}, calibration.json of ${args.baseline}`, embedding, old, "baseline", everything));
+    const embedding = await FirstSightEmbedding.loadModel(config, assetPaths().modelDir, old.model.endsWith(`/${FIREWALL_VIEW}`) ? FIREWALL_VIEW : undefined);
+    // "baseline" never matches the shipped vectors' model: the library is embedded afresh in the baseline's space.
+    setups.push(await setup("baseline", `${old.model}, calibration.json of ${args.baseline}`, embedding, old, "baseline", { ...options, windowTokens: old.windowTokens }));
   }
 }
 
