@@ -23,7 +23,7 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../../src/config";
 import { libraryIndexInput } from "../../src/firewall/builtins";
 import { CALIBRATION, type Calibration } from "../../src/firewall/calibration";
-import { FIREWALL_VIEW, firewallEmbedderKey, firewallScanOptions } from "../../src/firewall/encoder";
+import { firewallEmbedderKey, firewallScanOptions } from "../../src/firewall/encoder";
 import { FAMILY_DEFAULTS } from "../../src/firewall/library";
 import { BuiltinIndex, WorkspacePatterns } from "../../src/firewall/pattern-index";
 import { scanTexts, SECOND_LOOK_FROM, type ScanOptions, type ScanResult } from "../../src/firewall/scan";
@@ -61,9 +61,16 @@ if (!args["no-baseline"]) {
   if (!old) console.log(`(no baseline: git cannot show ${args.baseline}:src/firewall/calibration.json)`);
   else if (Bun.deepEquals(old, CALIBRATION)) console.log(`(no baseline: ${args.baseline} ships the same calibration)`);
   else {
-    const embedding = await FirstSightEmbedding.loadModel(config, assetPaths().modelDir, old.model.endsWith(`/${FIREWALL_VIEW}`) ? FIREWALL_VIEW : undefined);
-    // "baseline" never matches the shipped vectors' model: the library is embedded afresh in the baseline's space.
-    setups.push(await setup("baseline", `${old.model}, calibration.json of ${args.baseline}`, embedding, old, "baseline", { ...options, windowTokens: old.windowTokens }));
+    // "<model>/<precision>[/<view>]": the view the baseline's calibration was fitted in, if any.
+    const oldView = old.model.split("/")[2];
+    const general = await FirstSightEmbedding.loadModel(config, assetPaths().modelDir);
+    if (oldView && !general.embedder.views.includes(oldView)) {
+      console.log(`(no baseline: ${args.baseline}'s calibration compares in ${oldView}, which the general model no longer outputs; compare with that commit's own eval:firewall output)`);
+    } else {
+      const embedding = oldView ? await FirstSightEmbedding.loadModel(config, assetPaths().modelDir, oldView) : general;
+      // "baseline" never matches the shipped vectors' model: the library is embedded afresh in the baseline's space.
+      setups.push(await setup("baseline", `${old.model}, calibration.json of ${args.baseline}`, embedding, old, "baseline", { ...options, windowTokens: old.windowTokens }));
+    }
   }
 }
 
