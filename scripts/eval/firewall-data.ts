@@ -70,10 +70,14 @@ export class FirstSightEmbedding implements Embedding {
     return new FirstSightEmbedding(await loadEmbedder(config, firewallModel(config)), firewallEmbedderKey(config), modelDir, firewallView(config));
   }
 
-  /** Another model folder (the general model, for before/after comparisons); key "<folder>/int8[/<view>]". */
-  static async loadModel(config: Config, modelDir: string, view?: string): Promise<FirstSightEmbedding> {
-    const key = `${basename(modelDir)}/int8${view ? `/${view}` : ""}`;
-    return new FirstSightEmbedding(await loadEmbedder(config, { modelDir, quantized: true }), key, modelDir, view);
+  /**
+   * Another model folder (the general model, for before/after comparisons), reading `view` if
+   * given; key "<folder>/int8[/<view>]". Undefined when the model has no such output.
+   */
+  static async loadModel(config: Config, modelDir: string, view?: string): Promise<FirstSightEmbedding | undefined> {
+    const embedder = await loadEmbedder(config, { modelDir, quantized: true });
+    if (view && !embedder.views.includes(view)) return undefined;
+    return new FirstSightEmbedding(embedder, `${basename(modelDir)}/int8${view ? `/${view}` : ""}`, modelDir, view);
   }
 
   peek(): Float32Array | undefined {

@@ -63,11 +63,10 @@ if (!args["no-baseline"]) {
   else {
     // "<model>/<precision>[/<view>]": the view the baseline's calibration was fitted in, if any.
     const oldView = old.model.split("/")[2];
-    const general = await FirstSightEmbedding.loadModel(config, assetPaths().modelDir);
-    if (oldView && !general.embedder.views.includes(oldView)) {
+    const embedding = await FirstSightEmbedding.loadModel(config, assetPaths().modelDir, oldView);
+    if (!embedding) {
       console.log(`(no baseline: ${args.baseline}'s calibration compares in ${oldView}, which the general model no longer outputs; compare with that commit's own eval:firewall output)`);
     } else {
-      const embedding = oldView ? await FirstSightEmbedding.loadModel(config, assetPaths().modelDir, oldView) : general;
       // "baseline" never matches the shipped vectors' model: the library is embedded afresh in the baseline's space.
       setups.push(await setup("baseline", `${old.model}, calibration.json of ${args.baseline}`, embedding, old, "baseline", { ...options, windowTokens: old.windowTokens }));
     }
