@@ -22,12 +22,16 @@ export type BertConfig = {
 };
 
 export type BertPrecision = {
+  /** Dense layers reading LayerNorm or attention outputs: Q/K/V, attention output, the FFN's first. */
   dense: DenseEmitter;
+  /** The FFN's second dense layer, which reads GELU outputs (see linear.ts). */
+  geluOutputDense: DenseEmitter;
   /** Store the word-embedding table as int8 rows (it is ~2/3 of the model's bytes). */
   int8WordEmbeddings: boolean;
 };
 
-const OPSETS = { "": 17 };
+/** com.microsoft: ONNX Runtime's contrib ops (MatMulIntegerToFloat), in both its native and WASM builds. */
+const OPSETS = { "": 17, "com.microsoft": 1 };
 /** Layers after which the firewall's hidden state is taken (measured in docs/firewall-experiments.md: 4 of MiniLM's 6). */
 const FIREWALL_LAYER = 4;
 // Added to masked-out attention scores; exp() of it underflows to exactly 0 in float32.
@@ -70,11 +74,11 @@ export function buildBertOnnx(config: BertConfig, tensors: Map<string, FloatTens
       outputs.push({ name: early!, elemType: DataType.FLOAT, dims: ["batch_size", hidden] });
     }
     const p = `encoder.layer.${layer}`;
-    const denseLayer = (x: string, name: string) => precision.dense(g, x, dense(`${p}.${name}`, tensor));
+    const denseLayer = (x: string, name: string, emit = precision.dense) => emit(g, x, dense(`${p}.${name}`, tensor));
     const attention = selfAttention(g, h, p, config, tensor, precision.dense, attentionBias);
     const attended = layerNorm(g.op1("Add", [denseLayer(attention, "attention.output.dense"), h]), `${p}.attention.output.LayerNorm`);
     const intermediate = gelu(g, denseLayer(attended, "intermediate.dense"));
-    h = layerNorm(g.op1("Add", [denseLayer(intermediate, "output.dense"), attended]), `${p}.output.LayerNorm`);
+    h = layerNorm(g.op1("Add", [denseLayer(intermediate, "output.dense", precision.geluOutputDense), attended]), `${p}.output.LayerNorm`);
   }
   const [output] = g.op("Identity", [h], {}, { outputs: ["last_hidden_state"] });
   // last_hidden_state first: what loaders without a preference pick.

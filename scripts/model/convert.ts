@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { buildBertOnnx, type BertConfig } from "./bert-graph.ts";
-import { fp32Dense, int8PerTokenDense } from "./linear.ts";
+import { fp32Dense, int8PerTextDense, int8PerTokenDense } from "./linear.ts";
 import { readSafetensors } from "./safetensors.ts";
 import { outputsMatch, readStamp, sha256, sha256OfFiles, STAMP_FILE, writeStamp } from "./stamp.ts";
 import { tokenizerConfigJson, tokenizerJson } from "./tokenizer-files.ts";
@@ -56,8 +56,8 @@ function buildOutputs(sourceDir: string): Record<string, string | Uint8Array> {
     "config.json": configText,
     "tokenizer.json": tokenizerJson(readFileSync(join(sourceDir, "tokenizer.json"), "utf8")),
     "tokenizer_config.json": tokenizerConfigJson(),
-    "onnx/model.onnx": buildBertOnnx(config, tensors, { dense: fp32Dense, int8WordEmbeddings: false }),
-    "onnx/model_quantized.onnx": buildBertOnnx(config, tensors, { dense: int8PerTokenDense, int8WordEmbeddings: true }),
+    "onnx/model.onnx": buildBertOnnx(config, tensors, { dense: fp32Dense, geluOutputDense: fp32Dense, int8WordEmbeddings: false }),
+    "onnx/model_quantized.onnx": buildBertOnnx(config, tensors, { dense: int8PerTextDense, geluOutputDense: int8PerTokenDense, int8WordEmbeddings: true }),
   };
 }
 

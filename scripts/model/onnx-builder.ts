@@ -19,7 +19,7 @@ export class GraphBuilder {
     opType: string,
     inputs: string[],
     attributes: Record<string, AttributeValue> = {},
-    options: { outputs?: number | string[] } = {},
+    options: { outputs?: number | string[]; domain?: string } = {},
   ): string[] {
     const id = this.nextId++;
     const outputs = Array.isArray(options.outputs)
@@ -28,6 +28,7 @@ export class GraphBuilder {
     this.nodes.push({
       name: `${opType}_${id}`,
       opType,
+      ...(options.domain ? { domain: options.domain } : {}),
       input: inputs,
       output: outputs,
       attribute: Object.entries(attributes).map(([name, value]) => toAttribute(name, value)),

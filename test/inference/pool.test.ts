@@ -49,7 +49,8 @@ describe("native and WASM ONNX Runtime give the same answers", () => {
 
   test("int8: cosine ≥ 0.99 on every fixed text, and each as close to fp32 as the other", async () => {
     // Dynamic int8 re-quantises activations at every layer; the two builds' float kernels differ in
-    // the last bits, which can move a value across a rounding step. Measured: min 0.9958, most texts 1.0.
+    // the last bits, which can move a value across a rounding step. Measured on 200 training texts:
+    // min 0.9954 (layer 4: 0.9990), many texts identical.
     const native = await (await embedder(true, "native")).embedManyViews(FIXED);
     const wasm = await (await embedder(true, "wasm")).embedManyViews(FIXED);
     const reference = await (await embedder(false, "native")).embedManyViews(FIXED);
