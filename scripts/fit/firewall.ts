@@ -13,7 +13,7 @@
  * every text windowed exactly as the server windows a message:
  *   1. Candidates: a window logit over raw similarities in several forms (max cosine, family
  *      maxima, the benign contrast term), alone or with a head (a logistic layer on the window
- *      embedding, four strengths of L2). Every weight is fitted ≥ 0 on a column oriented so the
+ *      embedding, L2 strength HEAD_L2). Every weight is fitted ≥ 0 on a column oriented so the
  *      score rises with attack similarity. Every source weighs the same and attacks weigh as much
  *      as benign rows, so 1,700 rows of one password game do not drown 30 rows of another attack.
  *      A text counts as attack-like as its most attack-like window (two multiple-instance rounds).
@@ -46,7 +46,14 @@ const FIREWALL_DIR = resolve(import.meta.dir, "../../src/firewall");
 const { values: flags, positionals } = parseArgs({ allowPositionals: true, options: { "all-forms": { type: "boolean", default: false }, "encoder-split": { type: "boolean", default: false } } });
 const trainFile = positionals[0] ?? join(DATASETS, "firewall-train.jsonl");
 const trainName = flags["encoder-split"] ? "firewall-train-v2.jsonl + firewall-train.jsonl, the fifth kept out of the encoder's training" : basename(trainFile);
-const HEAD_L2 = [1e-2, 3e-2, 1e-1, 3e-1];
+/**
+ * The head's L2 strength, fixed like SHIPPED_FORM. Validation used to pick among 0.01, 0.03, 0.1
+ * and 0.3, whose mean detections on the training sources lie within 1–2 points of each other:
+ * noise, so a refit's pick flipped when the vectors moved by cosine ~0.999 (the int8 layers'
+ * change, docs/firewall.md) and the calibration could not be reproduced. 0.01 is what validation
+ * chose for the shipped layer-4 space; validation still decides whether a head joins at all.
+ */
+const HEAD_L2 = 1e-2;
 /**
  * The raw-similarity form shipped. The benign contrast term is kept although the training file
  * cannot show its worth (its benign rows are all English questions): it is what keeps
@@ -139,7 +146,7 @@ const similarityForms: { name: string; columns: Column[] }[] = [
 // Validation decides only among SHIPPED_FORM's variants; --all-forms also validates the other forms for the table (5× the time).
 const variants: Variant[] = similarityForms.filter((form) => flags["all-forms"] || form.name === SHIPPED_FORM).flatMap((form) => [
   { ...form, headL2: undefined },
-  ...HEAD_L2.map((l2) => ({ name: `${form.name} + head (l2 ${l2})`, columns: form.columns, headL2: l2 })),
+  { name: `${form.name} + head (l2 ${HEAD_L2})`, columns: form.columns, headL2: HEAD_L2 },
 ]);
 type Model = { head: LogisticFit | undefined; window: LogisticFit };
 const ownAttacks = BUILTIN_PATTERNS.filter((p) => p.side === "input").map((p) => libraryVector.get(p.slug)!);
@@ -254,8 +261,8 @@ const validations = variants.map((variant) =>
     return (unit) => textLogit(model, unit, variant.columns);
   }),
 );
-// The similarity form is a design decision (SHIPPED_FORM); validation picks whether a head joins
-// it and how strongly it is regularised, on mean detection at 1% and 5% FPR.
+// The similarity form (SHIPPED_FORM) and the head's strength (HEAD_L2) are design decisions;
+// validation picks whether a head joins, on mean detection at 1% and 5% FPR.
 const candidates = validations.filter((v) => v.variant.name.startsWith(SHIPPED_FORM) && !v.variant.name.slice(SHIPPED_FORM.length).includes(","));
 const chosen = candidates.reduce((a, b) => (b.meanTpr1 + b.meanTpr5 > a.meanTpr1 + a.meanTpr5 + 1e-9 ? b : a));
 
