@@ -42,6 +42,16 @@ type LoadedModel = { dimensions: number; views: string[] };
 
 type Job = { model: number; ids: Int32Array; priority: Priority; runTimer: Histogram.Internal<string>; resolve: (vectors: Float32Array[]) => void; reject: (error: Error) => void };
 
+/**
+ * Texts of at most this many tokens may wait inside a worker behind one other such text (~3 ms
+ * each on native): the wait they can add is bounded, unlike behind a 256-token chunk.
+ */
+const SHORT_TEXT_TOKENS = 64;
+
+const isShort = (job: Job) => job.priority === "request" && job.ids.length <= SHORT_TEXT_TOKENS;
+
+const poolStopped = () => new Error("the inference pool was stopped");
+
 export function defaultThreads(): number {
   return Math.max(1, availableParallelism());
 }
@@ -100,7 +110,7 @@ export class InferencePool {
   /** Rejects queued work, lets each worker finish the text it is running, then ends the threads. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    const error = new Error("the inference pool was stopped");
+    const error = poolStopped();
     for (const job of this.#queue.drain()) job.reject(error);
     await Promise.all(this.#slots.map((slot) => slot.terminate(error)));
   }
@@ -137,7 +147,7 @@ export class InferencePool {
   }
 
   #submit(model: number, ids: Int32Array, priority: Priority): Promise<Float32Array[]> {
-    if (this.#stopped) return Promise.reject(new Error("the inference pool was stopped"));
+    if (this.#stopped) return Promise.reject(poolStopped());
     return new Promise((resolve, reject) => {
       this.#queue.push({ model, ids, priority, runTimer: this.#runTimers[model]![priority], resolve, reject }, priority);
       this.#dispatch();
@@ -149,6 +159,11 @@ export class InferencePool {
    * never occupies every worker when there are several: one stays free, so a request-path text
    * starts at once instead of behind a ~30 ms chunk, and the event loop keeps a core (with every
    * core on chunks, /healthz waited for the scheduler).
+   *
+   * When every worker is busy and short request texts are still queued, each worker running a
+   * short request text is handed the next one as well: it starts the moment the first is done,
+   * instead of after its reply has crossed to an event loop that may be busy with other requests
+   * (fresh prompts at concurrency 8 on two cores: the machine busy 92% of the time instead of 86%).
    */
   #dispatch(): void {
     const bulkSlots = Math.max(1, this.#slots.length - 1);
@@ -160,12 +175,21 @@ export class InferencePool {
       if (job.priority === "bulk") bulkRunning++;
       slot.run(job);
     }
+    for (const slot of this.#slots) {
+      const next = this.#queue.peekRequest();
+      if (!next || !isShort(next)) return;
+      if (slot.canTakeShortText) slot.run(this.#queue.shiftRequest()!);
+    }
   }
 
   #spawn(backend: BackendChoice): WorkerSlot {
     const slot = new WorkerSlot(this.#workerUrl, backend, this.#files, {
       onIdle: () => this.#dispatch(),
-      onCrash: (crashed) => {
+      onCrash: (crashed, waiting) => {
+        for (const job of waiting) {
+          if (this.#stopped) job.reject(poolStopped());
+          else this.#queue.push(job, job.priority);
+        }
         const at = this.#slots.indexOf(crashed);
         if (at < 0 || this.#stopped) return;
         // A replacement takes its place and reloads every model; the crashed job was rejected.
@@ -183,10 +207,12 @@ export class InferencePool {
 class WorkerSlot {
   readonly #worker: Worker;
   readonly ready: Promise<{ backend: Backend; fallback?: string }>;
-  #job: Job | undefined;
+  /** Sent and not yet answered, in the order the worker runs them: the first is running. */
+  #jobs: Job[] = [];
+  /** When the running job started (for a job handed over early: when the one before it ended). */
   #jobStarted = 0;
-  /** Settles when the current job's reply arrives (or the worker fails). */
-  #jobDone = Promise.withResolvers<void>();
+  /** Settles when every sent job is answered (or the worker fails). */
+  #jobsDone = Promise.withResolvers<void>();
   #failed: Error | undefined;
   readonly #loads = new Map<number, { resolve: (loaded: LoadedModel) => void; reject: (error: Error) => void }>();
   readonly #started = Promise.withResolvers<{ backend: Backend; fallback?: string }>();
@@ -195,7 +221,7 @@ class WorkerSlot {
     url: string | URL,
     backend: BackendChoice,
     files: RuntimeFiles,
-    private readonly events: { onIdle: () => void; onCrash: (slot: WorkerSlot) => void },
+    private readonly events: { onIdle: () => void; onCrash: (slot: WorkerSlot, waiting: Job[]) => void },
   ) {
     this.ready = this.#started.promise;
     this.ready.catch(() => {});
@@ -208,15 +234,20 @@ class WorkerSlot {
   }
 
   get idle(): boolean {
-    return this.#job === undefined && this.#failed === undefined;
+    return this.#jobs.length === 0 && this.#failed === undefined;
   }
 
   get busy(): boolean {
-    return this.#job !== undefined;
+    return this.#jobs.length > 0;
   }
 
   get runningBulk(): boolean {
-    return this.#job?.priority === "bulk";
+    return this.#jobs[0]?.priority === "bulk";
+  }
+
+  /** Running one short request text and nothing queued behind it. */
+  get canTakeShortText(): boolean {
+    return this.#jobs.length === 1 && this.#failed === undefined && isShort(this.#jobs[0]!);
   }
 
   load(model: number, onnxPath: string): Promise<LoadedModel> {
@@ -227,10 +258,12 @@ class WorkerSlot {
   }
 
   run(job: Job): void {
-    this.#job = job;
-    this.#jobStarted = performance.now();
-    this.#jobDone = Promise.withResolvers<void>();
-    this.#worker.ref();
+    if (this.#jobs.length === 0) {
+      this.#jobStarted = performance.now();
+      this.#jobsDone = Promise.withResolvers<void>();
+      this.#worker.ref();
+    }
+    this.#jobs.push(job);
     this.#send({ type: "run", model: job.model, ids: job.ids });
   }
 
@@ -239,7 +272,7 @@ class WorkerSlot {
    * native session.run aborts the whole process (onnxruntime-node throws into a torn-down N-API env).
    */
   async terminate(error: Error): Promise<void> {
-    if (this.#job) await this.#jobDone.promise;
+    if (this.#jobs.length > 0) await this.#jobsDone.promise;
     this.#fail(error);
     this.#worker.terminate();
   }
@@ -267,14 +300,17 @@ class WorkerSlot {
       }
       case "vectors":
       case "run-failed": {
-        const job = this.#job;
-        this.#job = undefined;
-        this.#jobDone.resolve();
-        this.#worker.unref();
+        const job = this.#jobs.shift();
+        const now = performance.now();
         if (message.type === "run-failed") job?.reject(new Error(message.error));
         else if (job) {
-          job.runTimer.observe((performance.now() - this.#jobStarted) / 1000);
+          job.runTimer.observe((now - this.#jobStarted) / 1000);
           job.resolve(message.vectors);
+        }
+        this.#jobStarted = now;
+        if (this.#jobs.length === 0) {
+          this.#jobsDone.resolve();
+          this.#worker.unref();
         }
         this.events.onIdle();
       }
@@ -283,9 +319,11 @@ class WorkerSlot {
 
   #crash(error: Error): void {
     if (this.#failed) return;
+    // Only the running job is lost with the thread; the one handed over behind it goes back to the queue.
+    const waiting = this.#jobs.splice(1);
     this.#fail(error);
     this.#worker.terminate();
-    this.events.onCrash(this);
+    this.events.onCrash(this, waiting);
   }
 
   /** Rejects everything waiting on this worker and takes it out of service. */
@@ -294,8 +332,8 @@ class WorkerSlot {
     this.#started.reject(error);
     for (const waiter of this.#loads.values()) waiter.reject(error);
     this.#loads.clear();
-    this.#job?.reject(error);
-    this.#job = undefined;
-    this.#jobDone.resolve();
+    for (const job of this.#jobs) job.reject(error);
+    this.#jobs = [];
+    this.#jobsDone.resolve();
   }
 }

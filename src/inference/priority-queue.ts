@@ -17,6 +17,11 @@ export class PriorityQueue<T> {
     return this.#lanes.request.shift();
   }
 
+  /** The next request-path item, left in the queue. */
+  peekRequest(): T | undefined {
+    return this.#lanes.request.peek();
+  }
+
   /** Removes and returns everything still queued. */
   drain(): T[] {
     const items: T[] = [];
@@ -50,6 +55,10 @@ class Fifo<T> {
       this.#head = 0;
     }
     return item;
+  }
+
+  peek(): T | undefined {
+    return this.#items[this.#head];
   }
 
   get size(): number {

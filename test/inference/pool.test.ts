@@ -7,6 +7,7 @@ import { cosine } from "../../src/embeddings/vectors.ts";
 import { InferencePool } from "../../src/inference/pool.ts";
 import { assetPaths } from "../../src/runtime/assets.ts";
 import { embedder, maxAbsDiff, MODEL_DIR, pool } from "../embeddings/shared.ts";
+import { DYING_TOKEN_COUNT } from "./dying-worker.ts";
 
 // The real model in real worker threads: seconds per test, more on a busy 2-core box.
 setDefaultTimeout(120_000);
@@ -139,6 +140,19 @@ describe("the pool", () => {
     const loading = newPool({ threads: 1, backend: "native", nativeBinding: missing }).loadModel({ modelDir: MODEL_DIR, quantized: true });
     await expect(loading).rejects.toThrow(EmbedderLoadError);
     await expect(loading).rejects.toThrow(missing);
+  });
+
+  test("a worker that dies loses only the text it was running: the one handed to it next is answered by its replacement", async () => {
+    const dying = newPool({ threads: 1, backend: pool().info?.backend ?? "auto", workerUrl: new URL("./dying-worker.ts", import.meta.url) });
+    const e = await dying.loadModel({ modelDir: MODEL_DIR, quantized: true });
+    const fatal = "one two three four five"; // [CLS] + 5 + [SEP]
+    expect(e.countTokens(fatal) + 2).toBe(DYING_TOKEN_COUNT);
+    // Both are short request texts: the second is handed to the worker while the first runs.
+    const [lost, next] = await Promise.allSettled([e.embed(fatal), e.embed(FIXED[0]!)]);
+    expect(lost.status).toBe("rejected");
+    expect((lost as PromiseRejectedResult).reason.message).toContain("inference worker failed");
+    expect(next.status).toBe("fulfilled");
+    expect(maxAbsDiff((next as PromiseFulfilledResult<Float32Array>).value, await (await embedder(true)).embed(FIXED[0]!))).toBe(0);
   });
 
   test("threads default to at least one; stop rejects queued work and does not abort the process mid-run", async () => {
