@@ -1,7 +1,7 @@
 /**
  * `npm run bench:cache`: how fast the response cache answers.
  *
- * 1. Lookups in-process through ResponseCache.lookup (keys, SQL, vec0 search, re-scoring, guard,
+ * 1. Lookups in-process through ResponseCache.lookup (keys, SQL, Hamming search, re-scoring, guard,
  *    counters: everything the proxy runs for the cache stage) with 1k, 10k and 100k entries in one
  *    workspace and scope, and 100k spread over 100 workspaces. Entries are stored through
  *    ResponseCache.store with synthetic unit vectors (the embedding itself is the firewall's,

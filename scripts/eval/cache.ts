@@ -3,7 +3,7 @@
  * wrong one, or none, over paraphrase pairs `{stored, query}` (default: the two dev sets).
  *
  * The GPTCache method, through the server's own code: every `stored` text becomes an entry via
- * ResponseCache.store, every `query` is looked up via ResponseCache.lookup (the same keys, vec0
+ * ResponseCache.store, every `query` is looked up via ResponseCache.lookup (the same keys, Hamming
  * search, exact re-scoring and precision guard as the proxy), at thresholds 0.80 to 0.98. A hit
  * on an entry of the query's paraphrase group (connected component of all pairs: some sets repeat
  * questions and chain pairs) is correct, a hit on any other entry is wrong. Then the novel-

@@ -4,9 +4,10 @@ import { workspaces } from "../tenancy/schema";
 
 /**
  * One stored response. `key` is the exact request key (request-key.ts); `scope_key` groups the
- * entries a semantic lookup may choose from. The binary vector used for the semantic search
- * lives in the vec0 table `cache_vectors` (hand-written migration), with this row's id; a
- * trigger deletes it with the row, whatever deletes the row (eviction, expiry, purge, cascade).
+ * entries a semantic lookup may choose from. The sign bits the semantic search compares are kept
+ * per dialect, outside drizzle's schema: on SQLite in the column `sign_bits` of this table
+ * (migration 0013, searched in memory: src/db/sign-bit-index.ts), on PostgreSQL in the table
+ * `cache_vectors` (src/db/postgres-schema.ts).
  */
 export const cacheEntries = sqliteTable(
   "cache_entries",

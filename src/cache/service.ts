@@ -1,3 +1,4 @@
+import type { WorkspaceSignBits } from "../db/sign-bit-index";
 import type { WorkspaceScope } from "../tenancy/scope";
 import type { Workspace } from "../tenancy/service";
 import type { Candidate } from "./match";
@@ -41,34 +42,27 @@ export async function loadEntry(scope: WorkspaceScope, id: number): Promise<Stor
 }
 
 /**
- * The vector statements, per dialect. SQLite: a Hamming-distance KNN over sign bits inside the
- * scope's vec0 partition; MATERIALIZED and CROSS JOIN pin the plan to "KNN first, then the few
- * rows by id" (left to itself SQLite scans the workspace's entries and probes the KNN result).
- * PostgreSQL (no extension): the partition's rows through the (workspace_id, scope_key) index,
- * ranked by bit_count(bits XOR query) over the sign bits (a bit(384) column; the packed bytes
- * travel as bytea and become a bit string through their hex spelling).
+ * PostgreSQL's vector statements (no extension): the partition's rows of cache_vectors through the
+ * (workspace_id, scope_key) index, ranked by bit_count(bits XOR query) over the sign bits (a
+ * bit(384) column; the packed bytes travel as bytea and become a bit string through their hex
+ * spelling). SQLite searches in memory instead (scope.signBits, src/db/sign-bit-index.ts) and
+ * keeps the sign bits in cache_entries.sign_bits.
  */
-const VECTOR_SQL = {
-  sqlite: {
-    nearest: `WITH nearest AS MATERIALIZED (
-       SELECT entry_id FROM cache_vectors
-       WHERE embedding MATCH vec_bit($bits) AND k = $k AND workspace_id = $workspace_id AND scope_key = $scope_key
-     )
-     SELECT e.id, e.key, e.prompt, e.embedding FROM nearest CROSS JOIN cache_entries e ON e.id = nearest.entry_id
-     WHERE e.workspace_id = $workspace_id AND e.expires_at > $now AND e.prompt IS NOT NULL AND e.embedding IS NOT NULL`,
-    insert: `INSERT INTO cache_vectors (entry_id, workspace_id, scope_key, embedding) VALUES ($id, $workspace_id, $scope_key, vec_bit($bits))`,
-  },
-  postgres: {
-    nearest: `WITH nearest AS MATERIALIZED (
-       SELECT entry_id FROM cache_vectors
-       WHERE workspace_id = $workspace_id AND scope_key = $scope_key
-       ORDER BY bit_count(embedding # ('x' || encode($bits::bytea, 'hex'))::bit(384)) LIMIT $k
-     )
-     SELECT e.id, e.key, e.prompt, e.embedding FROM nearest JOIN cache_entries e ON e.id = nearest.entry_id
-     WHERE e.workspace_id = $workspace_id AND e.expires_at > $now AND e.prompt IS NOT NULL AND e.embedding IS NOT NULL`,
-    insert: `INSERT INTO cache_vectors (entry_id, workspace_id, scope_key, embedding) VALUES ($id, $workspace_id, $scope_key, ('x' || encode($bits::bytea, 'hex'))::bit(384))`,
-  },
+const POSTGRES_VECTOR_SQL = {
+  nearest: `WITH nearest AS MATERIALIZED (
+     SELECT entry_id FROM cache_vectors
+     WHERE workspace_id = $workspace_id AND scope_key = $scope_key
+     ORDER BY bit_count(embedding # ('x' || encode($bits::bytea, 'hex'))::bit(384)) LIMIT $k
+   )
+   SELECT e.id, e.key, e.prompt, e.embedding FROM nearest JOIN cache_entries e ON e.id = nearest.entry_id
+   WHERE e.workspace_id = $workspace_id AND e.expires_at > $now AND e.prompt IS NOT NULL AND e.embedding IS NOT NULL`,
+  insert: `INSERT INTO cache_vectors (entry_id, workspace_id, scope_key, embedding) VALUES ($id, $workspace_id, $scope_key, ('x' || encode($bits::bytea, 'hex'))::bit(384))`,
 };
+
+type CandidateRow = { id: number; key: string; prompt: string; embedding: Uint8Array };
+
+/** Rows a delete removed: the in-memory index (SQLite) forgets them once the transaction has committed. */
+type RemovedRow = { id: number; scope_key: string };
 
 /**
  * The entries of one scope nearest to `vector`: a Hamming-distance search over sign bits inside
@@ -76,13 +70,54 @@ const VECTOR_SQL = {
  * float vectors.
  */
 export async function semanticCandidates(scope: WorkspaceScope, scopeKey: string, vector: Float32Array, now: number): Promise<Candidate<EntryRef>[]> {
-  const rows = await scope.all<{ id: number; key: string; prompt: string; embedding: Uint8Array }>(VECTOR_SQL[scope.dialect].nearest, {
-    bits: signBits(vector),
-    k: SEMANTIC_CANDIDATES,
-    scope_key: scopeKey,
-    now,
-  });
+  const bits = signBits(vector);
+  const rows = scope.signBits
+    ? await nearestInMemory(scope, scope.signBits, scopeKey, bits, now)
+    : await scope.all<CandidateRow>(POSTGRES_VECTOR_SQL.nearest, { bits, k: SEMANTIC_CANDIDATES, scope_key: scopeKey, now });
   return rows.map((row) => ({ entry: { id: row.id, key: row.key }, prompt: row.prompt, similarity: dot(vector, floatsFromBlob(row.embedding)) }));
+}
+
+async function nearestInMemory(scope: WorkspaceScope, index: WorkspaceSignBits, scopeKey: string, bits: Uint8Array, now: number): Promise<CandidateRow[]> {
+  const partition = await index.partition(scopeKey, () => partitionRows(scope, scopeKey));
+  const ids = partition.nearest(bits, SEMANTIC_CANDIDATES);
+  if (ids.length === 0) return [];
+  // CROSS JOIN keeps the plan "each id, then its row": left to itself SQLite scans the workspace's entries.
+  const rows = await scope.all<CandidateRow>(
+    `SELECT e.id, e.key, e.prompt, e.embedding FROM json_each($ids) AS nearest CROSS JOIN cache_entries e ON e.id = nearest.value
+     WHERE e.workspace_id = $workspace_id AND e.expires_at > $now AND e.prompt IS NOT NULL AND e.embedding IS NOT NULL`,
+    { ids: JSON.stringify(ids), now },
+  );
+  // An id no live row backs (expired, or deleted by a path that reports nothing here, such as a
+  // workspace's cascade) can never be served again: it leaves the index.
+  if (rows.length < ids.length) {
+    const live = new Set(rows.map((row) => row.id));
+    for (const id of ids) if (!live.has(id)) index.remove(scopeKey, id);
+  }
+  return rows;
+}
+
+/** Rows read per statement when a partition is loaded: 100,000 entries take ~0.2 s, so other requests run between pages. */
+const LOAD_PAGE = 5000;
+
+/** A scope's ids and sign bits, in pages (changes committed meanwhile reach the index as they happen). */
+async function partitionRows(scope: WorkspaceScope, scopeKey: string): Promise<{ id: number; bits: Uint8Array }[]> {
+  const rows: { id: number; bits: Uint8Array }[] = [];
+  for (let after = 0; ; ) {
+    const page = await scope.all<{ id: number; bits: Uint8Array }>(
+      `SELECT id, sign_bits AS bits FROM cache_entries
+       WHERE workspace_id = $workspace_id AND scope_key = $scope_key AND id > $after AND sign_bits IS NOT NULL ORDER BY id LIMIT ${LOAD_PAGE}`,
+      { scope_key: scopeKey, after },
+    );
+    for (const row of page) rows.push(row);
+    if (page.length < LOAD_PAGE) return rows;
+    after = page[page.length - 1]!.id;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+function forgetRemoved(scope: WorkspaceScope, removed: RemovedRow[]): void {
+  const index = scope.signBits;
+  if (index) for (const row of removed) index.remove(row.scope_key, row.id);
 }
 
 export async function recordHit(scope: WorkspaceScope, entry: StoredEntry, kind: "exact" | "semantic", now: number): Promise<void> {
@@ -114,9 +149,9 @@ async function bumpCounters(scope: WorkspaceScope, by: { exact: number; semantic
  * expired entries and, beyond `maxEntries`, the least recently used ones, in one transaction.
  * Returns the new entry's id.
  */
-export function storeEntry(scope: WorkspaceScope, entry: NewEntry, maxEntries: number, now: number, vector?: Float32Array): Promise<number> {
-  return scope.transaction(async (tx) => {
-    await tx.run(`DELETE FROM cache_entries WHERE workspace_id = $workspace_id AND key = $key`, { key: entry.key });
+export async function storeEntry(scope: WorkspaceScope, entry: NewEntry, maxEntries: number, now: number, vector?: Float32Array): Promise<number> {
+  const { id, removed } = await scope.transaction(async (tx) => {
+    const replaced = await tx.all<RemovedRow>(`DELETE FROM cache_entries WHERE workspace_id = $workspace_id AND key = $key RETURNING id, scope_key`, { key: entry.key });
     const [inserted] = await tx.all<{ id: number }>(
       `INSERT INTO cache_entries (workspace_id, key, scope_key, model, prompt, completion, bytes, upstream_ms, created_at, last_used_at, expires_at)
        VALUES ($workspace_id, $key, $scope_key, $model, $prompt, $completion, $bytes, $upstream_ms, $now, $now, $expires_at)
@@ -134,53 +169,60 @@ export function storeEntry(scope: WorkspaceScope, entry: NewEntry, maxEntries: n
       },
     );
     if (vector) await writeVector(tx, inserted!.id, entry.scopeKey, vector);
-    await tx.run(`DELETE FROM cache_entries WHERE workspace_id = $workspace_id AND expires_at <= $now`, { now });
-    await evictOverflow(tx, maxEntries);
-    return inserted!.id;
+    const expired = await tx.all<RemovedRow>(`DELETE FROM cache_entries WHERE workspace_id = $workspace_id AND expires_at <= $now RETURNING id, scope_key`, { now });
+    const evicted = await deleteOverflow(tx, maxEntries);
+    return { id: inserted!.id, removed: [...replaced, ...expired, ...evicted] };
   });
+  forgetRemoved(scope, removed);
+  if (vector) scope.signBits?.add(entry.scopeKey, id, signBits(vector));
+  return id;
 }
 
 /** Adds the embedding of an entry's prompt; false when the entry is gone meanwhile (evicted, purged). */
-export function attachVector(scope: WorkspaceScope, entryId: number, scopeKey: string, vector: Float32Array): Promise<boolean> {
-  return scope.transaction((tx) => writeVector(tx, entryId, scopeKey, vector));
+export async function attachVector(scope: WorkspaceScope, entryId: number, scopeKey: string, vector: Float32Array): Promise<boolean> {
+  const attached = await scope.transaction((tx) => writeVector(tx, entryId, scopeKey, vector));
+  if (attached) scope.signBits?.add(scopeKey, entryId, signBits(vector));
+  return attached;
 }
 
+/** Inside the caller's transaction; the in-memory index (SQLite) is told after the commit. */
 async function writeVector(scope: WorkspaceScope, entryId: number, scopeKey: string, vector: Float32Array): Promise<boolean> {
   const floats = floatsToBlob(vector);
-  const updated = await scope.run(`UPDATE cache_entries SET embedding = $floats, bytes = bytes + $size WHERE workspace_id = $workspace_id AND id = $id`, {
-    id: entryId,
-    floats,
-    size: floats.byteLength,
-  });
+  const bits = signBits(vector);
+  const params = { id: entryId, floats, size: floats.byteLength };
+  if (scope.signBits) {
+    const updated = await scope.run(`UPDATE cache_entries SET embedding = $floats, sign_bits = $bits, bytes = bytes + $size WHERE workspace_id = $workspace_id AND id = $id`, { ...params, bits });
+    return updated.changes > 0;
+  }
+  const updated = await scope.run(`UPDATE cache_entries SET embedding = $floats, bytes = bytes + $size WHERE workspace_id = $workspace_id AND id = $id`, params);
   if (updated.changes === 0) return false;
-  await scope.run(VECTOR_SQL[scope.dialect].insert, {
-    id: entryId,
-    scope_key: scopeKey,
-    bits: signBits(vector),
-  });
+  await scope.run(POSTGRES_VECTOR_SQL.insert, { id: entryId, scope_key: scopeKey, bits });
   return true;
 }
 
-/** Deletes the least recently used entries beyond `maxEntries`; returns how many. */
-export async function evictOverflow(scope: WorkspaceScope, maxEntries: number): Promise<number> {
+/** Deletes the least recently used entries beyond `maxEntries`; returns them. */
+async function deleteOverflow(scope: WorkspaceScope, maxEntries: number): Promise<RemovedRow[]> {
   const [counters] = await scope.all<{ entries: number }>(`SELECT entries FROM cache_counters WHERE workspace_id = $workspace_id`);
   const excess = Number(counters?.entries ?? 0) - maxEntries;
-  if (excess <= 0) return 0;
-  const deleted = await scope.run(
+  if (excess <= 0) return [];
+  return scope.all<RemovedRow>(
     `DELETE FROM cache_entries WHERE id IN (
        SELECT id FROM cache_entries WHERE workspace_id = $workspace_id ORDER BY last_used_at ASC, id ASC LIMIT $excess
-     )`,
+     ) RETURNING id, scope_key`,
     { excess },
   );
-  return deleted.changes;
 }
 
 export async function deleteEntry(scope: WorkspaceScope, key: string): Promise<boolean> {
-  return (await scope.run(`DELETE FROM cache_entries WHERE workspace_id = $workspace_id AND key = $key`, { key })).changes > 0;
+  const removed = await scope.all<RemovedRow>(`DELETE FROM cache_entries WHERE workspace_id = $workspace_id AND key = $key RETURNING id, scope_key`, { key });
+  forgetRemoved(scope, removed);
+  return removed.length > 0;
 }
 
 export async function purgeEntries(scope: WorkspaceScope): Promise<number> {
-  return (await scope.run(`DELETE FROM cache_entries WHERE workspace_id = $workspace_id`)).changes;
+  const { changes } = await scope.run(`DELETE FROM cache_entries WHERE workspace_id = $workspace_id`);
+  scope.signBits?.clear();
+  return changes;
 }
 
 export async function cacheStats(scope: WorkspaceScope, now: number) {
@@ -228,6 +270,6 @@ export async function updateCacheSettings(scope: WorkspaceScope, patch: CacheSet
     cacheTtlSeconds: patch.ttl_seconds,
     cacheMaxEntries: patch.max_entries,
   });
-  if (patch.max_entries !== undefined) await evictOverflow(scope, patch.max_entries);
+  if (patch.max_entries !== undefined) forgetRemoved(scope, await deleteOverflow(scope, patch.max_entries));
   return workspace;
 }

@@ -27,7 +27,7 @@ import { SingleFlight } from "./single-flight";
 /** What the cache reads of a proxied request (eval and bench build these without HTTP). */
 export type CacheRequest = Pick<ProxiedRequest, "scope" | "workspace" | "upstreamUrl" | "view" | "cacheControl" | "clientSignal">;
 
-/** The vec0 column is bit[384]: the dimension of all-MiniLM-L6-v2. Another model: exact hits only. */
+/** The sign bits are 384 (PostgreSQL's bit(384) column, SQLite's 48-byte sign_bits): all-MiniLM-L6-v2's dimensions. Another model: exact hits only. */
 const VECTOR_DIMENSIONS = 384;
 
 /**

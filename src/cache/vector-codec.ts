@@ -1,6 +1,6 @@
 /**
  * How the cache stores an embedding: the float32 vector itself (exact re-scoring) and its sign
- * bits, packed eight to a byte, for vec0's `bit[384]` column (Hamming-distance search). Two
+ * bits, packed eight to a byte, for the Hamming-distance search (src/db/sign-bit-index.ts). Two
  * vectors at cosine 0.9 differ in about 14% of their signs; unrelated ones in about 45%.
  */
 export function signBits(vector: Float32Array): Uint8Array {

@@ -1,5 +1,6 @@
 import type { BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import type * as schema from "./schema";
+import type { SignBitIndex } from "./sign-bit-index";
 
 /**
  * Drizzle's query builder over the tables of src/db/schema.ts. The tables are defined once (with
@@ -51,6 +52,11 @@ export interface Storage {
   announce(topic: ChangeTopic, workspaceId: string): Promise<void>;
   /** Changes announced by any instance (this one included). */
   onChange(listener: ChangeListener): void;
+  /**
+   * SQLite: the in-process Hamming-distance index the semantic cache searches (one process owns
+   * the file). Absent on PostgreSQL, which several instances share: it searches in SQL.
+   */
+  readonly signBitIndex?: SignBitIndex;
   /** Whether other instances may share this database (PostgreSQL): in-memory copies then need the announcements. */
   readonly shared: boolean;
   /** Resolves when the database answers a trivial query. */

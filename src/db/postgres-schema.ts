@@ -135,7 +135,7 @@ export const {
   cache_counters: cacheCounters,
 } = postgresTables;
 
-// ---- vectors (PostgreSQL only; SQLite keeps them in sqlite-vec tables of the same names and columns) ----
+// ---- vectors (PostgreSQL only; SQLite keeps them in sqlite-vec tables of the same names and columns, except the cache's sign bits: cache_entries.sign_bits) ----
 
 /** One 384-dimensional float32 vector (little-endian) per chunk; goes with its chunk. */
 export const chunkEmbeddings = pgTable("chunk_embeddings", {
@@ -163,7 +163,8 @@ export const firewallCustomVectors = pgTable("firewall_custom_vectors", {
 
 /**
  * The sign bits of a cache entry's prompt embedding (a native bit(384): 48 bytes), partitioned
- * like sqlite-vec's table by workspace and scope key: a semantic lookup reads one partition
+ * by workspace and scope key (SQLite keeps them in cache_entries.sign_bits and searches them in
+ * memory, src/db/sign-bit-index.ts): a semantic lookup reads one partition
  * through the index and ranks it by Hamming distance, bit_count(embedding # query). (bit strings,
  * unlike bytea, have XOR.)
  */

@@ -5,6 +5,7 @@ import { drizzle } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
 import type { Db, RawParams, Storage } from "./connection";
 import * as schema from "./schema";
+import { SignBitIndex } from "./sign-bit-index";
 
 export const DATABASE_FILE = "sieve.db";
 
@@ -53,6 +54,7 @@ export class SqliteStorage implements Storage {
     readonly db: Db,
     readonly location: string,
     private readonly inTransaction = false,
+    readonly signBitIndex = new SignBitIndex(),
   ) {}
 
   async all<R>(statement: string, params: RawParams = {}): Promise<R[]> {
@@ -72,7 +74,7 @@ export class SqliteStorage implements Storage {
     try {
       this.sqlite.exec("BEGIN IMMEDIATE");
       try {
-        const result = await work(new SqliteStorage(this.sqlite, this.db, this.location, true));
+        const result = await work(new SqliteStorage(this.sqlite, this.db, this.location, true, this.signBitIndex));
         this.sqlite.exec("COMMIT");
         return result;
       } catch (error) {

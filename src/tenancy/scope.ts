@@ -1,6 +1,7 @@
 import { and, count, eq, type InferInsertModel, type InferSelectModel, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { firstRow, type ChangeTopic, type Db, type Dialect, type RawParams, type Storage } from "../db/connection";
+import type { WorkspaceSignBits } from "../db/sign-bit-index";
 import { workspaces, type KeyRole } from "./schema";
 
 /** A table of tenant data: it has a workspace_id column. */
@@ -32,6 +33,11 @@ export class WorkspaceScope {
   /** Which SQL the storage speaks, for the few statements that differ (vector search). */
   get dialect(): Dialect {
     return this.#storage.dialect;
+  }
+
+  /** This workspace's partitions of the storage's in-process sign-bit index (SQLite); undefined where the database searches (PostgreSQL). */
+  get signBits(): WorkspaceSignBits | undefined {
+    return this.#storage.signBitIndex?.forWorkspace(this.workspaceId);
   }
 
   /** `workspace_id = this workspace AND …conditions`. */

@@ -1,0 +1,232 @@
+/**
+ * The semantic cache's in-memory Hamming search on SQLite (src/db/sign-bit-index.ts): exact
+ * against a brute-force ranking, kept in step with every way an entry leaves, rebuilt from the
+ * rows after a restart, and filled from the old vec0 table by migration 0013.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { deleteEntry, purgeEntries, semanticCandidates, storeEntry, updateCacheSettings, type NewEntry } from "../../src/cache/service";
+import { signBits } from "../../src/cache/vector-codec";
+import { SignBitIndex, SignBitPartition } from "../../src/db/sign-bit-index";
+import { openSqlite, type SqliteStorage } from "../../src/db/sqlite";
+import { assetPaths } from "../../src/runtime/assets";
+import { WorkspaceScope } from "../../src/tenancy/scope";
+import { createWorkspace } from "../../src/tenancy/service";
+import { tempDir } from "../support/sieve";
+
+function seeded(seed: number): () => number {
+  return () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+}
+
+function unitVector(random: () => number): Float32Array {
+  const v = Float32Array.from({ length: 384 }, () => random() - 0.5);
+  const norm = Math.hypot(...v);
+  return v.map((x) => x / norm);
+}
+
+const hamming = (a: Uint8Array, b: Uint8Array) => a.reduce((sum, byte, i) => sum + bitCount(byte ^ b[i]!), 0);
+const bitCount = (x: number) => x.toString(2).replaceAll("0", "").length;
+
+describe("SignBitPartition", () => {
+  test("the k nearest are exactly the brute-force k nearest, nearest first", () => {
+    const random = seeded(7);
+    const partition = new SignBitPartition(12);
+    const stored = Array.from({ length: 3000 }, (_, id) => ({ id, bits: signBits(unitVector(random)) }));
+    for (const { id, bits } of stored) partition.append(id, bits);
+    for (let q = 0; q < 20; q++) {
+      const query = signBits(unitVector(random));
+      const found = partition.nearest(query, 24);
+      const distances = found.map((id) => hamming(stored[id]!.bits, query));
+      const bruteForce = stored.map(({ bits }) => hamming(bits, query)).sort((a, b) => a - b).slice(0, 24);
+      expect(distances).toEqual(bruteForce);
+    }
+  });
+
+  test("fewer entries than k: all of them; none: nothing", () => {
+    const random = seeded(3);
+    const partition = new SignBitPartition(12);
+    expect(partition.nearest(signBits(unitVector(random)), 24)).toEqual([]);
+    partition.append(5, signBits(unitVector(random)));
+    partition.append(9, signBits(unitVector(random)));
+    expect(partition.nearest(signBits(unitVector(random)), 24).sort()).toEqual([5, 9]);
+  });
+
+  test("remove moves the last entry into the gap; add replaces an entry with the same id", () => {
+    const random = seeded(11);
+    const vectors = Array.from({ length: 5 }, () => signBits(unitVector(random)));
+    const partition = new SignBitPartition(12);
+    vectors.forEach((bits, id) => partition.append(id, bits));
+    expect(partition.remove(1)).toBe(true);
+    expect(partition.remove(1)).toBe(false);
+    expect(partition.size).toBe(4);
+    // Each remaining entry is still found by its own bits, at distance 0.
+    for (const id of [0, 2, 3, 4]) expect(partition.nearest(vectors[id]!, 1)).toEqual([id]);
+    partition.add(3, vectors[1]!);
+    expect(partition.size).toBe(4);
+    expect(partition.nearest(vectors[1]!, 1)).toEqual([3]);
+  });
+
+  test("sign bits of the wrong length are refused", () => {
+    expect(() => new SignBitPartition(12).append(1, new Uint8Array(47))).toThrow("expected 48");
+  });
+});
+
+describe("SignBitIndex", () => {
+  const bits = signBits(unitVector(seeded(5)));
+
+  test("changes made while a partition's rows are read are applied after them", async () => {
+    const index = new SignBitIndex().forWorkspace("w1");
+    let release!: (rows: { id: number; bits: Uint8Array }[]) => void;
+    const loading = index.partition("s", () => new Promise((resolve) => (release = resolve)));
+    index.add("s", 2, bits); // committed after the rows were read
+    index.remove("s", 1); // deleted after the rows were read
+    release([{ id: 1, bits }]);
+    const partition = await loading;
+    expect(partition.nearest(bits, 10)).toEqual([2]);
+    // A second lookup gets the same partition without loading again.
+    expect(await index.partition("s", () => Promise.reject(new Error("loaded twice")))).toBe(partition);
+  });
+
+  test("a partition is per workspace and scope; clear forgets only its own workspace", async () => {
+    const index = new SignBitIndex();
+    const [a, b] = [index.forWorkspace("wa"), index.forWorkspace("wb")];
+    await a.partition("s", async () => [{ id: 1, bits }]);
+    await b.partition("s", async () => [{ id: 2, bits }]);
+    a.clear();
+    expect((await a.partition("s", async () => [])).size).toBe(0);
+    expect((await b.partition("s", async () => [])).nearest(bits, 5)).toEqual([2]);
+  });
+
+  test("a failed load leaves nothing behind: the next lookup loads again", async () => {
+    const index = new SignBitIndex().forWorkspace("w");
+    await expect(index.partition("s", () => Promise.reject(new Error("database gone")))).rejects.toThrow("database gone");
+    expect((await index.partition("s", async () => [{ id: 4, bits }])).nearest(bits, 1)).toEqual([4]);
+  });
+});
+
+describe("on SQLite", () => {
+  const assets = assetPaths();
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  const open = (dataDir: string, migrationsDir = assets.migrationsDir) => openSqlite({ dataDir, vecExtension: assets.vecExtension, migrationsDir });
+  const entry = (n: number, scopeKey = "scope-a"): NewEntry => ({ key: `key-${n}`, scopeKey, model: "m", prompt: `prompt ${n}`, completion: `{"n":${n}}`, upstreamMs: 10, ttlSeconds: 3600 });
+  const loadedSize = async (scope: WorkspaceScope, scopeKey: string) => (await scope.signBits!.partition(scopeKey, () => Promise.reject(new Error("not loaded")))).size;
+
+  async function workspaceWith(storage: SqliteStorage, count: number, random: () => number) {
+    const workspace = await createWorkspace(storage.db, "ws");
+    const scope = new WorkspaceScope(storage, workspace.id);
+    const vectors: Float32Array[] = [];
+    for (let n = 0; n < count; n++) {
+      vectors.push(unitVector(random));
+      await storeEntry(scope, entry(n), 1000, Date.now(), vectors[n]);
+    }
+    return { workspace, scope, vectors };
+  }
+
+  test("entries stored before a restart are found after it (the partition is rebuilt from the rows)", async () => {
+    const dataDir = tempDir("sieve-signbits-");
+    dirs.push(dataDir);
+    const random = seeded(21);
+    const first = open(dataDir);
+    const { workspace, vectors } = await workspaceWith(first, 50, random);
+    // Enough rows more that loading the partition takes two pages (5,000 each).
+    const insert = first.sqlite.query(
+      `INSERT INTO cache_entries (workspace_id, key, scope_key, model, prompt, completion, bytes, upstream_ms, created_at, last_used_at, expires_at, embedding, sign_bits)
+       VALUES ($w, $key, 'scope-a', 'm', $key, '{}', 1, 1, 0, 0, $expires, $floats, $bits)`,
+    );
+    first.sqlite.transaction(() => {
+      for (let n = 50; n < 5100; n++) {
+        vectors.push(unitVector(random));
+        insert.run({ w: workspace.id, key: `key-${n}`, expires: Date.now() + 3_600_000, floats: new Uint8Array(vectors[n]!.buffer), bits: signBits(vectors[n]!) });
+      }
+    })();
+    await first.close();
+
+    const second = open(dataDir);
+    const scope = new WorkspaceScope(second, workspace.id);
+    for (const n of [0, 17, 49, 5099]) {
+      const [best] = (await semanticCandidates(scope, "scope-a", vectors[n]!, Date.now())).sort((a, b) => b.similarity - a.similarity);
+      expect(best!.entry.key).toBe(`key-${n}`);
+      expect(best!.similarity).toBeCloseTo(1, 5);
+    }
+    expect(await loadedSize(scope, "scope-a")).toBe(5100);
+    await second.close();
+  });
+
+  test("every way an entry leaves takes it out of the index: replaced, evicted, deleted, expired, purged", async () => {
+    const dataDir = tempDir("sieve-signbits-");
+    dirs.push(dataDir);
+    const storage = open(dataDir);
+    const random = seeded(33);
+    const { scope, vectors } = await workspaceWith(storage, 10, random);
+    await semanticCandidates(scope, "scope-a", vectors[0]!, Date.now()); // loads the partition
+    expect(await loadedSize(scope, "scope-a")).toBe(10);
+
+    await storeEntry(scope, entry(3), 1000, Date.now(), unitVector(random)); // replaced: same key, new id
+    expect(await loadedSize(scope, "scope-a")).toBe(10);
+    await updateCacheSettings(scope, { max_entries: 8 }); // the two least recently used go
+    expect(await loadedSize(scope, "scope-a")).toBe(8);
+    expect(await deleteEntry(scope, "key-5")).toBe(true);
+    expect(await loadedSize(scope, "scope-a")).toBe(7);
+    await storeEntry(scope, { ...entry(20), ttlSeconds: 1 }, 1000, Date.now() - 5000, unitVector(random)); // stored already expired
+    await storeEntry(scope, entry(21), 1000, Date.now(), unitVector(random)); // the next store deletes the expired one
+    expect(await loadedSize(scope, "scope-a")).toBe(8);
+    await purgeEntries(scope);
+    expect(await loadedSize(scope, "scope-a").catch((error: Error) => error.message)).toBe("not loaded");
+    expect(await semanticCandidates(scope, "scope-a", vectors[9]!, Date.now())).toEqual([]);
+    await storage.close();
+  });
+
+  test("a row deleted behind the index's back is never a candidate and leaves the index at the next lookup", async () => {
+    const dataDir = tempDir("sieve-signbits-");
+    dirs.push(dataDir);
+    const storage = open(dataDir);
+    const { workspace, scope, vectors } = await workspaceWith(storage, 5, seeded(44));
+    await semanticCandidates(scope, "scope-a", vectors[0]!, Date.now());
+    storage.sqlite.query("DELETE FROM cache_entries WHERE workspace_id = $w AND key = 'key-2'").run({ w: workspace.id });
+    const candidates = await semanticCandidates(scope, "scope-a", vectors[2]!, Date.now());
+    expect(candidates.map((c) => c.entry.key).sort()).toEqual(["key-0", "key-1", "key-3", "key-4"]);
+    expect(await loadedSize(scope, "scope-a")).toBe(4);
+    await storage.close();
+  });
+
+  test("migration 0013 copies the sign bits of entries stored in the vec0 table before it", async () => {
+    const dataDir = tempDir("sieve-signbits-");
+    const before = tempDir("sieve-migrations-");
+    dirs.push(dataDir, before);
+    // The migrations as they were before 0013.
+    cpSync(assets.migrationsDir, before, { recursive: true });
+    const journalPath = join(before, "meta", "_journal.json");
+    const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: { tag: string }[] };
+    journal.entries = journal.entries.filter((e) => e.tag !== "0013_cache_sign_bits");
+    writeFileSync(journalPath, JSON.stringify(journal));
+    const old = open(dataDir, before);
+    const workspace = await createWorkspace(old.db, "ws");
+    const random = seeded(55);
+    const vectors = [unitVector(random), unitVector(random)];
+    vectors.forEach((vector, n) => {
+      const { id } = old.sqlite
+        .query(
+          `INSERT INTO cache_entries (workspace_id, key, scope_key, model, prompt, completion, bytes, upstream_ms, created_at, last_used_at, expires_at, embedding)
+           VALUES ($w, $key, 'scope-a', 'm', $prompt, '{}', 1, 1, 0, 0, $expires, $floats) RETURNING id`,
+        )
+        .get({ w: workspace.id, key: `key-${n}`, prompt: `prompt ${n}`, expires: Date.now() + 3_600_000, floats: new Uint8Array(vector.buffer) }) as { id: number };
+      old.sqlite.query("INSERT INTO cache_vectors (entry_id, workspace_id, scope_key, embedding) VALUES ($id, $w, 'scope-a', vec_bit($bits))").run({ id, w: workspace.id, bits: signBits(vector) });
+    });
+    await old.close();
+
+    const migrated = open(dataDir);
+    const rows = migrated.sqlite.query("SELECT key, sign_bits FROM cache_entries ORDER BY key").all() as { key: string; sign_bits: Uint8Array }[];
+    expect(rows.map((row) => [row.key, Buffer.from(row.sign_bits).equals(Buffer.from(signBits(vectors[Number(row.key.slice(4))]!)))])).toEqual([
+      ["key-0", true],
+      ["key-1", true],
+    ]);
+    expect(migrated.sqlite.query("SELECT count(*) AS n FROM sqlite_master WHERE name LIKE 'cache_vectors%'").get()).toEqual({ n: 0 });
+    const [best] = (await semanticCandidates(new WorkspaceScope(migrated, workspace.id), "scope-a", vectors[1]!, Date.now())).sort((a, b) => b.similarity - a.similarity);
+    expect(best!.entry.key).toBe("key-1");
+    await migrated.close();
+  });
+});
