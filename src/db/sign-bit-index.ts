@@ -5,9 +5,10 @@
  * rows stay the record (cache_entries.sign_bits) and a partition is loaded from them on its
  * first lookup. PostgreSQL, shared by several instances, searches in SQL instead.
  *
- * Measured (bench:cache): vec0 0.1.9 costs ~60 ns per entry at k = 24 (its per-chunk selection
- * is O(chunk × k)); this scan ~11 ns (a 16-bit popcount table), 0.11 ms for 10,000 entries.
- * Memory: ~60 bytes per loaded entry.
+ * Measured (docs/cache.md, *Storage*): sqlite-vec 0.1.9's KNN costs ~60 ns per entry at k = 24
+ * (its per-chunk selection is O(chunk × k)); this scan ~11–18 ns (a 16-bit popcount table),
+ * 0.11–0.18 ms for 10,000 entries. Memory: 56 bytes per loaded entry (bits and id), with room
+ * to grow up to twice that.
  */
 
 /** Bits set in every 16-bit value. */
@@ -29,7 +30,7 @@ export class SignBitPartition {
   #bits: Uint32Array;
 
   constructor(readonly wordsPerVector: number) {
-    this.#bits = new Uint32Array(wordsPerVector * 16);
+    this.#bits = new Uint32Array(wordsPerVector); // most conversation scopes hold one entry
   }
 
   get size(): number {
@@ -100,15 +101,38 @@ type Change = { add: { id: number; bits: Uint8Array } } | { remove: number };
 type Entry = { partition: SignBitPartition; loading?: undefined } | { loading: Promise<SignBitPartition>; pending: Change[] };
 
 /**
- * Every loaded partition of one storage, keyed by workspace and scope. WorkspaceScope hands out
- * one workspace's view (`forWorkspace`), so a service reaches its own workspace's partitions only.
- * Changes are applied after their transaction has committed.
+ * How much stays in memory. Every conversation is a scope of its own, so over a long run far more
+ * scopes are searched than are worth keeping: beyond these limits the least recently searched
+ * partitions are dropped, and read from their rows again when next searched (a one-entry scope in
+ * ~0.05 ms, 10,000 entries in ~20 ms). Empty partitions are never kept.
+ */
+export type SignBitLimits = { maxPartitions: number; maxEntries: number };
+
+/** At most ~55–110 MB of entries (1,000,000) and ~6 MB of partition overhead (20,000). */
+export const DEFAULT_SIGN_BIT_LIMITS: SignBitLimits = { maxPartitions: 20_000, maxEntries: 1_000_000 };
+
+/**
+ * Loaded partitions of one storage, keyed by workspace and scope, least recently searched first.
+ * WorkspaceScope hands out one workspace's view (`forWorkspace`), so a service reaches its own
+ * workspace's partitions only. Changes are applied after their transaction has committed.
  */
 export class SignBitIndex {
   readonly #partitions = new Map<string, Entry>();
+  /** Entries in the loaded partitions. */
+  #entries = 0;
 
-  constructor(readonly dimensions = 384) {
+  constructor(
+    readonly limits: SignBitLimits = DEFAULT_SIGN_BIT_LIMITS,
+    readonly dimensions = 384,
+  ) {
     if (dimensions % 32 !== 0) throw new Error(`sign-bit index needs a multiple of 32 dimensions, got ${dimensions}`);
+  }
+
+  /** Loaded partitions and their entries. */
+  get size(): { partitions: number; entries: number } {
+    let partitions = 0;
+    for (const entry of this.#partitions.values()) if (!entry.loading) partitions++;
+    return { partitions, entries: this.#entries };
   }
 
   forWorkspace(workspaceId: string): WorkspaceSignBits {
@@ -117,7 +141,8 @@ export class SignBitIndex {
       add: (scopeKey, id, bits) => this.#change(key(workspaceId, scopeKey), { add: { id, bits } }),
       remove: (scopeKey, id) => this.#change(key(workspaceId, scopeKey), { remove: id }),
       clear: () => {
-        for (const k of [...this.#partitions.keys()]) if (k.startsWith(key(workspaceId, ""))) this.#partitions.delete(k);
+        const prefix = key(workspaceId, "");
+        for (const k of [...this.#partitions.keys()]) if (k.startsWith(prefix)) this.#drop(k);
       },
     };
   }
@@ -125,7 +150,13 @@ export class SignBitIndex {
   /** The partition, loading it with `load` on first use; changes made while its rows are read are applied after them. */
   async #partition(k: string, load: () => Promise<{ id: number; bits: Uint8Array }[]>): Promise<SignBitPartition> {
     const entry = this.#partitions.get(k);
-    if (entry) return "partition" in entry ? entry.partition : entry.loading;
+    if (entry?.loading) return entry.loading;
+    if (entry) {
+      // Most recently searched last.
+      this.#partitions.delete(k);
+      this.#partitions.set(k, entry);
+      return entry.partition;
+    }
     const pending: Change[] = [];
     const loading = (async () => {
       const partition = new SignBitPartition(this.dimensions / 32);
@@ -137,7 +168,14 @@ export class SignBitIndex {
     try {
       const partition = await loading;
       // Purged meanwhile: the next lookup reads the rows again.
-      if (this.#partitions.get(k)?.loading === loading) this.#partitions.set(k, { partition });
+      if (this.#partitions.get(k)?.loading === loading) {
+        this.#partitions.delete(k);
+        if (partition.size > 0) {
+          this.#partitions.set(k, { partition });
+          this.#entries += partition.size;
+          this.#evictBeyondLimits(k);
+        }
+      }
       return partition;
     } catch (error) {
       if (this.#partitions.get(k)?.loading === loading) this.#partitions.delete(k);
@@ -148,8 +186,30 @@ export class SignBitIndex {
   #change(k: string, change: Change): void {
     const entry = this.#partitions.get(k);
     if (!entry) return; // not loaded: its first lookup reads the rows
-    if ("partition" in entry) apply(entry.partition, change);
-    else entry.pending.push(change);
+    if (entry.loading) {
+      entry.pending.push(change);
+      return;
+    }
+    const before = entry.partition.size;
+    apply(entry.partition, change);
+    this.#entries += entry.partition.size - before;
+    if (entry.partition.size === 0) this.#drop(k);
+    else this.#evictBeyondLimits(k);
+  }
+
+  #drop(k: string): void {
+    const entry = this.#partitions.get(k);
+    if (!entry) return;
+    if (!entry.loading) this.#entries -= entry.partition.size;
+    this.#partitions.delete(k);
+  }
+
+  /** Drops the least recently searched loaded partitions until within the limits; `keep` (the one in use) stays. */
+  #evictBeyondLimits(keep: string): void {
+    for (const [k, entry] of this.#partitions) {
+      if (this.#partitions.size <= this.limits.maxPartitions && this.#entries <= this.limits.maxEntries) return;
+      if (k !== keep && !entry.loading) this.#drop(k);
+    }
   }
 }
 

@@ -98,6 +98,37 @@ describe("SignBitIndex", () => {
     expect((await b.partition("s", async () => [])).nearest(bits, 5)).toEqual([2]);
   });
 
+  test("empty partitions are not kept: one never filled, one emptied by removals", async () => {
+    const index = new SignBitIndex();
+    const view = index.forWorkspace("w");
+    await view.partition("empty", async () => []);
+    await view.partition("one", async () => [{ id: 1, bits }]);
+    expect(index.size).toEqual({ partitions: 1, entries: 1 });
+    view.add("empty", 2, bits); // not loaded: its next lookup reads the row
+    view.remove("one", 1);
+    expect(index.size).toEqual({ partitions: 0, entries: 0 });
+    expect((await view.partition("empty", async () => [{ id: 2, bits }])).nearest(bits, 1)).toEqual([2]);
+  });
+
+  test("beyond its limits the least recently searched partitions go, and load again from their rows when searched", async () => {
+    const index = new SignBitIndex({ maxPartitions: 3, maxEntries: 5 });
+    const view = index.forWorkspace("w");
+    const rows = (first: number, count: number) => async () => Array.from({ length: count }, (_, i) => ({ id: first + i, bits }));
+    await view.partition("a", rows(10, 1));
+    await view.partition("b", rows(20, 1));
+    await view.partition("c", rows(30, 1));
+    await view.partition("a", () => Promise.reject(new Error("a is loaded"))); // a: most recently searched
+    await view.partition("d", rows(40, 1)); // four partitions: b, the least recently searched, goes
+    expect(index.size).toEqual({ partitions: 3, entries: 3 });
+    let reloaded = false;
+    await view.partition("b", async () => ((reloaded = true), [{ id: 20, bits }]));
+    expect(reloaded).toBe(true);
+    // Too many entries: older partitions go, never the one being searched, even when it alone is over.
+    const big = await view.partition("big", rows(100, 7));
+    expect(big.size).toBe(7);
+    expect(index.size).toEqual({ partitions: 1, entries: 7 });
+  });
+
   test("a failed load leaves nothing behind: the next lookup loads again", async () => {
     const index = new SignBitIndex().forWorkspace("w");
     await expect(index.partition("s", () => Promise.reject(new Error("database gone")))).rejects.toThrow("database gone");
