@@ -86,7 +86,12 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const embedder = options.embedder ? EmbedderSlot.of(options.embedder) : new EmbedderSlot(() => loadEmbedder(config));
   const ownFirewallModel = firewallModel(config);
   const firewallEncoder = ownFirewallModel ? new EmbedderSlot(() => loadEmbedder(config, ownFirewallModel)) : embedder;
-  const metrics: Metrics = new Metrics({ evidenceQueueLength: () => evidence.pending, inference: () => processPool?.metrics.registry });
+  const cacheIndex = database.signBitIndex;
+  const metrics: Metrics = new Metrics({
+    evidenceQueueLength: () => evidence.pending,
+    inference: () => processPool?.metrics.registry,
+    cacheIndex: cacheIndex && (() => cacheIndex.size),
+  });
   const evidence = new EvidenceWriter(database, log, config.evidenceFlushMs, metrics.database);
   const vectors = new VectorMemo(() => embedder.require());
   const ctx: AppContext = { config, log, database, embedder, firewallEncoder, vectors, evidence, rateLimiter: new RateLimiter(config.rateLimitRpm), allowedUpstreamHosts: parseAllowedHosts(config.allowUpstreamHosts), metrics, sessionTtlMs: SESSION_TTL_MS };

@@ -10,6 +10,8 @@ export type MetricsSources = {
   evidenceQueueLength: () => number;
   /** The process's inference pool metrics, once a pool runs. */
   inference: () => Registry | undefined;
+  /** SQLite: what the cache's in-memory sign-bit index holds (src/db/sign-bit-index.ts); absent on PostgreSQL. */
+  cacheIndex?: () => { partitions: number; entries: number };
 };
 
 /**
@@ -35,6 +37,21 @@ export class Metrics {
       registers: [this.#registry],
       collect: () => evidenceQueue.set(sources.evidenceQueueLength()),
     });
+    const { cacheIndex } = sources;
+    if (cacheIndex) {
+      const entries: Gauge = new Gauge({
+        name: "sieve_cache_index_entries",
+        help: "Cache entries whose sign bits the semantic search holds in memory (SQLite)",
+        registers: [this.#registry],
+        collect: () => entries.set(cacheIndex().entries),
+      });
+      const partitions: Gauge = new Gauge({
+        name: "sieve_cache_index_partitions",
+        help: "Workspace scopes whose sign bits the semantic search holds in memory (SQLite)",
+        registers: [this.#registry],
+        collect: () => partitions.set(cacheIndex().partitions),
+      });
+    }
   }
 
   readonly contentType = this.#registry.contentType;

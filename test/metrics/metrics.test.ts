@@ -185,6 +185,7 @@ describe("GET /metrics after real traffic through the official SDKs", () => {
     const tenant = await sieve.tenant();
     const before = await scrape();
     const { response } = await chat(tenant, "What is the boiling point of water at the top of Mont Blanc?");
+    await chat(tenant, "How long does it take to climb Mont Blanc from Chamonix?"); // its lookup loads the scope's partition
     await evidenceFor(sieve, tenant, response.headers.get("x-service-request-id")!); // written by now
     const after = await scrape();
 
@@ -199,10 +200,14 @@ describe("GET /metrics after real traffic through the official SDKs", () => {
       "sieve_event_loop_lag_p99_seconds",
       "sieve_event_loop_lag_max_seconds",
       "sieve_build_info",
+      "sieve_cache_index_entries",
+      "sieve_cache_index_partitions",
     ];
     for (const name of gauges) expect([name, after.types.get(name)]).toEqual([name, "gauge"]);
     expect(after.value("process_resident_memory_bytes")).toBeGreaterThan(10 * 1024 * 1024);
     expect(after.value("sieve_uptime_seconds")).toBeGreaterThan(0);
+    expect(after.value("sieve_cache_index_entries")).toBeGreaterThanOrEqual(1);
+    expect(after.value("sieve_cache_index_partitions")).toBeGreaterThanOrEqual(1);
     expect(after.total("sieve_inference_workers")).toBeGreaterThanOrEqual(1);
     expect(after.value("sieve_inference_queue_depth", { priority: "bulk" })).toBeGreaterThanOrEqual(0);
     for (const [name, type] of [
