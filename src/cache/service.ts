@@ -150,6 +150,7 @@ async function bumpCounters(scope: WorkspaceScope, by: { exact: number; semantic
  * Returns the new entry's id.
  */
 export async function storeEntry(scope: WorkspaceScope, entry: NewEntry, maxEntries: number, now: number, vector?: Float32Array): Promise<number> {
+  const bits = vector && signBits(vector);
   const { id, removed } = await scope.transaction(async (tx) => {
     const replaced = await tx.all<RemovedRow>(`DELETE FROM cache_entries WHERE workspace_id = $workspace_id AND key = $key RETURNING id, scope_key`, { key: entry.key });
     const [inserted] = await tx.all<{ id: number }>(
@@ -168,27 +169,27 @@ export async function storeEntry(scope: WorkspaceScope, entry: NewEntry, maxEntr
         expires_at: now + entry.ttlSeconds * 1000,
       },
     );
-    if (vector) await writeVector(tx, inserted!.id, entry.scopeKey, vector);
+    if (vector) await writeVector(tx, inserted!.id, entry.scopeKey, vector, bits!);
     const expired = await tx.all<RemovedRow>(`DELETE FROM cache_entries WHERE workspace_id = $workspace_id AND expires_at <= $now RETURNING id, scope_key`, { now });
     const evicted = await deleteOverflow(tx, maxEntries);
     return { id: inserted!.id, removed: [...replaced, ...expired, ...evicted] };
   });
   forgetRemoved(scope, removed);
-  if (vector) scope.signBits?.add(entry.scopeKey, id, signBits(vector));
+  if (bits) scope.signBits?.add(entry.scopeKey, id, bits);
   return id;
 }
 
 /** Adds the embedding of an entry's prompt; false when the entry is gone meanwhile (evicted, purged). */
 export async function attachVector(scope: WorkspaceScope, entryId: number, scopeKey: string, vector: Float32Array): Promise<boolean> {
-  const attached = await scope.transaction((tx) => writeVector(tx, entryId, scopeKey, vector));
-  if (attached) scope.signBits?.add(scopeKey, entryId, signBits(vector));
+  const bits = signBits(vector);
+  const attached = await scope.transaction((tx) => writeVector(tx, entryId, scopeKey, vector, bits));
+  if (attached) scope.signBits?.add(scopeKey, entryId, bits);
   return attached;
 }
 
 /** Inside the caller's transaction; the in-memory index (SQLite) is told after the commit. */
-async function writeVector(scope: WorkspaceScope, entryId: number, scopeKey: string, vector: Float32Array): Promise<boolean> {
+async function writeVector(scope: WorkspaceScope, entryId: number, scopeKey: string, vector: Float32Array, bits: Uint8Array): Promise<boolean> {
   const floats = floatsToBlob(vector);
-  const bits = signBits(vector);
   const params = { id: entryId, floats, size: floats.byteLength };
   if (scope.signBits) {
     const updated = await scope.run(`UPDATE cache_entries SET embedding = $floats, sign_bits = $bits, bytes = bytes + $size WHERE workspace_id = $workspace_id AND id = $id`, { ...params, bits });

@@ -39,18 +39,12 @@ export class Metrics {
     });
     const { cacheIndex } = sources;
     if (cacheIndex) {
-      const entries: Gauge = new Gauge({
-        name: "sieve_cache_index_entries",
-        help: "Cache entries whose sign bits the semantic search holds in memory (SQLite)",
-        registers: [this.#registry],
-        collect: () => entries.set(cacheIndex().entries),
-      });
-      const partitions: Gauge = new Gauge({
-        name: "sieve_cache_index_partitions",
-        help: "Workspace scopes whose sign bits the semantic search holds in memory (SQLite)",
-        registers: [this.#registry],
-        collect: () => partitions.set(cacheIndex().partitions),
-      });
+      for (const [name, field, help] of [
+        ["sieve_cache_index_entries", "entries", "Cache entries whose sign bits the semantic search holds in memory (SQLite)"],
+        ["sieve_cache_index_partitions", "partitions", "Workspace scopes whose sign bits the semantic search holds in memory (SQLite)"],
+      ] as const) {
+        const gauge: Gauge = new Gauge({ name, help, registers: [this.#registry], collect: () => gauge.set(cacheIndex()[field]) });
+      }
     }
   }
 
