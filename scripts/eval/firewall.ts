@@ -6,7 +6,8 @@
  * calibration, thresholds, strongest action) over labelled JSONL files of {text, label:
  * attack|benign, source?, family?} with every built-in pattern at its default action and
  * threshold, each text as one user message seen for the first time. Prints markdown tables: ROC
- * AUC, TPR at 1% and 5% FPR, and TPR/FPR of the configured thresholds, overall and per source and
+ * AUC, TPR at 1% and 5% FPR, and TPR/FPR of the configured thresholds, overall, per source (and
+ * per language within a source, as franc-min guesses it, where two languages have enough attacks) and
  * family; then a before/after summary.
  *
  * Two firewalls are measured in the same run:
@@ -20,6 +21,7 @@
  */
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { franc } from "franc-min";
 import { loadConfig } from "../../src/config";
 import { libraryIndexInput } from "../../src/firewall/builtins";
 import { CALIBRATION, type Calibration } from "../../src/firewall/calibration";
@@ -106,6 +108,11 @@ function indirectRows(rows: LabelledRow[]): LabelledRow[] {
   return [...withAttack, ...without].map((r) => ({ ...r, source: `indirect (${r.group})`, group: `indirect (${r.group})` }));
 }
 
+/** Fewest attacks of one language for a slice of its own (below it the rates are noise). */
+const MIN_LANGUAGE_SLICE = 20;
+/** ISO 639-3 code franc-min guesses for a text ("und" when too short to tell). */
+const languageOf = (text: string) => franc(text, { minLength: 3 });
+
 type Summary = { setup: string; slice: string; attacks: number; benign: number; auc: number; tpr1: number; tpr5: number; blockedTpr: number; blockedFpr: number; flaggedFpr: number };
 const summaries: Summary[] = [];
 const flagged = (o: Outcome) => o.result.verdict.action !== "allow";
@@ -169,6 +176,16 @@ function report(s: Setup, file: string, outcomes: Outcome[]) {
     const benign = outcomes.filter((o) => !o.row.attack && o.row.group === group);
     if (attacks.length > 0) line(`source ${group}${benign.length ? "" : " (vs all benign)"}`, attacks, benign.length ? benign : benignAll);
     else line(`source ${group} (benign only)`, [], benign);
+  }
+  // Languages within a source, as franc-min guesses them (short texts are often misread: only slices
+  // with enough attacks are shown). The encoder is English-only; this shows what that costs.
+  for (const group of groups) {
+    const benign = outcomes.filter((o) => !o.row.attack && o.row.group === group);
+    const attacks = outcomes.filter((o) => o.row.attack && o.row.group === group);
+    if (benign.length === 0) continue;
+    const slices = [...Map.groupBy(attacks, (o) => languageOf(o.row.text))].filter(([, some]) => some.length >= MIN_LANGUAGE_SLICE);
+    if (slices.length < 2) continue;
+    for (const [language, some] of slices) line(`source ${group}, ${language} attacks (vs the source's benign)`, some, benign);
   }
   for (const family of [...new Set(rows.filter((r) => r.attack).map((r) => r.family ?? "none"))]) {
     line(`family ${family} (vs all benign)`, outcomes.filter((o) => o.row.attack && (o.row.family ?? "none") === family), benignAll);
