@@ -179,7 +179,8 @@ function report(s: Setup, file: string, outcomes: Outcome[]) {
   }
   // Languages within a source, as franc-min guesses them (short texts are often misread: only slices
   // with enough attacks are shown). The encoder is English-only; this shows what that costs.
-  for (const group of groups) {
+  // Not the derived documents: their language is mostly their carriers'.
+  for (const group of groups.filter((g) => !outcomes.some((o) => o.row.group === g && o.row.id.startsWith("indirect-")))) {
     const benign = outcomes.filter((o) => !o.row.attack && o.row.group === group);
     const attacks = outcomes.filter((o) => o.row.attack && o.row.group === group);
     if (benign.length === 0) continue;
