@@ -112,17 +112,22 @@ async function forward(
   }
 
   const { response, upstreamMs } = call;
-  const headers = { ...relayedHeaders(response), ...serviceHeaders({ requestId: request.requestId, cache: "miss", receivedAt: request.receivedAt, upstreamMs, extra: warnHeader }) };
-  const overheadMs = Number(headers["x-service-latency-ms"]);
+  const headersAfter = (providerMs: number) => ({
+    ...relayedHeaders(response),
+    ...serviceHeaders({ requestId: request.requestId, cache: "miss", receivedAt: request.receivedAt, upstreamMs: providerMs, extra: warnHeader }),
+  });
   const monitor = response.ok ? deps.firewall.outputMonitor(request) : undefined;
   const isEventStream = (response.headers.get("content-type") ?? "").includes("text/event-stream");
   /** Stores the answer off the response's path; identical requests waiting for this one (single-flight) go once it is written. */
-  const storeThenRelease = (completion: Record<string, unknown>) => {
+  const storeThenRelease = (completion: Record<string, unknown>, providerMs: number) => {
     if (!request.cacheControl.store) return release?.();
-    void deps.cache.store(request, completion, upstreamMs).finally(() => release?.());
+    void deps.cache.store(request, completion, providerMs).finally(() => release?.());
   };
 
   if (request.stream && response.ok && isEventStream && response.body) {
+    // A stream's headers leave before its body: its overhead is what came before the provider answered.
+    const headers = headersAfter(upstreamMs);
+    const overheadMs = Number(headers["x-service-latency-ms"]);
     const body = relayStream({
       requestId: request.requestId,
       dialect,
@@ -133,7 +138,7 @@ async function forward(
       onEnd: (outcome: StreamOutcome) => {
         const verdicts = [inputVerdict, ...(outcome.kind === "completed" || outcome.kind === "blocked" ? (outcome.outputVerdict ? [outcome.outputVerdict] : []) : [])];
         const completion = outcome.transcript.toResponse();
-        if (outcome.kind === "completed" && request.view.cache?.storeStreamed && dialect.answer(completion)?.complete) storeThenRelease(completion);
+        if (outcome.kind === "completed" && request.view.cache?.storeStreamed && dialect.answer(completion)?.complete) storeThenRelease(completion, upstreamMs);
         else release?.();
         record({
           status: outcome.kind === "completed" ? 200 : outcome.kind === "blocked" ? 403 : outcome.kind === "client_aborted" ? 499 : 502,
@@ -152,6 +157,9 @@ async function forward(
 
   // Non-streamed (or a provider error, which is passed through unchanged). An answer that is not
   // complete (a Responses "incomplete") is still checked, and never cached.
+  // Reading the body is the provider's time; the output check after it is the proxy's, so the
+  // headers of a non-streamed answer are made once both are done.
+  const bodyFrom = performance.now();
   let text: string;
   try {
     text = await response.text();
@@ -159,22 +167,27 @@ async function forward(
     release?.();
     deps.log.warn("provider response failed", { request_id: request.requestId, error: (error as Error).message });
     const message = "the provider response broke off";
-    record({ status: 502, cacheStatus, verdicts: [inputVerdict], overheadMs, upstreamMs, error: message });
+    const providerMs = upstreamMs + (performance.now() - bodyFrom);
+    const headers = headersAfter(providerMs);
+    record({ status: 502, cacheStatus, verdicts: [inputVerdict], overheadMs: Number(headers["x-service-latency-ms"]), upstreamMs: providerMs, error: message });
     return jsonResponse(502, dialect.errorBody("upstream_error", message, request.requestId), headers);
   }
+  const providerMs = upstreamMs + (performance.now() - bodyFrom);
   const completion = response.ok ? parseJson(text) : undefined;
   const answer: Answer | undefined = completion && dialect.answer(completion);
   const outputVerdict = monitor && answer ? await monitor.finish(sampleLongText(answer.text)) : undefined;
   const verdicts = outputVerdict ? [inputVerdict, outputVerdict] : [inputVerdict];
+  const headers = headersAfter(providerMs);
+  const overheadMs = Number(headers["x-service-latency-ms"]);
   if (outputVerdict?.action === "block") {
     release?.();
     const body = dialect.errorBody("blocked", outputVerdict.reason ?? "blocked", request.requestId, outputVerdict.reason);
-    record({ status: 403, cacheStatus, verdicts, overheadMs, upstreamMs, usage: answer?.usage, responseBody: text });
+    record({ status: 403, cacheStatus, verdicts, overheadMs, upstreamMs: providerMs, usage: answer?.usage, responseBody: text });
     return jsonResponse(403, body, headers);
   }
-  if (completion && answer?.complete && text.length <= MAX_CACHED_RESPONSE_CHARS) storeThenRelease(completion);
+  if (completion && answer?.complete && text.length <= MAX_CACHED_RESPONSE_CHARS) storeThenRelease(completion, providerMs);
   else release?.();
-  record({ status: response.status, cacheStatus, verdicts, overheadMs, upstreamMs, usage: answer?.usage, responseBody: text });
+  record({ status: response.status, cacheStatus, verdicts, overheadMs, upstreamMs: providerMs, usage: answer?.usage, responseBody: text });
   return new Response(text, { status: response.status, headers });
 }
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
-import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
-import { startSieve, type Tenant, type TestSieve } from "../support/sieve";
+import { SLOW_BODY_MS, startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
+import { evidenceFor, startSieve, type Tenant, type TestSieve } from "../support/sieve";
 
 let upstream: FakeUpstream;
 let sieve: TestSieve;
@@ -48,6 +48,17 @@ describe("POST /v1/chat/completions through the openai SDK", () => {
     expect(seen.headers.authorization).toBe("Bearer sk-provider-test");
     expect(seen.headers["x-service-api-key"]).toBeUndefined();
     expect(JSON.parse(seen.body)).toEqual({ model: "gpt-test", messages: [{ role: "user", content: "hello there" }], temperature: 0.3, response_format: { type: "text" } });
+  });
+
+  test("a non-streamed body the provider is slow to send counts as provider time, not as the proxy's overhead", async () => {
+    const response = await post({ model: "slow-body", messages: [{ role: "user", content: "take your time with the body" }] });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as any).choices[0].message.content).toBe("echo: take your time with the body");
+    expectServiceHeaders(response);
+    expect(Number(response.headers.get("x-service-upstream-latency-ms"))).toBeGreaterThanOrEqual(SLOW_BODY_MS);
+    const evidence = await evidenceFor(sieve, tenant, response.headers.get("x-service-request-id")!);
+    expect(evidence.upstream_ms).toBe(Number(response.headers.get("x-service-upstream-latency-ms")));
+    expect(evidence.overhead_ms).toBe(Number(response.headers.get("x-service-latency-ms")));
   });
 
   test("a streamed completion iterates unchanged", async () => {

@@ -11,6 +11,7 @@
  *   "no-done"          → (stream) ends cleanly without the end event ([DONE], response.completed, message_stop)
  *   "gated"            → (stream) first delta, then waits until `openGate()` is called
  *   "slow"             → (stream) 30 ms between deltas
+ *   "slow-body"        → (non-stream) the headers at once, the JSON body SLOW_BODY_MS later
  *   "say:<text>"       → answers <text> instead of the echo
  *   "leak"             → answers with the request's system prompt, word for word
  *   "large:<bytes>"    → answers that many bytes of ordinary sentences
@@ -38,6 +39,8 @@ export type FakeUpstream = {
 };
 
 const encoder = new TextEncoder();
+/** How long the "slow-body" answer's body follows its headers. */
+export const SLOW_BODY_MS = 300;
 
 type Dialect = "chat" | "responses" | "messages";
 type Conversation = { model: string; stream: boolean; lastUser: string; system: string };
@@ -203,6 +206,18 @@ export function startFakeUpstream(): FakeUpstream {
     if (errorStatus) return Response.json(wire.error(Number(errorStatus[1]), "fake provider error"), { status: Number(errorStatus[1]), headers: { "x-request-id": "fake-req" } });
     const id = `${dialect === "chat" ? "chatcmpl" : dialect === "responses" ? "resp" : "msg"}-fake-${++requestCount}`;
     const usage = { input: 5, output: answer.split(" ").length };
+    if (!streamed && model === "slow-body") {
+      const json = JSON.stringify(wire.json(id, model, answer, usage));
+      const body = new ReadableStream<Uint8Array>({
+        async start(controller) {
+          controller.enqueue(encoder.encode(json.slice(0, 10)));
+          await Bun.sleep(SLOW_BODY_MS);
+          controller.enqueue(encoder.encode(json.slice(10)));
+          controller.close();
+        },
+      });
+      return new Response(body, { headers: { "content-type": "application/json", "x-request-id": "fake-req" } });
+    }
     if (!streamed) return Response.json(wire.json(id, model, answer, usage), { headers: { "x-request-id": "fake-req" } });
 
     const words = answer.split(/(?<= )/);
