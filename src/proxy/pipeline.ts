@@ -112,10 +112,11 @@ async function forward(
   }
 
   const { response, upstreamMs } = call;
-  const headersAfter = (providerMs: number) => ({
-    ...relayedHeaders(response),
-    ...serviceHeaders({ requestId: request.requestId, cache: "miss", receivedAt: request.receivedAt, upstreamMs: providerMs, extra: warnHeader }),
-  });
+  /** The response's headers once the provider has had `providerMs`, and the overhead they report. */
+  const headersAfter = (providerMs: number) => {
+    const headers = { ...relayedHeaders(response), ...serviceHeaders({ requestId: request.requestId, cache: "miss", receivedAt: request.receivedAt, upstreamMs: providerMs, extra: warnHeader }) };
+    return { headers, overheadMs: Number(headers["x-service-latency-ms"]) };
+  };
   const monitor = response.ok ? deps.firewall.outputMonitor(request) : undefined;
   const isEventStream = (response.headers.get("content-type") ?? "").includes("text/event-stream");
   /** Stores the answer off the response's path; identical requests waiting for this one (single-flight) go once it is written. */
@@ -126,8 +127,7 @@ async function forward(
 
   if (request.stream && response.ok && isEventStream && response.body) {
     // A stream's headers leave before its body: its overhead is what came before the provider answered.
-    const headers = headersAfter(upstreamMs);
-    const overheadMs = Number(headers["x-service-latency-ms"]);
+    const { headers, overheadMs } = headersAfter(upstreamMs);
     const body = relayStream({
       requestId: request.requestId,
       dialect,
@@ -160,6 +160,7 @@ async function forward(
   // Reading the body is the provider's time; the output check after it is the proxy's, so the
   // headers of a non-streamed answer are made once both are done.
   const bodyFrom = performance.now();
+  const withBody = () => upstreamMs + (performance.now() - bodyFrom);
   let text: string;
   try {
     text = await response.text();
@@ -167,18 +168,17 @@ async function forward(
     release?.();
     deps.log.warn("provider response failed", { request_id: request.requestId, error: (error as Error).message });
     const message = "the provider response broke off";
-    const providerMs = upstreamMs + (performance.now() - bodyFrom);
-    const headers = headersAfter(providerMs);
-    record({ status: 502, cacheStatus, verdicts: [inputVerdict], overheadMs: Number(headers["x-service-latency-ms"]), upstreamMs: providerMs, error: message });
+    const providerMs = withBody();
+    const { headers, overheadMs } = headersAfter(providerMs);
+    record({ status: 502, cacheStatus, verdicts: [inputVerdict], overheadMs, upstreamMs: providerMs, error: message });
     return jsonResponse(502, dialect.errorBody("upstream_error", message, request.requestId), headers);
   }
-  const providerMs = upstreamMs + (performance.now() - bodyFrom);
+  const providerMs = withBody();
   const completion = response.ok ? parseJson(text) : undefined;
   const answer: Answer | undefined = completion && dialect.answer(completion);
   const outputVerdict = monitor && answer ? await monitor.finish(sampleLongText(answer.text)) : undefined;
   const verdicts = outputVerdict ? [inputVerdict, outputVerdict] : [inputVerdict];
-  const headers = headersAfter(providerMs);
-  const overheadMs = Number(headers["x-service-latency-ms"]);
+  const { headers, overheadMs } = headersAfter(providerMs);
   if (outputVerdict?.action === "block") {
     release?.();
     const body = dialect.errorBody("blocked", outputVerdict.reason ?? "blocked", request.requestId, outputVerdict.reason);

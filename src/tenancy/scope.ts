@@ -20,6 +20,7 @@ export type Actor = { keyId: string | null; userId: string | null; keyRole?: Key
 export class WorkspaceScope {
   readonly #storage: Storage;
   readonly #db: Db;
+  #signBits: WorkspaceSignBits | undefined;
 
   constructor(
     storage: Storage,
@@ -37,7 +38,8 @@ export class WorkspaceScope {
 
   /** This workspace's partitions of the storage's in-process sign-bit index (SQLite); undefined where the database searches (PostgreSQL). */
   get signBits(): WorkspaceSignBits | undefined {
-    return this.#storage.signBitIndex?.forWorkspace(this.workspaceId);
+    // Made once per scope: a store and a lookup each ask several times.
+    return (this.#signBits ??= this.#storage.signBitIndex?.forWorkspace(this.workspaceId));
   }
 
   /** `workspace_id = this workspace AND …conditions`. */
