@@ -3,12 +3,15 @@
  *
  * 1. Baseline, without embedding: parse, and parse + chunk (recursive, 512 tokens), in process;
  *    p50/p95 over several runs.
- * 2. With embedding: the whole job through the HTTP API of a real server (upload → variant
- *    completed: parse, chunk, embed, write), p50/p95, and its ratio to the baseline.
+ * 2. With embedding: the whole job through the HTTP API of Sieve running in a process of its own,
+ *    as users run it (upload → variant completed: parse, chunk, embed, write), p50/p95, and its
+ *    ratio to the baseline.
  * 3. The next version of the same PDF (a paragraph inserted on page 1, one sentence changed on
  *    every tenth page) uploaded with parent_document_id: exact chunks copy their parent's
  *    embedding, so the ratio to a first version shows what version dedup saves.
- * Peak RSS is sampled throughout. Prints markdown tables.
+ * 4. Two first versions at once, with GET /healthz asked every 20 ms from this process meanwhile:
+ *    what a health check (or any other request) waits behind document processing.
+ * Reports the Sieve process's peak RSS. Prints markdown tables.
  *
  *   bun scripts/bench/docs.ts [--pages 100] [--runs 5] [--job-runs 2]
  */
@@ -19,7 +22,8 @@ import { parseDocument } from "../../src/documents/parsing";
 import { ProseGenerator } from "../../test/dedup/fixtures/prose";
 import { DocumentsClient } from "../../test/documents/api-client";
 import { makePdf, type PdfElement } from "../../test/fixtures-gen/make-pdf";
-import { sharedEmbedder, startSieve } from "../../test/support/sieve";
+import { sharedEmbedder } from "../../test/support/sieve";
+import { startSieveProcess } from "./processes";
 
 const { values: args } = parseArgs({
   options: { pages: { type: "string", default: "100" }, runs: { type: "string", default: "5" }, "job-runs": { type: "string", default: "2" } },
@@ -28,8 +32,6 @@ const PAGES = Number(args.pages);
 const RUNS = Number(args.runs);
 const JOB_RUNS = Number(args["job-runs"]);
 
-let peakRss = process.memoryUsage().rss;
-const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 25);
 
 type Page = { heading: string; paragraphs: string[][]; table: string[][] | null };
 
@@ -116,13 +118,18 @@ async function uploadJob(api: DocumentsClient, filename: string, bytes: Uint8Arr
   return { ms, chunks: variant.chunks_count, computed: variant.embeddings_computed, reused: variant.embeddings_reused, status: response.status, documentId: upload.document_id };
 }
 
+/** How often the health check is asked while two jobs run. */
+const PROBE_INTERVAL_MS = 20;
+
 async function jobs() {
-  const sieve = await startSieve({ logLevel: "warn" });
+  // A fresh workspace for each upload of v1, so the same bytes are never an exact duplicate.
+  const firstNames = Array.from({ length: JOB_RUNS }, (_, run) => `bench-${run}`);
+  const sieve = await startSieveProcess({ tenants: [...firstNames, "bench-two-a", "bench-two-b"] });
+  const [twoA, twoB] = sieve.tenants.slice(JOB_RUNS);
   const firstVersions: JobRun[] = [];
   const nextVersions: JobRun[] = [];
   for (let run = 0; run < JOB_RUNS; run++) {
-    // A fresh workspace each run, so the same bytes are never an exact duplicate.
-    const api = new DocumentsClient(sieve.url, await sieve.tenant(`bench-${run}`));
+    const api = new DocumentsClient(sieve.url, sieve.tenants[run]!);
     const first = await uploadJob(api, "bench.pdf", v1);
     firstVersions.push(first);
     nextVersions.push(await uploadJob(api, "bench-v2.pdf", v2, { parent_document_id: first.documentId }));
@@ -136,20 +143,21 @@ async function jobs() {
       const start = performance.now();
       await fetch(`${sieve.url}/healthz`);
       probeMs.push(performance.now() - start);
-      await Bun.sleep(50);
+      await Bun.sleep(PROBE_INTERVAL_MS);
     }
   })();
   const twoStarted = performance.now();
-  await Promise.all(["a", "b"].map(async (name) => uploadJob(new DocumentsClient(sieve.url, await sieve.tenant(`bench-two-${name}`)), "bench.pdf", v1)));
+  await Promise.all([twoA!, twoB!].map((tenant) => uploadJob(new DocumentsClient(sieve.url, tenant), "bench.pdf", v1)));
   const twoJobsMs = performance.now() - twoStarted;
   probing = false;
   await probe;
-  await sieve.close();
-  return { firstVersions, nextVersions, twoJobsMs, probe: stats(probeMs), probeMax: Math.max(...probeMs), probes: probeMs.length };
+  const peakRssMb = sieve.peakRssMb();
+  const inference = sieve.inference;
+  await sieve.stop();
+  return { firstVersions, nextVersions, twoJobsMs, probe: stats(probeMs), probeMax: Math.max(...probeMs), probes: probeMs.length, peakRssMb, inference };
 }
 const result = await jobs();
 const { firstVersions, nextVersions } = result;
-clearInterval(sampler);
 
 const firstJob = stats(firstVersions.map((r) => r.ms));
 const nextJob = stats(nextVersions.map((r) => r.ms));
@@ -171,8 +179,9 @@ console.log("\n| version | chunks | embeddings computed | embeddings copied | jo
 console.log("|---|---|---|---|---|");
 console.log(`| first | ${firstVersions[0].chunks} | ${firstVersions[0].computed} | ${firstVersions[0].reused} | 1.00 |`);
 console.log(`| next (1 paragraph inserted, 1 sentence changed on every 10th page) | ${nextVersions[0].chunks} | ${nextVersions[0].computed} | ${nextVersions[0].reused} | ${(nextJob.p50 / firstJob.p50).toFixed(2)} |`);
-const { backend, threads } = embedder.runtime;
-console.log(`\n| two first versions at once (${backend} ONNX Runtime, ${threads} inference threads) | both done s | GET /healthz during the jobs p50 / p95 / max ms (probes) |`);
+const { backend, threads } = result.inference ?? { backend: "?", threads: "?" };
+console.log(`\n| two first versions at once (${backend} ONNX Runtime, ${threads} inference threads) | both done s | GET /healthz every ${PROBE_INTERVAL_MS} ms during the jobs, p50 / p95 / max ms (probes) |`);
 console.log("|---|---|---|");
 console.log(`| 2 × ${PAGES} pages | ${seconds(result.twoJobsMs)} | ${result.probe.p50.toFixed(1)} / ${result.probe.p95.toFixed(1)} / ${result.probeMax.toFixed(0)} (${result.probes}) |`);
-console.log(`\nPeak RSS ${(peakRss / 1024 / 1024).toFixed(0)} MiB (this process: server, inference pool, both PDFs). ${cpus().length} cores; 1-min load average ${loadavg()[0].toFixed(2)} at the end.`);
+const peak = result.peakRssMb === undefined ? "not measured (no /proc)" : `${result.peakRssMb.toFixed(0)} MiB`;
+console.log(`\nPeak RSS of the Sieve process (server and inference pool, all jobs above): ${peak}. ${cpus().length} cores; 1-min load average ${loadavg()[0].toFixed(2)} at the end.`);

@@ -12,14 +12,12 @@
  *
  *   bun scripts/bench/proxy.ts [--requests 400] [--embed-backend auto|native|wasm] [--database postgres://…|cluster]
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { startCluster, type PgCluster } from "../pg/cluster";
+import { startProcess, startSieveProcess } from "./processes";
 import { markdownTable, ms, summarize } from "./stats";
 
-const root = resolve(import.meta.dir, "../..");
 const { values } = parseArgs({
   options: { requests: { type: "string", default: "400" }, "embed-backend": { type: "string", default: "auto" }, database: { type: "string", default: "" } },
 });
@@ -28,53 +26,13 @@ const BACKEND = values["embed-backend"]!;
 /** A typical answer length for the output check: ~600 characters built around the prompt, so no window of it was embedded before. */
 const LONG_ANSWER = "echo-long";
 
-async function startProcess(command: string[], ready: RegExp): Promise<{ child: ReturnType<typeof Bun.spawn>; match: RegExpExecArray }> {
-  const child = Bun.spawn(command, { cwd: root, stdout: "pipe", stderr: "inherit" });
-  let output = "";
-  const decoder = new TextDecoder();
-  const reader = (child.stdout as ReadableStream<Uint8Array>).getReader();
-  while (true) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`process exited before ready: ${command.join(" ")}\n${output}`);
-    output += decoder.decode(value);
-    const match = ready.exec(output);
-    if (match) {
-      void (async () => {
-        while (!(await reader.read()).done);
-      })();
-      return { child, match };
-    }
-  }
-}
-
-/** Runs the CLI; its one JSON line. */
-function cli(args: string[]) {
-  const done = Bun.spawnSync([process.execPath, "src/main.ts", ...args, "--json"], { cwd: root });
-  if (done.exitCode !== 0) throw new Error(`sieve ${args.join(" ")}: ${done.stderr.toString()}`);
-  return JSON.parse(done.stdout.toString());
-}
-
-async function startSieve(upstreamUrl: string, stages: boolean, databaseUrl = "") {
-  const dataDir = mkdtempSync(join(tmpdir(), "sieve-bench-"));
-  const database = databaseUrl ? ["--database", databaseUrl] : [];
-  // A workspace of its own: a shared database may hold others.
-  const { workspace_id } = cli(["workspaces", "create", "--data-dir", dataDir, ...database, "--name", "bench"]);
-  const { api_key } = cli(["keys", "create", "--data-dir", dataDir, ...database, "--workspace", workspace_id]);
-  const { child, match } = await startProcess(
-    [process.execPath, "src/main.ts", "serve", "--port", "0", "--data-dir", dataDir, ...database, "--upstream-url", upstreamUrl, "--anthropic-upstream-url", upstreamUrl.replace(/\/v1$/, ""), "--log-level", "info", "--firewall", String(stages), "--cache", String(stages), "--embed-backend", BACKEND],
-    /"msg":"listening","url":"([^"]+)"/,
-  );
-  const url = match[1]!;
-  let ready: { inference?: { backend: string; threads: number } } = {};
-  for (let i = 0; i < 400; i++) {
-    const response = await fetch(`${url}/readyz`).catch(() => undefined);
-    if (response?.ok) {
-      ready = (await response.json()) as typeof ready;
-      break;
-    }
-    await Bun.sleep(50);
-  }
-  return { url, inference: ready.inference, headers: { "x-service-api-key": api_key, "x-service-workspace-id": workspace_id }, stop: () => (child.kill("SIGTERM"), child.exited.then(() => rmSync(dataDir, { recursive: true, force: true }))) };
+/** Sieve in its own process with default settings (or both stages off), one workspace. */
+async function startSieve(upstreamUrl: string, stages: boolean, database = "") {
+  const sieve = await startSieveProcess({
+    database,
+    serveArgs: ["--upstream-url", upstreamUrl, "--anthropic-upstream-url", upstreamUrl.replace(/\/v1$/, ""), "--firewall", String(stages), "--cache", String(stages), "--embed-backend", BACKEND],
+  });
+  return { ...sieve, headers: sieve.tenants[0]!.serviceHeaders };
 }
 
 /** A provider API to measure: its path under the base URL and a request body for a prompt. */
