@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { configWith, loadConfig, type Config } from "../../src/config";
 import type { Embedder } from "../../src/embeddings/embedder";
@@ -7,6 +6,7 @@ import { loadEmbedder, startServer, type RunningServer } from "../../src/server"
 import { WorkspaceScope } from "../../src/tenancy/scope";
 import { createApiKey, createWorkspace } from "../../src/tenancy/service";
 import { freshPostgresDatabase } from "./suite-postgres";
+import { tempDir } from "./temp-dir";
 
 let embedder: Promise<Embedder> | undefined;
 
@@ -30,9 +30,7 @@ export type TestSieve = RunningServer & {
   close: () => Promise<void>;
 };
 
-export function tempDir(prefix = "sieve-test-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
+export { tempDir };
 
 /** A real Sieve on 127.0.0.1 with a fresh database (a file, or a PostgreSQL database: suite-postgres.ts); the embedder is shared. */
 export async function startSieve(overrides: Partial<Config> = {}): Promise<TestSieve> {
