@@ -33,7 +33,6 @@ const PAGES = Number(args.pages);
 const RUNS = Number(args.runs);
 const JOB_RUNS = Number(args["job-runs"]);
 
-
 type Page = { heading: string; paragraphs: string[][]; table: string[][] | null };
 
 /** One numbered section per page, a numbered subsection, three paragraphs; a table on every tenth page. */
@@ -103,6 +102,8 @@ const parseAndChunk = await timed(RUNS, async () => chunkDocument(await parseDoc
 // 2. and 3. Through a real server: the chunks are embedded by the inference pool's worker
 //    threads at bulk priority, so the /healthz probe shows what the event loop does meanwhile.
 type JobRun = { ms: number; chunks: number; computed: number; reused: number; status: number };
+/** How often a timed job's status is read: its time is known to within this. */
+const TIMING_POLL_MS = 20;
 async function uploadJob(api: DocumentsClient, filename: string, bytes: Uint8Array, fields: Record<string, string> = {}, pollMs = TIMING_POLL_MS): Promise<JobRun & { documentId: string }> {
   const start = performance.now();
   const response = await api.uploadFile(filename, bytes, fields);
@@ -119,8 +120,6 @@ async function uploadJob(api: DocumentsClient, filename: string, bytes: Uint8Arr
   return { ms, chunks: variant.chunks_count, computed: variant.embeddings_computed, reused: variant.embeddings_reused, status: response.status, documentId: upload.document_id };
 }
 
-/** How often a timed job's status is read: its time is known to within this. */
-const TIMING_POLL_MS = 20;
 /** How often the health check is asked while two jobs run. */
 const PROBE_INTERVAL_MS = 20;
 /**
