@@ -170,20 +170,20 @@ function report(s: Setup, file: string, outcomes: Outcome[]) {
     );
   };
   line("all", outcomes.filter((o) => o.row.attack), benignAll);
-  const groups = [...new Set(rows.map((r) => r.group))];
-  for (const group of groups) {
-    const attacks = outcomes.filter((o) => o.row.attack && o.row.group === group);
-    const benign = outcomes.filter((o) => !o.row.attack && o.row.group === group);
+  const sources = [...new Set(rows.map((r) => r.group))].map((group) => ({
+    group,
+    attacks: outcomes.filter((o) => o.row.attack && o.row.group === group),
+    benign: outcomes.filter((o) => !o.row.attack && o.row.group === group),
+  }));
+  for (const { group, attacks, benign } of sources) {
     if (attacks.length > 0) line(`source ${group}${benign.length ? "" : " (vs all benign)"}`, attacks, benign.length ? benign : benignAll);
     else line(`source ${group} (benign only)`, [], benign);
   }
   // Languages within a source, as franc-min guesses them (short texts are often misread: only slices
   // with enough attacks are shown). The encoder is English-only; this shows what that costs.
   // Not the derived documents: their language is mostly their carriers'.
-  for (const group of groups.filter((g) => !outcomes.some((o) => o.row.group === g && o.row.id.startsWith("indirect-")))) {
-    const benign = outcomes.filter((o) => !o.row.attack && o.row.group === group);
-    const attacks = outcomes.filter((o) => o.row.attack && o.row.group === group);
-    if (benign.length === 0) continue;
+  for (const { group, attacks, benign } of sources) {
+    if (benign.length === 0 || [...attacks, ...benign].some((o) => o.row.id.startsWith("indirect-"))) continue;
     const slices = [...Map.groupBy(attacks, (o) => languageOf(o.row.text))].filter(([, some]) => some.length >= MIN_LANGUAGE_SLICE);
     if (slices.length < 2) continue;
     for (const [language, some] of slices) line(`source ${group}, ${language} attacks (vs the source's benign)`, some, benign);
@@ -197,9 +197,7 @@ function report(s: Setup, file: string, outcomes: Outcome[]) {
   const sliceOf = (name: string, attacks: Outcome[], benign: Outcome[]) => ({ name, attacks, benign });
   const sweepSlices = [
     sliceOf("all", outcomes.filter((o) => o.row.attack), benignAll),
-    ...groups
-      .filter((g) => outcomes.some((o) => o.row.group === g && o.row.attack) && outcomes.some((o) => o.row.group === g && !o.row.attack))
-      .map((g) => sliceOf(g, outcomes.filter((o) => o.row.attack && o.row.group === g), outcomes.filter((o) => !o.row.attack && o.row.group === g))),
+    ...sources.filter(({ attacks, benign }) => attacks.length > 0 && benign.length > 0).map(({ group, attacks, benign }) => sliceOf(group, attacks, benign)),
   ];
   console.log(`\nThreshold sweep (all patterns at threshold t; TPR / FPR):\n`);
   console.log(`| slice | ${sweep.map((t) => `t = ${t}`).join(" | ")} |\n|---|${sweep.map(() => "---").join("|")}|`);
