@@ -4,7 +4,10 @@
  * tokenises; it never runs a model, so the event loop stays free while every core computes.
  *
  * Under load each worker computes one text per core; document chunks (bulk) leave one worker
- * free when there are several.
+ * free when there are several. A short request-path text that arrives while nothing else is
+ * running or queued (a fresh prompt at low concurrency, its answer's output check) runs alone on
+ * the first worker's wide session, on every core, while the others wait, so the cores are never
+ * oversubscribed; LoneRunMode falls back to one thread when that measures faster (a busy host).
  *
  * Each text runs alone and unpadded (see Embedder.embedMany), so which worker computes it, or
  * what else is queued, never changes its vector.
@@ -16,6 +19,7 @@ import { Embedder } from "../embeddings/embedder.ts";
 import { EmbedderLoadError } from "../embeddings/errors.ts";
 import { checkModelFolder, onnxFile } from "../embeddings/model-files.ts";
 import { InferenceMetrics } from "../metrics/inference.ts";
+import { LoneRunMode } from "./lone-run-mode.ts";
 import { PriorityQueue, type Priority } from "./priority-queue.ts";
 import type { Backend, BackendChoice, FromWorker, RuntimeFiles, ToWorker } from "./protocol.ts";
 
@@ -40,7 +44,16 @@ export type PoolInfo = { backend: Backend; threads: number; fallback?: string };
 /** What a worker reports for a loaded model: its vector size and its extra pooled outputs. */
 type LoadedModel = { dimensions: number; views: string[] };
 
-type Job = { model: number; ids: Int32Array; priority: Priority; runTimer: Histogram.Internal<string>; resolve: (vectors: Float32Array[]) => void; reject: (error: Error) => void };
+type Job = {
+  model: number;
+  ids: Int32Array;
+  priority: Priority;
+  runTimer: Histogram.Internal<string>;
+  /** Told how long the run took (lone runs: see LoneRunMode). */
+  timed?: (ms: number) => void;
+  resolve: (vectors: Float32Array[]) => void;
+  reject: (error: Error) => void;
+};
 
 /**
  * Texts of at most this many tokens may wait inside a worker behind one other such text (native:
@@ -75,6 +88,11 @@ export class InferencePool {
     workers: this.#slots.length,
   }));
   #info: PoolInfo | undefined;
+  /** Intra-op threads of the first worker's wide sessions; 0: none (one core or one thread, or WASM). */
+  #wideThreads = 0;
+  readonly #loneMode = new LoneRunMode();
+  /** A dispatch is due at the end of this turn (see #submit). */
+  #dispatchDue = false;
   #stopped = false;
   /** Resolves once the first worker has settled the backend and the others are starting. */
   readonly started: Promise<PoolInfo>;
@@ -122,6 +140,9 @@ export class InferencePool {
     this.#slots.push(first);
     const { backend, fallback } = await first.ready;
     for (let i = 1; i < this.threads; i++) this.#slots.push(this.#spawn(backend));
+    // No more intra-op threads than the pool's own threads (its share of the cores) or the cores there are.
+    const cores = Math.min(this.threads, availableParallelism());
+    this.#wideThreads = backend === "native" && cores > 1 ? cores : 0;
     this.#info = { backend, threads: this.threads, fallback };
     return this.#info;
   }
@@ -136,7 +157,7 @@ export class InferencePool {
     const onnxPath = join(modelDir, onnxFile(quantized));
     const model = this.#models.push(onnxPath) - 1;
     this.#runTimers[model] = this.metrics.runTimers(`${basename(modelDir)}/${quantized ? "int8" : "fp32"}`);
-    const loaded = await Promise.all(this.#slots.map((slot) => slot.load(model, onnxPath))).catch((error: Error) => {
+    const loaded = await Promise.all(this.#slots.map((slot, at) => slot.load(model, onnxPath, this.#wideThreadsAt(at)))).catch((error: Error) => {
       this.#models[model] = undefined;
       throw new EmbedderLoadError(`cannot load ${onnxPath}: ${error.message}`);
     });
@@ -151,7 +172,14 @@ export class InferencePool {
     if (this.#stopped) return Promise.reject(poolStopped());
     return new Promise((resolve, reject) => {
       this.#queue.push({ model, ids, priority, runTimer: this.#runTimers[model]![priority], resolve, reject }, priority);
-      this.#dispatch();
+      // Texts submitted together (a message's windows, an answer's) are queued together before any
+      // is dispatched: the first of them must not look like a lone text and take every core.
+      if (this.#dispatchDue) return;
+      this.#dispatchDue = true;
+      queueMicrotask(() => {
+        this.#dispatchDue = false;
+        this.#dispatch();
+      });
     });
   }
 
@@ -165,8 +193,19 @@ export class InferencePool {
    * short request text is handed the next one as well: it starts the moment the first is done,
    * instead of after its reply has crossed to an event loop that may be busy with other requests
    * (fresh prompts at concurrency 8 on two cores: the machine busy 92% of the time instead of 86%).
+   *
+   * A short request-path text with nothing else running or queued may have every core (see the
+   * file's comment); while it runs, everything else waits for it (one short run).
    */
   #dispatch(): void {
+    if (this.#slots.some((slot) => slot.runningWide)) return;
+    const lone = this.#takeLoneText();
+    if (lone) {
+      const mode = this.#loneMode.next(lone.ids.length);
+      lone.timed = (ms) => this.#loneMode.observe(mode, lone.ids.length, ms);
+      this.metrics.countLoneRun(mode);
+      return this.#slots[0]!.run(lone, mode === "wide");
+    }
     const bulkSlots = Math.max(1, this.#slots.length - 1);
     let bulkRunning = this.#slots.filter((slot) => slot.runningBulk).length;
     for (const slot of this.#slots) {
@@ -174,13 +213,25 @@ export class InferencePool {
       const job = bulkRunning < bulkSlots ? this.#queue.shift() : this.#queue.shiftRequest();
       if (!job) return;
       if (job.priority === "bulk") bulkRunning++;
-      slot.run(job);
+      slot.run(job, false);
     }
     for (const slot of this.#slots) {
       const next = this.#queue.peekRequest();
       if (!next || !isShort(next)) return;
-      if (slot.canTakeShortText) slot.run(this.#queue.shiftRequest()!);
+      if (slot.canTakeShortText) slot.run(this.#queue.shiftRequest()!, false);
     }
+  }
+
+  /** The one queued text, if it is short and request-path and every worker is idle (and wide sessions exist). */
+  #takeLoneText(): Job | undefined {
+    if (this.#wideThreads < 2 || this.#queue.size !== 1 || !this.#slots.every((slot) => slot.idle)) return undefined;
+    const next = this.#queue.peekRequest();
+    return next && isShort(next) ? this.#queue.shiftRequest() : undefined;
+  }
+
+  /** Only the first worker holds wide sessions. */
+  #wideThreadsAt(slotIndex: number): number {
+    return slotIndex === 0 ? this.#wideThreads : 0;
   }
 
   #spawn(backend: BackendChoice): WorkerSlot {
@@ -196,7 +247,7 @@ export class InferencePool {
         // A replacement takes its place and reloads every model; the crashed job was rejected.
         const replacement = this.#spawn(this.#info?.backend ?? backend);
         this.#slots[at] = replacement;
-        this.#models.forEach((onnxPath, model) => onnxPath && void replacement.load(model, onnxPath).catch(() => {}));
+        this.#models.forEach((onnxPath, model) => onnxPath && void replacement.load(model, onnxPath, this.#wideThreadsAt(at)).catch(() => {}));
         this.#dispatch();
       },
     });
@@ -210,6 +261,8 @@ class WorkerSlot {
   readonly ready: Promise<{ backend: Backend; fallback?: string }>;
   /** Sent and not yet answered, in the order the worker runs them: the first is running. */
   #jobs: Job[] = [];
+  /** The running job was sent to the wide session (every core); nothing is handed over behind it. */
+  #wide = false;
   /** When the running job started (for a job handed over early: when the one before it ended). */
   #jobStarted = 0;
   /** Settles when every sent job is answered (or the worker fails). */
@@ -242,6 +295,10 @@ class WorkerSlot {
     return this.#jobs.length > 0;
   }
 
+  get runningWide(): boolean {
+    return this.#wide && this.#jobs.length > 0;
+  }
+
   get runningBulk(): boolean {
     return this.#jobs[0]?.priority === "bulk";
   }
@@ -251,21 +308,22 @@ class WorkerSlot {
     return this.#jobs.length === 1 && this.#failed === undefined && isShort(this.#jobs[0]!);
   }
 
-  load(model: number, onnxPath: string): Promise<LoadedModel> {
+  load(model: number, onnxPath: string, wideThreads: number): Promise<LoadedModel> {
     if (this.#failed) return Promise.reject(this.#failed);
     const loaded = new Promise<LoadedModel>((resolve, reject) => this.#loads.set(model, { resolve, reject }));
-    this.#send({ type: "load", model, onnxPath });
+    this.#send({ type: "load", model, onnxPath, wideThreads });
     return loaded;
   }
 
-  run(job: Job): void {
+  run(job: Job, wide: boolean): void {
     if (this.#jobs.length === 0) {
+      this.#wide = wide;
       this.#jobStarted = performance.now();
       this.#jobsDone = Promise.withResolvers<void>();
       this.#worker.ref();
     }
     this.#jobs.push(job);
-    this.#send({ type: "run", model: job.model, ids: job.ids });
+    this.#send({ type: "run", model: job.model, ids: job.ids, wide });
   }
 
   /**
@@ -305,7 +363,9 @@ class WorkerSlot {
         const now = performance.now();
         if (message.type === "run-failed") job?.reject(new Error(message.error));
         else if (job) {
-          job.runTimer.observe((now - this.#jobStarted) / 1000);
+          const ms = now - this.#jobStarted;
+          job.runTimer.observe(ms / 1000);
+          job.timed?.(ms);
           job.resolve(message.vectors);
         }
         this.#jobStarted = now;

@@ -16,8 +16,9 @@ export type RuntimeFiles = {
 /** A worker gets one run at a time: a reply always answers the run it was last sent. */
 export type ToWorker =
   | { type: "init"; backend: BackendChoice; files: RuntimeFiles }
-  | { type: "load"; model: number; onnxPath: string }
-  | { type: "run"; model: number; ids: Int32Array };
+  /** wideThreads > 1: also a session with that many intra-op threads, for a text that runs alone (see InferencePool). */
+  | { type: "load"; model: number; onnxPath: string; wideThreads: number }
+  | { type: "run"; model: number; ids: Int32Array; wide: boolean };
 
 export type FromWorker =
   | { type: "ready"; backend: Backend; fallback?: string }

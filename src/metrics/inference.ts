@@ -1,4 +1,5 @@
-import { Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { RunMode } from "../inference/lone-run-mode";
 import type { Priority } from "../inference/priority-queue";
 
 /** One text through the model on a worker: ~1.5 ms for a short text on native int8, ~200 ms for 256 tokens on WASM. */
@@ -16,6 +17,7 @@ export type PoolState = { queued: Record<Priority, number>; busyWorkers: number;
 export class InferenceMetrics {
   readonly registry = new Registry();
   readonly #seconds: Histogram<"model" | "priority">;
+  readonly #loneRuns: Counter<"mode">;
 
   constructor(state: () => PoolState) {
     this.#seconds = new Histogram({
@@ -23,6 +25,12 @@ export class InferenceMetrics {
       help: "Time one text ran on an inference worker (queue wait excluded), by model and priority (request: proxy and API texts; bulk: document chunks)",
       labelNames: ["model", "priority"],
       buckets: RUN_BUCKETS,
+      registers: [this.registry],
+    });
+    this.#loneRuns = new Counter({
+      name: "sieve_inference_lone_runs_total",
+      help: "Short request-path texts that ran while nothing else did, by mode (wide: on every core; narrow: one thread, chosen when timed faster, e.g. on a busy host)",
+      labelNames: ["mode"],
       registers: [this.registry],
     });
     const queue = new Gauge({
@@ -46,6 +54,10 @@ export class InferenceMetrics {
         workers.labels("idle").set(total - busyWorkers);
       },
     });
+  }
+
+  countLoneRun(mode: RunMode): void {
+    this.#loneRuns.labels(mode).inc();
   }
 
   /** The run-time series of one loaded model (e.g. all-MiniLM-L6-v2/int8), one per priority. */

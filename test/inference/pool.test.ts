@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { EmbedderLoadError } from "../../src/embeddings/embedder.ts";
 import { cosine } from "../../src/embeddings/vectors.ts";
@@ -20,6 +20,12 @@ const newPool = (options: Omit<ConstructorParameters<typeof InferencePool>[0], "
   started.push(created);
   return created;
 };
+/** Lone runs counted by a pool's metrics (one mode, or both). */
+async function loneRuns(of: InferencePool, mode?: "wide" | "narrow"): Promise<number> {
+  const metric = (await of.metrics.registry.getMetricsAsJSON()).find((m) => m.name === "sieve_inference_lone_runs_total");
+  return (metric?.values ?? []).filter((v) => !mode || v.labels.mode === mode).reduce((sum, v) => sum + v.value, 0);
+}
+
 const root = mkdtempSync(join(tmpdir(), "sieve-pool-"));
 afterAll(async () => {
   await Promise.all(started.map((p) => p.stop()));
@@ -92,17 +98,52 @@ describe("the pool", () => {
     expect(finished[0]).toBe("request");
   });
 
-  test("vectors do not depend on the thread count or on what runs beside them", async () => {
+  test("vectors do not depend on the thread count, the session (one core or every core) or what runs beside them", async () => {
     const texts = [...FIXED, ...Array.from({ length: 12 }, (_, i) => `${i} ${LONG.slice(0, 100 + i * 40)}`)];
     const one = await newPool({ threads: 1, backend: pool().info?.backend ?? "auto" }).loadModel({ modelDir: MODEL_DIR, quantized: true });
     const alone = [];
     for (const text of texts) alone.push(await one.embed(text));
     const shared = await embedder(true);
+    // One at a time on the two-thread pool: each short text runs alone, on the wide session (native, 2+ cores).
+    const lonePhase = await loneRuns(pool());
+    const lone = [];
+    for (const text of texts) lone.push(await shared.embed(text));
     const together = await Promise.all([shared.embedMany(texts, { priority: "bulk" }), shared.embedMany(texts.toReversed())]);
     for (let i = 0; i < texts.length; i++) {
+      expect(maxAbsDiff(lone[i]!, alone[i]!)).toBe(0);
       expect(maxAbsDiff(together[0][i]!, alone[i]!)).toBe(0);
       expect(maxAbsDiff(together[1][texts.length - 1 - i]!, alone[i]!)).toBe(0);
     }
+    const shortTexts = texts.filter((text) => shared.countTokens(text) + 2 <= 64).length;
+    const ran = (await loneRuns(pool())) - lonePhase;
+    if (pool().info?.backend === "native" && availableParallelism() > 1) expect(ran).toBeGreaterThanOrEqual(shortTexts);
+    else expect(ran).toBe(0); // WASM or one core: no wide session, every text on one thread
+  });
+
+  test("a short text that runs alone has every core; the other workers take nothing until it is done", async () => {
+    const two = newPool({ threads: 2, backend: "native" });
+    const e = await two.loadModel({ modelDir: MODEL_DIR, quantized: true });
+    await e.embed("warm up");
+    const wideBefore = await loneRuns(two, "wide");
+    const finished: string[] = [];
+    const loneText = LONG.slice(0, 250); // ~50 tokens: still short, ~4 ms on every core
+    expect(e.countTokens(loneText) + 2).toBeLessThanOrEqual(64);
+    const lone = e.embed(loneText).then(() => finished.push("lone"));
+    await new Promise((resolve) => setImmediate(resolve)); // dispatched alone (texts of one turn are queued together)
+    // Queued while the lone text runs: a 3-token text (~0.5 ms) would end first on the idle worker if it started there.
+    const behind = [e.embed("hi").then(() => finished.push("request")), e.embed(LONG, { priority: "bulk" }).then(() => finished.push("bulk"))];
+    await Promise.all([lone, ...behind]);
+    if (availableParallelism() < 2) return; // one core: no wide session, every text on one thread
+    expect(finished[0]).toBe("lone");
+    expect(await loneRuns(two, "wide")).toBe(wideBefore + 1);
+  });
+
+  test("texts submitted together are spread over the workers: none of them counts as a lone text", async () => {
+    const two = newPool({ threads: 2, backend: pool().info?.backend ?? "auto" });
+    const e = await two.loadModel({ modelDir: MODEL_DIR, quantized: true });
+    const before = await loneRuns(two);
+    await e.embedMany(["Is this prompt safe?", "What is the weather like today?", "Summarise the report."]);
+    expect(await loneRuns(two)).toBe(before);
   });
 
   test("hosts more than one model folder side by side; the same folder twice is the same embedder", async () => {

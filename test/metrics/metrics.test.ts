@@ -220,6 +220,7 @@ describe("GET /metrics after real traffic through the official SDKs", () => {
       ["sieve_cache_verifier_rejections_total", "counter"],
       ["sieve_firewall_verdicts_total", "counter"],
       ["sieve_inference_seconds", "histogram"],
+      ["sieve_inference_lone_runs_total", "counter"],
       ["sieve_database_seconds", "histogram"],
     ]) {
       expect([name, after.types.get(name)]).toEqual([name, type]);
