@@ -7,7 +7,8 @@
  * free when there are several. A short request-path text that arrives while nothing else is
  * running or queued (a fresh prompt at low concurrency, its answer's output check) runs alone on
  * the first worker's wide session, on every core, while the others wait, so the cores are never
- * oversubscribed; LoneRunMode falls back to one thread when that measures faster (a busy host).
+ * oversubscribed; LoneRunMode falls back to one thread when that measures faster (a busy host)
+ * or when other texts keep arriving while lone texts run (they would wait for it).
  *
  * Each text runs alone and unpadded (see Embedder.embedMany), so which worker computes it, or
  * what else is queued, never changes its vector.
@@ -91,6 +92,8 @@ export class InferencePool {
   /** Intra-op threads of the first worker's wide sessions; 0: none (one core or one thread, or WASM). */
   #wideThreads = 0;
   readonly #loneMode = new LoneRunMode();
+  /** The lone text running, if any: whether another request-path text arrived meanwhile (see LoneRunMode). */
+  #loneRun: { overlapped: boolean } | undefined;
   /** A dispatch is due at the end of this turn (see #submit). */
   #dispatchDue = false;
   #stopped = false;
@@ -172,6 +175,7 @@ export class InferencePool {
     if (this.#stopped) return Promise.reject(poolStopped());
     return new Promise((resolve, reject) => {
       this.#queue.push({ model, ids, priority, runTimer: this.#runTimers[model]![priority], resolve, reject }, priority);
+      if (priority === "request" && this.#loneRun) this.#loneRun.overlapped = true;
       // Texts submitted together (a message's windows, an answer's) are queued together before any
       // is dispatched: the first of them must not look like a lone text and take every core.
       if (this.#dispatchDue) return;
@@ -202,7 +206,11 @@ export class InferencePool {
     const lone = this.#takeLoneText();
     if (lone) {
       const mode = this.#loneMode.next(lone.ids.length);
-      lone.timed = (ms) => this.#loneMode.observe(mode, lone.ids.length, ms);
+      const run = (this.#loneRun = { overlapped: false });
+      lone.timed = (ms) => {
+        this.#loneRun = undefined;
+        this.#loneMode.observe(mode, lone.ids.length, ms, run.overlapped);
+      };
       this.metrics.countLoneRun(mode);
       return this.#slots[0]!.run(lone, mode === "wide");
     }

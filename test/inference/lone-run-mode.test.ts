@@ -59,4 +59,23 @@ describe("the mode of a short text that runs alone", () => {
     expect(mode.best(20)).toBe("wide");
     expect(mode.best(60)).toBe("wide");
   });
+
+  test("when other texts keep arriving during lone runs, lone runs use one thread until they stop", () => {
+    const mode = new LoneRunMode();
+    const overlapping = (every: number, count: number) => {
+      for (let i = 0; i < count; i++) {
+        const next = mode.next(16);
+        mode.observe(next, 16, next === "wide" ? 1.6 : 2.4, i % every === 0);
+      }
+    };
+    overlapping(8, 16); // one run in eight overlapped: concurrency ~1
+    expect(mode.busy).toBe(false);
+    expect(mode.next(16)).toBe("wide");
+    overlapping(2, 16); // every other run: texts come close together
+    expect(mode.busy).toBe(true);
+    expect(Array.from({ length: 32 }, () => mode.next(16))).not.toContain("wide");
+    overlapping(1000, 16); // quiet again (only the first of these overlapped)
+    expect(mode.busy).toBe(false);
+    expect(mode.best(16)).toBe("wide"); // timings taken while busy did not count
+  });
 });

@@ -138,6 +138,23 @@ describe("the pool", () => {
     expect(await loneRuns(two, "wide")).toBe(wideBefore + 1);
   });
 
+  test("when texts keep arriving while lone texts run, lone texts stop taking every core", async () => {
+    const two = newPool({ threads: 2, backend: "native" });
+    const e = await two.loadModel({ modelDir: MODEL_DIR, quantized: true });
+    const loneText = LONG.slice(0, 250); // ~50 tokens: ~4 ms, long enough for a second text to arrive
+    for (let i = 0; i < 16; i++) {
+      const lone = e.embed(`${i} ${loneText}`);
+      await new Promise((resolve) => setImmediate(resolve));
+      await Promise.all([lone, e.embed(`arriving meanwhile ${i}`)]);
+    }
+    const narrowBefore = await loneRuns(two, "narrow");
+    const wideBefore = await loneRuns(two, "wide");
+    for (let i = 0; i < 4; i++) await e.embed(`alone now ${i}`);
+    if (availableParallelism() < 2) return; // one core: no wide session at all
+    expect(await loneRuns(two, "wide")).toBe(wideBefore);
+    expect(await loneRuns(two, "narrow")).toBe(narrowBefore + 4);
+  });
+
   test("texts submitted together are spread over the workers: none of them counts as a lone text", async () => {
     const two = newPool({ threads: 2, backend: pool().info?.backend ?? "auto" });
     const e = await two.loadModel({ modelDir: MODEL_DIR, quantized: true });
