@@ -111,7 +111,7 @@ async function run(model: number, ids: Int32Array, wide: boolean): Promise<void>
     token_type_ids: new Tensor("int64", new BigInt64Array(length), dims),
   };
   const feeds = Object.fromEntries(loaded.session.inputNames.map((name) => [name, inputs[name]!]));
-  // Both sessions give bit-identical vectors (ORT splits the rows of each product between its threads, not the sums; a test checks it).
+  // Both sessions give bit-identical vectors (test/inference/pool.test.ts checks every fixed text), so the mode never changes an answer.
   const session = (wide && loaded.wide) || loaded.session;
   const result = await session.run(feeds, [loaded.output, ...loaded.views]);
   const hidden = result[loaded.output]!;
