@@ -1,7 +1,8 @@
 /**
  * Embedding benchmark: native ONNX Runtime vs its WASM build side by side, int8 and fp32, on one
  * inference thread and on one per core. Single-text latency runs one text at a time (what a
- * fresh prompt costs); batches run through the whole pool (what a document costs). Each
+ * fresh prompt costs; on a native pool of several threads a short text then runs alone on the
+ * wide session, every core); batches run through the whole pool (what a document costs). Each
  * configuration runs in its own child process so load time and peak RSS are not mixed up; the
  * parent prints a markdown table and the native/WASM ratios measured in the same run.
  *
