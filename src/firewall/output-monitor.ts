@@ -3,8 +3,8 @@
  * boundary once OUTPUT_MIN_NEW_CHARS new characters have arrived, or after OUTPUT_CHECK_CHARS
  * whatever the punctuation: the recent window of text (about one input window long, overlapping
  * the previous check) is embedded once and compared with the output-side patterns and with the
- * request's system prompt. The chunk that completes a window waits for that one embedding; the
- * others pass straight through. Verbatim system-prompt reproduction is counted on every chunk
+ * request's system prompt. The event that completes a window waits for that one embedding (inspect
+ * then returns a promise); the others pass straight through (it answers at once). Verbatim system-prompt reproduction is counted on every chunk
  * at no embedding cost. `finish` checks what is left (for a non-streamed response: all of it).
  */
 import { ALLOW, type FirewallVerdict, type OutputMonitor } from "../proxy/stages";
@@ -51,16 +51,21 @@ export class FirewallOutputMonitor implements OutputMonitor {
     return patterns.outputEnabled.includes(1) || patterns.customOutput.length > 0 || (patterns.systemPromptEnabled && new SystemPromptLeak(systemPrompt, 1).active);
   }
 
-  async inspect(added: string, textSoFar: string): Promise<FirewallVerdict> {
+  /** A verdict at once when no window is due (the relay sends on without waiting), a promise when one is embedded. */
+  inspect(added: string, textSoFar: string): Promise<FirewallVerdict> | FirewallVerdict {
     this.#leak?.observeText(textSoFar, false);
     const pending = textSoFar.length - this.#checkedUpTo;
     const due = pending >= OUTPUT_CHECK_CHARS || (pending >= OUTPUT_MIN_NEW_CHARS && SENTENCE_END.test(added));
-    if (due) {
-      await this.#check([recentWindow(textSoFar, this.options.windowTokens)]);
+    if (!due) return this.#streamVerdict();
+    return this.#check([recentWindow(textSoFar, this.options.windowTokens)]).then(() => {
       this.#checkedUpTo = textSoFar.length;
-    }
+      return this.#streamVerdict();
+    });
+  }
+
+  /** Only a block changes the stream; warn/log matches are reported by finish(). */
+  #streamVerdict(): FirewallVerdict {
     const verdict = this.#decide();
-    // Only a block changes the stream; warn/log matches are reported by finish().
     return verdict.action === "block" ? verdict : ALLOW;
   }
 

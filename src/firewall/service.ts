@@ -161,12 +161,15 @@ export class FirewallService {
 
   outputMonitor(request: ProxiedRequest): OutputMonitor | undefined {
     const systemPrompt = systemPromptText(request.view.texts);
-    const pending = this.patternsFor(request.scope).then((patterns) =>
-      FirewallOutputMonitor.needed(patterns, systemPrompt) ? new FirewallOutputMonitor(patterns, this.vectors.forWorkspace(request.scope.workspaceId), this.options, systemPrompt) : undefined,
-    );
+    let settled: { monitor: FirewallOutputMonitor | undefined } | undefined;
+    const pending = this.patternsFor(request.scope).then((patterns) => {
+      settled = { monitor: FirewallOutputMonitor.needed(patterns, systemPrompt) ? new FirewallOutputMonitor(patterns, this.vectors.forWorkspace(request.scope.workspaceId), this.options, systemPrompt) : undefined };
+      return settled.monitor;
+    });
     pending.catch(() => {}); // surfaces on the first inspect
     return {
-      inspect: async (added, textSoFar) => (await pending)?.inspect(added, textSoFar) ?? ALLOW,
+      // Once the patterns are in, an event with no window due is answered at once, so the stream relay sends it on without waiting.
+      inspect: (added, textSoFar) => (settled ? (settled.monitor?.inspect(added, textSoFar) ?? ALLOW) : pending.then((monitor) => monitor?.inspect(added, textSoFar) ?? ALLOW)),
       finish: async (fullText) => (await pending)?.finish(fullText) ?? ALLOW,
     };
   }

@@ -18,7 +18,10 @@ export const ALLOW: FirewallVerdict = { action: "allow", family: null, reason: n
 
 /** Watches the assistant's output of one request while it streams (or once, for non-streams). */
 export interface OutputMonitor {
-  /** Called with each piece of new assistant text; a block verdict ends the stream. */
+  /**
+   * Called with each piece of new assistant text; a block verdict ends the stream. A promise means
+   * a check is running: the relay sends the events before this one first, and this one waits.
+   */
   inspect(addedText: string, textSoFar: string): Promise<FirewallVerdict> | FirewallVerdict;
   /** Called once with the whole text when the response is complete. */
   finish(fullText: string): Promise<FirewallVerdict> | FirewallVerdict;

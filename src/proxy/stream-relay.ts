@@ -68,15 +68,26 @@ export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
           const events = parser.push(decoder.decode(chunk.value, { stream: true }));
           if (events.length === 0) continue;
           let out = "";
+          /** Sends the events already passed: only the event a check is for waits for it, not those before it in the same read. */
+          const flush = () => {
+            if (out) controller.enqueue(encoder.encode(out));
+            out = "";
+          };
           for (const event of events) {
             const added = transcript.add(event);
             // The whole answer is checked before the end event goes out, so a leak in its last,
             // unfinished sentence can still be cut.
             let verdict: FirewallVerdict | undefined;
-            if (options.monitor && added) verdict = await options.monitor.inspect(added, transcript.text);
-            else if (options.monitor && transcript.isEnd(event)) verdict = finalVerdict = await options.monitor.finish(transcript.text);
+            if (options.monitor && added) {
+              const inspected = options.monitor.inspect(added, transcript.text);
+              if (inspected instanceof Promise) flush();
+              verdict = await inspected;
+            } else if (options.monitor && transcript.isEnd(event)) {
+              flush();
+              verdict = finalVerdict = await options.monitor.finish(transcript.text);
+            }
             if (verdict?.action === "block") {
-              if (out) controller.enqueue(encoder.encode(out));
+              flush();
               controller.enqueue(encoder.encode(options.dialect.streamError("blocked", verdict.reason ?? "blocked", options.requestId, verdict.reason)));
               controller.close();
               options.abortUpstream("blocked by firewall");
@@ -84,7 +95,7 @@ export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
             }
             out += event.raw;
           }
-          controller.enqueue(encoder.encode(out));
+          flush();
           return;
         }
       },
