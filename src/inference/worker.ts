@@ -76,8 +76,9 @@ async function init(choice: BackendChoice, files: RuntimeFiles): Promise<void> {
 async function load(model: number, onnxPath: string, wideThreads: number): Promise<void> {
   // Bytes, not a path: native ORT cannot open a file inside the compiled binary's embedded file system.
   const bytes = readFileSync(onnxPath);
-  const create = (intraOpNumThreads: number, extra?: Record<string, unknown>) =>
-    ort!.InferenceSession.create(bytes, { executionProviders: [backend === "native" ? "cpu" : "wasm"], intraOpNumThreads, interOpNumThreads: 1, executionMode: "sequential", extra: extra ?? {} });
+  // `extra` must be an object when given (onnxruntime-node rejects undefined).
+  const create = (intraOpNumThreads: number, extra: Record<string, unknown> = {}) =>
+    ort!.InferenceSession.create(bytes, { executionProviders: [backend === "native" ? "cpu" : "wasm"], intraOpNumThreads, interOpNumThreads: 1, executionMode: "sequential", extra });
   const session = await create(1);
   // WASM runs one thread whatever is asked (see loadWasm). The wide session's helper threads spin
   // between the parts of a run (that is its speed) but not after it: by default they spun on for
