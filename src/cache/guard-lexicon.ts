@@ -112,7 +112,8 @@ export const NEGATIONS = new Set([
  * not ("good" / "worst", "pros" / "drawbacks": under a third of such cross-pole pairs are in
  * WordNet). Axes WordNet covers entirely (speed, heat) were removed. Two questions that both use an axis must use the same
  * poles ("best" / "worst", "over 18" / "under 18", "when" / "where"); one that does not use it
- * at all is not contradicted ("the best way to …" / "a good way to …").
+ * at all is not contradicted ("the best way to …" / "a good way to …"). Terms are single lower-case
+ * words (looked up word by word).
  */
 export const AXES: Record<string, string[][]> = {
   quality: [["best", "better", "good", "great", "greatest", "top", "favorite", "favourite"], ["worst", "worse", "bad", "poor", "terrible", "awful"]],

@@ -66,6 +66,17 @@ export type GuardVerdict = { pass: true } | { pass: false; check: GuardCheck; re
 
 type Token = { raw: string; lower: string; sentenceStart: boolean };
 
+/** Every AXES term (single words) → the axes and poles it belongs to: one lookup per word of a prompt. */
+const AXIS_POLES_OF = new Map<string, [axis: string, pole: number][]>();
+for (const [axis, axisPoles] of Object.entries(AXES)) {
+  axisPoles.forEach((pole, index) => {
+    for (const term of pole) {
+      if (!/^[\p{Ll}\p{N}]+$/u.test(term)) throw new Error(`AXES term "${term}" is not a single lower-case word`);
+      AXIS_POLES_OF.set(term, [...(AXIS_POLES_OF.get(term) ?? []), [axis, index]]);
+    }
+  });
+}
+
 const CURRENCY_UNITS = new Set(["usd", "eur", "gbp", "inr", "jpy", "cny", "btc"]);
 const OPENERS = /^["'“”‘’([{<*]+/;
 const NUMBER = /^(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?([a-z%°$€£¥₹/]*)$/;
@@ -138,12 +149,7 @@ export function promptFacts(text: string): PromptFacts {
   });
 
   const wordList = flat.replace(/n't\b/g, " not").match(/[\p{L}\p{N}]+/gu) ?? [];
-  const spaced = ` ${wordList.join(" ")} `;
-  for (const [axis, axisPoles] of Object.entries(AXES)) {
-    axisPoles.forEach((pole, index) => {
-      if (pole.some((term) => spaced.includes(` ${term} `))) addPole(poles, axis, index);
-    });
-  }
+  for (const word of wordList) for (const [axis, index] of AXIS_POLES_OF.get(word) ?? []) addPole(poles, axis, index);
 
   return {
     words,
