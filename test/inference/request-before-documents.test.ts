@@ -44,7 +44,8 @@ test("a proxied request sent while a document's chunk batch is queued is answere
   expect(batchesDone()).toBe(1);
 
   const upload = await uploading;
-  expect(upload.status).toBe(202);
+  // 202 while the job still runs when the upload's 2 s wait ends; a fast host may finish it within the wait (201).
+  expect([201, 202]).toContain(upload.status);
   const { variant_id } = (await upload.json()) as { variant_id: string };
   const done = await docs.waitForVariant(variant_id);
   expect(done.status).toBe("completed");
