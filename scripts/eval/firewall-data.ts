@@ -45,6 +45,8 @@ export class FirstSightEmbedding implements Embedding {
   readonly #file: string;
   readonly #cache: Map<string, string>;
   #dirty = 0;
+  /** With a view: the same model's main vector (its last layer), the server's custom-pattern space (scan.ts). */
+  readonly customSpace: FirstSightEmbedding | undefined;
 
   constructor(
     readonly embedder: Embedder,
@@ -62,6 +64,7 @@ export class FirstSightEmbedding implements Embedding {
     const version = weights ? `-${weights.size}-${Math.round(weights.mtimeMs)}` : "";
     this.#file = join(dir, `${model.replace(/[^\w.-]/g, "_")}-${embedder.runtime.backend}${version}.json`);
     this.#cache = new Map(existsSync(this.#file) ? Object.entries(JSON.parse(readFileSync(this.#file, "utf8"))) : []);
+    this.customSpace = view ? new FirstSightEmbedding(embedder, model.slice(0, model.length - view.length - 1), modelDir) : undefined;
   }
 
   /** The firewall's encoder (encoder.ts: the general model unless --firewall-model-dir), as the server runs it. */
@@ -102,6 +105,7 @@ export class FirstSightEmbedding implements Embedding {
   }
 
   save(): void {
+    this.customSpace?.save();
     if (this.#dirty === 0) return;
     writeFileSync(this.#file, JSON.stringify(Object.fromEntries(this.#cache)));
     this.#dirty = 0;

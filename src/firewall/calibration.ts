@@ -8,7 +8,9 @@
  *       top   = highest raw cosine between the window and any built-in input pattern,
  *       max_f = the same within family f,
  *       c     = highest raw cosine with the benign contrast texts (contrast.ts),
- *       h     = a linear head on the window's embedding (384 weights + bias), if it earned its place.
+ *       h     = a linear head on the window's embedding (384 weights + bias), if it earned its place,
+ *               plus, where fitted, 384 more on the same window's vector from the general model's
+ *               last layer (the custom patterns' space: the same inference, no extra cost).
  *   built-in pattern p:  score = σ(k · (Z − λ · (top − s_p)) + o)
  *       s_p = the pattern's raw cosine, top = the best raw cosine of any built-in pattern; so the
  *       closest pattern carries the window's score and less similar ones fall off with λ.
@@ -29,7 +31,8 @@ export type Calibration = {
   windowTokens: number;
   families: BuiltinFamily[];
   window: { topWeight: number; familyWeights: number[]; contrastWeight: number; headWeight: number; bias: number };
-  head: { weights: number[]; bias: number };
+  /** `lastLayerWeights`: the head's part on the window's last-layer vector (empty or absent: none). */
+  head: { weights: number[]; bias: number; lastLayerWeights?: number[] };
   scale: { slope: number; offset: number };
   rankPenalty: number;
   single: { slope: number; offset: number };

@@ -29,6 +29,8 @@ export class BuiltinIndex {
   readonly familyOfRow: Int32Array;
   readonly contrastRows: number;
   readonly hasHead: boolean;
+  /** The head's weights on the last-layer vector (the custom patterns' space), one row; undefined when the calibration has none. */
+  readonly lastLayerHead: VectorMatrix | undefined;
   readonly systemPrompt: PatternMeta | undefined;
 
   constructor(
@@ -47,6 +49,8 @@ export class BuiltinIndex {
     this.contrastRows = contrast.length;
     this.hasHead = calibration.head.weights.length === dims && calibration.window.headWeight !== 0;
     const head = this.hasHead ? [Float32Array.from(calibration.head.weights)] : [];
+    const lastLayerWeights = calibration.head.lastLayerWeights ?? [];
+    this.lastLayerHead = this.hasHead && lastLayerWeights.length === dims ? new VectorMatrix([Float32Array.from(lastLayerWeights)], dims) : undefined;
     this.inputMatrix = new VectorMatrix([...input.map((p) => p.vector), ...contrast, ...head], dims);
     this.outputMatrix = new VectorMatrix(output.map((p) => p.vector), dims);
   }

@@ -18,7 +18,8 @@ export type Embedding = {
   peek(text: string): Float32Array | undefined;
   /**
    * The same windows in the custom patterns' space when it is another (the general model's last
-   * layer beside its layer-4 view: the same runs, so the memo answers without a new inference).
+   * layer beside its layer-4 view: the same runs, so the memo answers without a new inference);
+   * the calibration's head reads it too.
    */
   customSpace?: { embedMany(texts: string[]): Promise<Float32Array[]> };
 };
@@ -58,7 +59,8 @@ export async function scanTexts(texts: string[], patterns: WorkspacePatterns, em
   const { windows, unreadable: unscored } = plan;
   const score = async (texts: string[]) => {
     const vectors = await embedding.embedMany(texts);
-    const custom = patterns.customInput.length > 0 && embedding.customSpace ? await embedding.customSpace.embedMany(texts) : vectors;
+    const needsCustomSpace = patterns.customInput.length > 0 || patterns.builtins.lastLayerHead !== undefined;
+    const custom = needsCustomSpace && embedding.customSpace ? await embedding.customSpace.embedMany(texts) : vectors;
     return scoreInputWindows(patterns, vectors, custom);
   };
   const scores = windows.length > 0 ? await score(windows) : [];

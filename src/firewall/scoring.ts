@@ -16,7 +16,8 @@ export type WindowScore = {
 
 /**
  * Scores input windows (user/tool text) against the built-ins (calibrated) and the workspace's
- * own patterns; `customVectors` are the same windows in the custom patterns' space (encoder.ts).
+ * own patterns; `customVectors` are the same windows in the custom patterns' space (encoder.ts),
+ * which the head's last-layer part reads too.
  */
 export function scoreInputWindows(patterns: WorkspacePatterns, vectors: Float32Array[], customVectors: Float32Array[] = vectors): WindowScore[] {
   const builtins = patterns.builtins;
@@ -24,6 +25,7 @@ export function scoreInputWindows(patterns: WorkspacePatterns, vectors: Float32A
   const rows = builtins.inputMatrix.rows;
   const patternRows = builtins.input.length;
   const sims = builtins.inputMatrix.product(vectors); // one product: patterns, contrast texts and head
+  const lastLayerHead = builtins.lastLayerHead?.product(customVectors);
   const custom = customScores(patterns.customInput, patterns.customInputMatrix, customVectors, (s) => singleScore(calibration, s));
 
   return vectors.map((_, w) => {
@@ -38,7 +40,7 @@ export function scoreInputWindows(patterns: WorkspacePatterns, vectors: Float32A
     }
     let contrastMax = 0;
     for (let r = patternRows; r < patternRows + builtins.contrastRows; r++) contrastMax = Math.max(contrastMax, sims[base + r]!);
-    const head = builtins.hasHead ? sims[base + rows - 1]! + calibration.head.bias : 0;
+    const head = builtins.hasHead ? sims[base + rows - 1]! + (lastLayerHead?.[w] ?? 0) + calibration.head.bias : 0;
     const signals: WindowSignals = { familyMax, contrastMax, head, top };
     const logit = windowLogit(calibration, signals);
 
