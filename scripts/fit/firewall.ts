@@ -13,7 +13,8 @@
  * every text windowed exactly as the server windows a message:
  *   1. Candidates: a window logit over raw similarities in several forms (max cosine, family
  *      maxima, the benign contrast term), alone or with a head (a logistic layer on the window
- *      embedding, L2 strength HEAD_L2). Every weight is fitted ≥ 0 on a column oriented so the
+ *      embedding and, for a view of the general model, the same window's last-layer vector; L2
+ *      strength HEAD_L2). Every weight is fitted ≥ 0 on a column oriented so the
  *      score rises with attack similarity. Every source weighs the same and attacks weigh as much
  *      as benign rows, so 1,700 rows of one password game do not drown 30 rows of another attack.
  *      A text counts as attack-like as its most attack-like window (two multiple-instance rounds).
@@ -112,7 +113,7 @@ const neutral: Calibration = {
 const index = new BuiltinIndex(library, contrast, neutral, embedding.embedder.dimensions);
 const defaults = WorkspacePatterns.defaults(index);
 
-/** What the head reads: the window's vector, and beside it its last-layer vector when the space has one (scan.ts, customSpace). */
+/** `vector`: what the head reads, the window's vector followed by its last-layer vector when the space has one (scan.ts, customSpace). */
 type Window = { vector: Float32Array; familyMax: number[]; contrastMax: number; top: number };
 type Unit = { row: LabelledRow; windows: Window[]; weight: number };
 console.error(`fit: windowing and embedding ${rows.length} training rows …`);
