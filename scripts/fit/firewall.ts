@@ -110,7 +110,7 @@ const neutral: Calibration = {
   window: { topWeight: 0, familyWeights: CALIBRATION.families.map(() => 0), contrastWeight: 0, headWeight: 0, bias: 0 },
   head: { weights: [], bias: 0 },
 };
-const index = new BuiltinIndex(library, contrast, neutral, embedding.embedder.dimensions);
+const index = new BuiltinIndex(library, contrast, neutral, dims);
 const defaults = WorkspacePatterns.defaults(index);
 
 /** `vector`: what the head reads, the window's vector followed by its last-layer vector when the space has one (scan.ts, customSpace). */

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { guardMatch, promptFacts } from "../../src/cache/guard";
+import { AXES } from "../../src/cache/guard-lexicon";
 import { chooseMatch } from "../../src/cache/match";
 
 const verdict = (query: string, stored: string) => guardMatch(promptFacts(query), promptFacts(stored));
@@ -57,6 +58,11 @@ describe("the precision guard stops answers to a different question", () => {
     expect(verdict("How do I install Docker on Ubuntu?", "How do I install Docker on Fedora?")).toEqual({ pass: false, check: "names", reason: 'name "ubuntu"' });
     expect(verdict("Is coffee good for you?", "Is coffee not good for you?")).toEqual({ pass: false, check: "negation", reason: "negation" });
   });
+});
+
+test("every opposite-axis term is one lower-case word, as the guard looks them up word by word", () => {
+  for (const poles of Object.values(AXES)) for (const term of poles.flat()) expect(term).toMatch(/^[\p{Ll}\p{N}]+$/u);
+  expect(promptFacts("Which is the worst option?").poles.get("quality")).toEqual(new Set([1]));
 });
 
 describe("chooseMatch", () => {
