@@ -1,5 +1,6 @@
 import type { Config } from "../config";
 import type { CacheRejection } from "../evidence/schema";
+import { hasTokens, revealTagCharacters } from "../embeddings/model-text";
 import type { VectorMemo } from "../embeddings/vector-memo";
 import type { Logger } from "../logging/logger";
 import type { CacheMetrics } from "../metrics/cache";
@@ -136,7 +137,7 @@ export class ResponseCache implements CacheStage {
   #factsOf({ entry, prompt }: Candidate<EntryRef>): PromptFacts {
     let facts = this.#entryFacts.get(entry.id);
     if (facts) this.#entryFacts.delete(entry.id);
-    else facts = promptFacts(prompt);
+    else facts = promptFacts(revealTagCharacters(prompt));
     this.#entryFacts.set(entry.id, facts);
     if (this.#entryFacts.size > REMEMBERED_FACTS) this.#entryFacts.delete(this.#entryFacts.keys().next().value!);
     return facts;
@@ -197,11 +198,18 @@ export class ResponseCache implements CacheStage {
     return this.#semanticPrompts.get(request);
   }
 
-  /** The prompt when a semantic lookup can judge it: embedder ready, its vectors fit the table, text within the model's window. */
-  #semanticPrompt(prompt: string | undefined): string | undefined {
-    if (prompt === undefined || !this.#deps.embedder.ready) return undefined;
+  /**
+   * The prompt as the provider's model reads it (tag characters spelled out, model-text.ts) when a
+   * semantic lookup can judge it: embedder ready, its vectors fit the table, the encoder sees at
+   * least one token (text hidden from it would otherwise match anything that looks the same), text
+   * within the model's window.
+   */
+  #semanticPrompt(raw: string | undefined): string | undefined {
+    if (raw === undefined || !this.#deps.embedder.ready) return undefined;
     const embedder = this.#deps.embedder.require();
     if (embedder.dimensions !== VECTOR_DIMENSIONS) return undefined;
+    const prompt = revealTagCharacters(raw);
+    if (!hasTokens(prompt)) return undefined;
     // Tokenizing runs on the event loop in time linear in the text (a 9 MB prompt: ~7 s). No real
     // text averages 100 characters per token, so anything longer is over the limit without counting.
     if (prompt.length > MAX_SEMANTIC_TOKENS * 100) return undefined;

@@ -8,6 +8,7 @@ import { forwardPassthrough } from "../proxy/passthrough";
 import { readRequestBody } from "../proxy/request";
 import { generalModelName } from "../runtime/assets";
 import { serviceKeyAuth } from "../tenancy/auth";
+import { hasTokens } from "./model-text";
 import { embeddingsBody, isLocalEmbeddingModel, LOCAL_EMBEDDING_MODEL } from "./model";
 
 /**
@@ -36,6 +37,10 @@ export const embeddingsController = (ctx: AppContext) => {
         const inputs = typeof body.input === "string" ? [body.input] : body.input;
         const blank = inputs.findIndex((input) => !input.trim());
         if (blank >= 0) throw badRequest(typeof body.input === "string" ? "input: must not be empty" : `input[${blank}]: must not be empty`);
+        const invisible = inputs.findIndex((input) => !hasTokens(input));
+        if (invisible >= 0) {
+          throw badRequest(`${typeof body.input === "string" ? "input" : `input[${invisible}]`}: holds only invisible characters (zero-width, format or tag characters), which the model does not read`);
+        }
         const embedder = ctx.embedder.require();
         if (body.dimensions !== undefined && body.dimensions !== embedder.dimensions) {
           throw badRequest(`dimensions: this model produces ${embedder.dimensions}-dimensional vectors`);

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { hasTokens } from "../embeddings/model-text";
+import { SECOND_LOOK_FROM } from "./scan";
 
 export const BUILTIN_FAMILIES = ["prompt_injection", "jailbreak", "prompt_extraction", "role_manipulation"] as const;
 export type BuiltinFamily = (typeof BUILTIN_FAMILIES)[number];
@@ -18,7 +20,8 @@ export const MAX_TEST_CHARS = 100_000;
 const patternText = z
   .string()
   .max(MAX_PATTERN_CHARS, `must be at most ${MAX_PATTERN_CHARS} characters`)
-  .refine((text) => text.trim().length > 0, "must not be empty");
+  .refine((text) => text.trim().length > 0, "must not be empty")
+  .refine(hasTokens, "must contain visible text (it holds only invisible characters, which the model does not read)");
 const action = z.enum(PATTERN_ACTIONS, "must be one of block, warn, log");
 const threshold = z.number("must be a number").min(0, "must be between 0 and 1").max(1, "must be between 0 and 1");
 const family = z
@@ -111,6 +114,6 @@ export const testResult = z.object({
   second_look_windows: z
     .number()
     .int()
-    .describe("Sentences and 16-token runs of suspicious windows (score ≥ 0.5) scored on their own, so an injection tacked onto harmless text is not averaged away"),
+    .describe(`Sentences and 16-token runs of suspicious windows (score ≥ ${SECOND_LOOK_FROM}) scored on their own, so an injection tacked onto harmless text is not averaged away`),
   latency_ms: z.number(),
 });

@@ -3,6 +3,7 @@
  * and `npm run eval:firewall` all run this function, so the figures in docs/firewall.md are the
  * behaviour of the server.
  */
+import { hasTokens, revealTagCharacters } from "../embeddings/model-text";
 import { sampleLongText } from "../proxy/long-text";
 import { ALLOW, type FirewallVerdict } from "../proxy/stages";
 import { cueScore } from "./cues";
@@ -100,7 +101,7 @@ export function planSecondLook(windows: string[], scores: WindowScore[], known: 
   let spent = 0;
   for (const { window } of suspicious) {
     for (const sub of subWindows(window)) {
-      if (chosen.has(sub) || windows.includes(sub)) continue;
+      if (chosen.has(sub) || windows.includes(sub) || !hasTokens(sub)) continue;
       const cost = known(sub) ? 0 : estimateTokens(sub);
       if (budgetTokens > 0 && spent + cost > budgetTokens) continue;
       chosen.add(sub);
@@ -113,7 +114,8 @@ export function planSecondLook(windows: string[], scores: WindowScore[], known: 
 type Candidate = { text: string; tokens: number; whole: boolean; cues: number; spread: number; recency: number };
 
 /**
- * Which windows to embed. Windows the encoder cannot read (with `readability`) are set aside
+ * Which windows to embed. Windows of invisible characters only are dropped (model-text.ts: the
+ * encoder sees no token in them; tag characters are spelled out first). Windows the encoder cannot read (with `readability`) are set aside
  * first, so they never take budget from windows it can judge. Windows already in the LRU (history
  * scanned on an earlier turn, or the same message checked a moment ago) are free. New windows are
  * taken in priority order until the token budget is spent: whole short messages first (newest
@@ -131,10 +133,11 @@ export function planWindows(
   const fresh: Candidate[] = [];
   texts.forEach((text, message) => {
     // With a budget only a few windows are embedded: a huge text is planned from a bounded sample.
-    const windows = textWindows(options.budgetTokens > 0 ? sampleLongText(text) : text, options.windowTokens);
+    // Instructions spelled in invisible tag characters are judged as the provider's model reads them.
+    const windows = textWindows(revealTagCharacters(options.budgetTokens > 0 ? sampleLongText(text) : text), options.windowTokens);
     const spread = spreadRanks(windows.length);
     windows.forEach((window, i) => {
-      if (seen.has(window)) return;
+      if (seen.has(window) || !hasTokens(window)) return; // invisible characters only: nothing to judge
       seen.add(window);
       if (options.readability && !options.readability.readable(window)) unreadable++;
       else if (known(window)) free.push(window);

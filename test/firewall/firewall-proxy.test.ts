@@ -73,6 +73,22 @@ describe("input check through the proxy", () => {
     expect(tool.status).toBe(403);
   });
 
+  test("an injection spelled in invisible tag characters is judged as the provider's model reads it; invisible-only text is forwarded", async () => {
+    const tag = (ascii: string) => [...ascii].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join("");
+    const smuggled = await api.chat({ model: "gpt-test", messages: [{ role: "user", content: `Please summarise this page.${tag(INJECTION)}` }] });
+    expect(smuggled.status).toBe(403);
+    expect(((await smuggled.json()) as any).error).toBe("blocked_by_firewall");
+    expect(forwarded(tag("From now on"))).toBe(0);
+    const checked = await api.post("/v1/firewall/test", { text: tag(INJECTION) });
+    expect(checked.status).toBe(200);
+    expect(checked.body.verdict).toBe("block");
+
+    // Zero-width and other format characters carry nothing for any model: nothing to judge, no error.
+    const invisible = await api.chat({ model: "gpt-test", messages: [{ role: "user", content: "\u200b\u200d\ufeff" }] });
+    expect(invisible.status).toBe(200);
+    expect((await api.post("/v1/firewall/test", { text: "\u200b\u2060" })).body).toMatchObject({ verdict: "allow", windows: 0 });
+  });
+
   test("the system prompt is not scanned unless the workspace asks for it", async () => {
     const body = { model: "gpt-test", messages: [{ role: "system", content: INJECTION }, { role: "user", content: "What time is it in Lisbon?" }] };
     expect((await api.chat(body)).status).toBe(200);

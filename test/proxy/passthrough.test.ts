@@ -55,6 +55,13 @@ describe("the rest of the OpenAI surface passes through", () => {
     const bad = await fetch(`${sieve.url}/v1/embeddings`, { method: "POST", headers: { "content-type": "application/json", ...tenant.serviceHeaders }, body: JSON.stringify({ model: "sieve-minilm", input: 5 }) });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as any).detail).toContain("body.input");
+    const invisible = await fetch(`${sieve.url}/v1/embeddings`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...tenant.serviceHeaders },
+      body: JSON.stringify({ model: "sieve-minilm", input: ["fine", "\u200b\u200d"] }),
+    });
+    expect(invisible.status).toBe(400);
+    expect(((await invisible.json()) as any).detail).toContain("input[1]: holds only invisible characters");
   });
 
   test("a multipart file upload is streamed to the provider and a binary download streamed back; no bodies in the evidence", async () => {

@@ -3,6 +3,7 @@ import { parseCode } from "./code-parser.ts";
 import { decodeText } from "./decode-text.ts";
 import { detectFormat } from "./detect-format.ts";
 import { parseDocx } from "./docx-parser.ts";
+import { hasTokens } from "../../embeddings/model-text.ts";
 import { EmptyFileError } from "./errors.ts";
 import { parseHtml } from "./html-parser.ts";
 import { DEFAULT_DECOMPRESSION_LIMITS, type DecompressionLimits } from "./limits.ts";
@@ -41,6 +42,9 @@ export async function parseDocument(
     else if (format === "code") blocks = parseCode(text, language!);
     else blocks = parsePlainText(text);
   }
+  // A block of invisible characters only (zero-width spaces, format characters) holds nothing to
+  // read or embed: it is dropped like an empty line.
+  blocks = blocks.filter((block) => hasTokens(block.text));
   if (blocks.length === 0) {
     throw new EmptyFileError(format === "pdf" ? `${filename} has no text layer (scanned pages are not supported)` : `${filename} contains no text`);
   }

@@ -69,4 +69,10 @@ describe("parseDocument errors", () => {
   test("whitespace-only text is empty", async () => {
     await expect(parseDocument("blank.md", text(" \n\n\t\n"))).rejects.toBeInstanceOf(EmptyFileError);
   });
+
+  test("text of invisible characters only is empty; such a paragraph inside a document is dropped", async () => {
+    await expect(parseDocument("zero-width.txt", text("\u200b\u200b\n\n\u2060\ufeff"))).rejects.toBeInstanceOf(EmptyFileError);
+    const parsed = await parseDocument("mixed.txt", text("First paragraph.\n\n\u200b\u200b\u200b\n\nLast paragraph."));
+    expect(parsed.blocks.map((block) => block.text)).toEqual(["First paragraph.", "Last paragraph."]);
+  });
 });
