@@ -28,8 +28,7 @@ import { CALIBRATION, type Calibration } from "../../src/firewall/calibration";
 import { firewallEmbedderKey, firewallScanOptions } from "../../src/firewall/encoder";
 import { FAMILY_DEFAULTS } from "../../src/firewall/library";
 import { BuiltinIndex, WorkspacePatterns } from "../../src/firewall/pattern-index";
-import { scanTexts, SECOND_LOOK_FROM, type ScanOptions, type ScanResult } from "../../src/firewall/scan";
-import { textWindows } from "../../src/firewall/windows";
+import { planWindows, scanTexts, SECOND_LOOK_FROM, type ScanOptions, type ScanResult } from "../../src/firewall/scan";
 import { assetPaths } from "../../src/runtime/assets";
 import { DATASETS, FirstSightEmbedding, readLabelled, type LabelledRow } from "./firewall-data";
 import { percent, rocAuc, tprAtFpr, type Scored } from "./firewall-metrics";
@@ -79,7 +78,7 @@ type Outcome = { row: LabelledRow; result: ScanResult; score: number; raw: numbe
 
 async function run(s: Setup, rows: LabelledRow[]): Promise<Outcome[]> {
   // Embed every window once up front (one batched pass, cached on disk); the scan below then runs per row as the server would.
-  await s.embedding.embedMany(rows.flatMap((row) => textWindows(row.text, s.options.windowTokens).filter((w) => s.options.readability.readable(w))));
+  await s.embedding.embedMany(rows.flatMap((row) => planWindows([row.text], () => false, { ...s.options, budgetTokens: 0 }).windows));
   s.embedding.save();
   const outcomes: Outcome[] = [];
   for (const row of rows) {
