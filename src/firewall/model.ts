@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { hasTokens } from "../embeddings/model-text";
-import { SECOND_LOOK_FROM } from "./scan";
 
 export const BUILTIN_FAMILIES = ["prompt_injection", "jailbreak", "prompt_extraction", "role_manipulation"] as const;
 export type BuiltinFamily = (typeof BUILTIN_FAMILIES)[number];
@@ -114,6 +113,6 @@ export const testResult = z.object({
   second_look_windows: z
     .number()
     .int()
-    .describe(`Sentences and 16-token runs of suspicious windows (score ≥ ${SECOND_LOOK_FROM}) scored on their own, so an injection tacked onto harmless text is not averaged away`),
+    .describe("Sentences and 16-token runs of suspicious windows (docs/firewall.md, second look) scored on their own, so an injection tacked onto harmless text is not averaged away"),
   latency_ms: z.number(),
 });
