@@ -39,7 +39,7 @@ export const embeddingsController = (ctx: AppContext) => {
         if (blank >= 0) throw badRequest(typeof body.input === "string" ? "input: must not be empty" : `input[${blank}]: must not be empty`);
         const invisible = inputs.findIndex((input) => !hasTokens(input));
         if (invisible >= 0) {
-          throw badRequest(`${typeof body.input === "string" ? "input" : `input[${invisible}]`}: holds only invisible characters (zero-width, format or tag characters), which the model does not read`);
+          throw badRequest(`${typeof body.input === "string" ? "input" : `input[${invisible}]`}: holds no character the model reads (only invisible, format or combining characters)`);
         }
         const embedder = ctx.embedder.require();
         if (body.dimensions !== undefined && body.dimensions !== embedder.dimensions) {

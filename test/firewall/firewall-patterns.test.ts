@@ -88,7 +88,7 @@ describe("custom pattern CRUD", () => {
       [{ text: "valid text", action: "deny", threshold: 0.9 }, "action"],
       [{ text: "", action: "block", threshold: 0.9 }, "text"],
       [{ text: "   \n ", action: "block", threshold: 0.9 }, "text"],
-      [{ text: "\u200b\u200b \ufeff", action: "block", threshold: 0.9 }, "invisible"],
+      [{ text: "\u200b\u200b \ufeff", action: "block", threshold: 0.9 }, "text: must contain a character the model reads"],
       [{ text: "x".repeat(2001), action: "block", threshold: 0.9 }, "text"],
       [{ action: "block", threshold: 0.9 }, "text"],
       [{ text: "valid text", action: "block", threshold: 0.9, family: "Not A Family!" }, "family"],

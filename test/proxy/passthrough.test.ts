@@ -61,7 +61,7 @@ describe("the rest of the OpenAI surface passes through", () => {
       body: JSON.stringify({ model: "sieve-minilm", input: ["fine", "\u200b\u200d"] }),
     });
     expect(invisible.status).toBe(400);
-    expect(((await invisible.json()) as any).detail).toContain("input[1]: holds only invisible characters");
+    expect(((await invisible.json()) as any).detail).toContain("input[1]: holds no character the model reads");
   });
 
   test("a multipart file upload is streamed to the provider and a binary download streamed back; no bodies in the evidence", async () => {
