@@ -8,9 +8,9 @@
  * - A text can hold no token at all for MiniLM: its normaliser (BertNormalizer: clean_text, then
  *   strip_accents) drops control, format and private-use characters (zero-width spaces,
  *   byte-order marks, tag characters), U+FFFD and non-spacing marks; whitespace only separates
- *   (unassigned code points are kept, as [UNK]). The embedder refuses such
- *   a text, so every caller sets it aside first (a test checks this mirror against the tokenizer
- *   over every code point).
+ *   (unassigned code points are kept, as [UNK]). The embedder refuses such a text, so every
+ *   caller sets it aside first (a test checks this mirror against the tokenizer over every code
+ *   point).
  */
 
 const TAG_CHARACTER = /[\u{E0020}-\u{E007E}]/u;
