@@ -277,6 +277,8 @@ class WorkerSlot {
   #jobsDone = Promise.withResolvers<void>();
   #failed: Error | undefined;
   readonly #loads = new Map<number, { resolve: (loaded: LoadedModel) => void; reject: (error: Error) => void }>();
+  /** Model loads sent and not yet answered (terminate waits for them). */
+  readonly #loading = new Set<Promise<LoadedModel>>();
   readonly #started = Promise.withResolvers<{ backend: Backend; fallback?: string }>();
 
   constructor(
@@ -319,6 +321,9 @@ class WorkerSlot {
   load(model: number, onnxPath: string, wideThreads: number): Promise<LoadedModel> {
     if (this.#failed) return Promise.reject(this.#failed);
     const loaded = new Promise<LoadedModel>((resolve, reject) => this.#loads.set(model, { resolve, reject }));
+    this.#loading.add(loaded);
+    const settled = () => this.#loading.delete(loaded);
+    loaded.then(settled, settled);
     this.#send({ type: "load", model, onnxPath, wideThreads });
     return loaded;
   }
@@ -335,10 +340,13 @@ class WorkerSlot {
   }
 
   /**
-   * Ends the thread once its current run is answered: terminating a thread in the middle of a
-   * native session.run aborts the whole process (onnxruntime-node throws into a torn-down N-API env).
+   * Ends the thread once its start-up, its model loads and its current run are answered:
+   * terminating a thread in the middle of native work (loading the runtime, creating a session,
+   * session.run) aborts the whole process (onnxruntime-node throws into a torn-down N-API env;
+   * a SIGTERM in the first half-second after start did).
    */
   async terminate(error: Error): Promise<void> {
+    await Promise.allSettled([this.#started.promise, ...this.#loading]);
     if (this.#jobs.length > 0) await this.#jobsDone.promise;
     this.#fail(error);
     this.#worker.terminate();

@@ -95,6 +95,22 @@ describe("sieve CLI", () => {
   });
 });
 
+describe("shutdown", () => {
+  test("SIGTERM at any moment of start-up, models still loading, ends the process cleanly", async () => {
+    // Tearing down an inference thread while it creates its native session used to abort the
+    // process ("terminate called after throwing an instance of 'Napi::Error'", exit 134).
+    const outcomes: { afterMs: number; code: number | null; aborted: boolean }[] = [];
+    for (let afterMs = 0; afterMs <= 420; afterMs += 35) {
+      const serve = await spawnServe(["--data-dir", tempDir()]);
+      await Bun.sleep(afterMs);
+      serve.child.kill("SIGTERM");
+      const code = await serve.child.exited;
+      outcomes.push({ afterMs, code, aborted: /terminate called|Bun has crashed/.test(serve.output()) });
+    }
+    expect(outcomes.filter((o) => o.code !== 0 || o.aborted)).toEqual([]);
+  });
+});
+
 describe("rate limiting", () => {
   test("over the per-key limit → 429 with Retry-After", async () => {
     const dataDir = tempDir();
