@@ -18,8 +18,14 @@ export function openSqlite(opts: { dataDir: string; vecExtension: string; migrat
   mkdirSync(opts.dataDir, { recursive: true });
   const path = join(opts.dataDir, DATABASE_FILE);
   const sqlite = new Database(path, { create: true, strict: true });
-  // WAL lets the CLI (keys create) write while the server runs; busy_timeout makes them wait, not fail.
-  sqlite.exec("PRAGMA journal_mode = WAL");
+  try {
+    // WAL lets the CLI (keys create) write while the server runs; busy_timeout makes them wait, not fail.
+    sqlite.exec("PRAGMA journal_mode = WAL");
+  } catch (error) {
+    // The first statement is where a file that is not an SQLite database (or is damaged) shows.
+    sqlite.close();
+    throw new Error(`${path}: ${(error as Error).message} (not a Sieve database, or damaged; move it away to start with an empty one)`);
+  }
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec("PRAGMA busy_timeout = 5000");
   sqlite.exec("PRAGMA foreign_keys = ON");

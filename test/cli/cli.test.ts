@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { runCli, spawnServe, waitUntilReady } from "../support/process";
 import { tempDir } from "../support/sieve";
 
@@ -30,6 +32,19 @@ describe("sieve CLI", () => {
     const result = await runCli(["serve", "--data-dir", tempDir()], { SIEVE_PORT: "-1" });
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain("SIEVE_PORT");
+  });
+
+  test("a data dir whose database file is not a database: serve and keys exit non-zero with one line naming the file", async () => {
+    const dataDir = tempDir();
+    writeFileSync(join(dataDir, "sieve.db"), "these bytes are not an SQLite database\n".repeat(200));
+    for (const args of [["serve"], ["keys", "create"]]) {
+      const result = await runCli([...args, "--data-dir", dataDir]);
+      expect(result.code).not.toBe(0);
+      const lines = result.stderr.trim().split("\n");
+      expect(lines.length).toBe(1);
+      expect(lines[0]).toContain(join(dataDir, "sieve.db"));
+      expect(lines[0]).toContain("not a Sieve database, or damaged");
+    }
   });
 
   test("workspaces and keys: create, list, revoke, while the server runs on the same data dir", async () => {
