@@ -99,9 +99,14 @@ export function requireKeyManager(scope: WorkspaceScope): void {
   }
 }
 
-/** Plugins that give routes a `scope`; `as: "scoped"` applies them to the routes of the plugin that uses them. */
+/**
+ * Plugins that give routes a `scope`; `as: "scoped"` applies them to the routes of the plugin that
+ * uses them. `derive` (Elysia's transform stage) runs before the route's schema validation, unlike
+ * `resolve`: a caller without a valid key gets 401, never a validation error describing the body
+ * the route expects.
+ */
 export const serviceKeyAuth = (ctx: AppContext) =>
-  new Elysia({ name: "auth.service-headers" }).resolve({ as: "scoped" }, async ({ request, headers }) => ({ scope: await authenticateServiceHeaders(ctx, request, headers) }));
+  new Elysia({ name: "auth.service-headers" }).derive({ as: "scoped" }, async ({ request, headers }) => ({ scope: await authenticateServiceHeaders(ctx, request, headers) }));
 
 export const bearerKeyAuth = (ctx: AppContext) =>
-  new Elysia({ name: "auth.bearer" }).resolve({ as: "scoped" }, async ({ request, headers }) => ({ scope: await authenticateBearer(ctx, request, headers) }));
+  new Elysia({ name: "auth.bearer" }).derive({ as: "scoped" }, async ({ request, headers }) => ({ scope: await authenticateBearer(ctx, request, headers) }));

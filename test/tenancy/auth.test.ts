@@ -75,6 +75,23 @@ describe("proxy credentials (spec §5)", () => {
   });
 });
 
+describe("credentials come before the body", () => {
+  test.each([
+    ["PATCH", "/api/workspace", { colour: "red" }, {}],
+    ["POST", "/api/keys", { name: 5 }, {}],
+    ["POST", "/v1/firewall/patterns", { text: 5 }, {}],
+    ["PATCH", "/v1/cache/settings", { semantic: "sometimes" }, {}],
+    ["POST", "/v1/firewall/patterns", { text: 5 }, { "X-Service-Api-Key": generateApiKey() }],
+    ["PATCH", "/api/workspace", { colour: "red" }, { authorization: "Bearer not-a-key" }],
+  ])("%s %s with a body the route rejects and no valid key → 401, not a description of the body", async (method, path, body, headers) => {
+    const response = await fetch(`${sieve.url}${path}`, { method, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+    expect(response.status).toBe(401);
+    const text = await response.text();
+    expect(JSON.parse(text).error).toBe("unauthorized");
+    expect(text).not.toContain("body.");
+  });
+});
+
 describe("API keys (Settings → API Keys)", () => {
   test("create shows the key once; list never shows it; stored only as a hash", async () => {
     const created = (await (
