@@ -43,7 +43,7 @@ export function firewallView(config: Pick<Config, "firewallModelDir">): string |
 
 /** Fails at start-up, naming the file, when a configured firewall model folder is incomplete. */
 export function checkFirewallModel(config: Pick<Config, "firewallModelDir">): void {
-  if (config.firewallModelDir) checkModelFolder(config.firewallModelDir, true);
+  if (config.firewallModelDir) checkModelFolder(config.firewallModelDir, true, "npm run train:firewall");
 }
 
 /** What loadEmbedder (server.ts) loads for the firewall; undefined: the general model. */

@@ -87,6 +87,6 @@ describe("--firewall-model-dir", () => {
   });
 
   test("an incomplete folder stops start-up naming the missing file", async () => {
-    await expect(startSieve({ firewallModelDir: "/nonexistent/firewall-model" })).rejects.toThrow(/firewall-model/);
+    await expect(startSieve({ firewallModelDir: "/nonexistent/firewall-model" })).rejects.toThrow(/nonexistent\/firewall-model \(run `npm run train:firewall`\)/);
   });
 });
