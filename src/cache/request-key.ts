@@ -20,7 +20,7 @@ export const DELIVERY_ONLY_FIELDS = [
 ] as const;
 
 /** Bumped when the key recipe changes, so old entries stop matching instead of matching wrongly. */
-const KEY_VERSION = 2;
+const KEY_VERSION = 3;
 
 export type CacheKeys = {
   /** SHA-256 over workspace, upstream, API, model, parameters and the whole conversation. */
@@ -38,10 +38,11 @@ export type CacheKeys = {
 export function cacheKeys(input: { workspaceId: string; upstreamUrl: string; api: string; model: string; subject: CacheSubject; vectorSpace: string }): CacheKeys {
   const { subject } = input;
   const params = Object.fromEntries(Object.entries(subject.params).filter(([name]) => !(DELIVERY_ONLY_FIELDS as readonly string[]).includes(name)));
-  const base = { v: KEY_VERSION, workspace: input.workspaceId, upstream: input.upstreamUrl, api: input.api, model: input.model, params };
+  // The conversation so far is most of a long request's bytes: serialised once for both keys.
+  const shared = canonicalJson({ v: KEY_VERSION, workspace: input.workspaceId, upstream: input.upstreamUrl, api: input.api, model: input.model, params, prefix: subject.prefix });
   return {
-    exactKey: sha256(canonicalJson({ ...base, prefix: subject.prefix, last: subject.last })),
-    scopeKey: sha256(canonicalJson({ ...base, prefix: subject.prefix, last: subject.lastWithoutText, vectors: input.vectorSpace })),
+    exactKey: sha256(shared, canonicalJson({ last: subject.last })),
+    scopeKey: sha256(shared, canonicalJson({ last: subject.lastWithoutText, vectors: input.vectorSpace })),
     prompt: subject.prompt,
   };
 }
@@ -63,6 +64,9 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
-function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+/** SHA-256 of JSON texts, each ended by a newline (which JSON text never holds unescaped). */
+function sha256(...jsonTexts: string[]): string {
+  const hash = createHash("sha256");
+  for (const text of jsonTexts) hash.update(text).update("\n");
+  return hash.digest("hex");
 }
