@@ -35,11 +35,10 @@ export const embeddingsController = (ctx: AppContext) => {
         if (!parsed.success) throw badRequest(describeZodIssues("body", parsed.error.issues));
         const body = parsed.data;
         const inputs = typeof body.input === "string" ? [body.input] : body.input;
-        const blank = inputs.findIndex((input) => !input.trim());
-        if (blank >= 0) throw badRequest(typeof body.input === "string" ? "input: must not be empty" : `input[${blank}]: must not be empty`);
-        const invisible = inputs.findIndex((input) => !hasTokens(input));
-        if (invisible >= 0) {
-          throw badRequest(`${typeof body.input === "string" ? "input" : `input[${invisible}]`}: holds no character the model reads (only invisible, format or combining characters)`);
+        const unreadable = inputs.findIndex((input) => !hasTokens(input));
+        if (unreadable >= 0) {
+          const field = typeof body.input === "string" ? "input" : `input[${unreadable}]`;
+          throw badRequest(`${field}: ${inputs[unreadable]!.trim() ? "holds no character the model reads (only invisible, format or combining characters)" : "must not be empty"}`);
         }
         const embedder = ctx.embedder.require();
         if (body.dimensions !== undefined && body.dimensions !== embedder.dimensions) {

@@ -19,7 +19,7 @@ export const MAX_TEST_CHARS = 100_000;
 const patternText = z
   .string()
   .max(MAX_PATTERN_CHARS, `must be at most ${MAX_PATTERN_CHARS} characters`)
-  .refine((text) => text.trim().length > 0, "must not be empty")
+  .refine((text) => text.trim().length > 0, { message: "must not be empty", abort: true })
   .refine(hasTokens, "must contain a character the model reads (it holds only invisible, format or combining characters)");
 const action = z.enum(PATTERN_ACTIONS, "must be one of block, warn, log");
 const threshold = z.number("must be a number").min(0, "must be between 0 and 1").max(1, "must be between 0 and 1");

@@ -117,11 +117,11 @@ type Candidate = { text: string; tokens: number; whole: boolean; cues: number; s
  * Which windows to embed. Windows of invisible characters only are dropped (model-text.ts: the
  * encoder sees no token in them; tag characters are spelled out first). Windows the encoder
  * cannot read (with `readability`) are set aside first, so they never take budget from windows it
- * can judge. Windows already in the LRU (history
- * scanned on an earlier turn, or the same message checked a moment ago) are free. New windows are
- * taken in priority order until the token budget is spent: whole short messages first (newest
- * first), then windows of long texts with the most attack cue words, then the rest spread evenly
- * over each text (first, last, middle, quarters, …), so a cut-off still samples the whole document.
+ * can judge. Windows already in the LRU (history scanned on an earlier turn, or the same message
+ * checked a moment ago) are free. New windows are taken in priority order until the token budget
+ * is spent: whole short messages first (newest first), then windows of long texts with the most
+ * attack cue words, then the rest spread evenly over each text (first, last, middle, quarters, …),
+ * so a cut-off still samples the whole document.
  */
 export function planWindows(
   texts: string[],

@@ -276,9 +276,8 @@ class WorkerSlot {
   /** Settles when every sent job is answered (or the worker fails). */
   #jobsDone = Promise.withResolvers<void>();
   #failed: Error | undefined;
-  readonly #loads = new Map<number, { resolve: (loaded: LoadedModel) => void; reject: (error: Error) => void }>();
   /** Model loads sent and not yet answered (terminate waits for them). */
-  readonly #loading = new Set<Promise<LoadedModel>>();
+  readonly #loads = new Map<number, PromiseWithResolvers<LoadedModel>>();
   readonly #started = Promise.withResolvers<{ backend: Backend; fallback?: string }>();
 
   constructor(
@@ -320,12 +319,10 @@ class WorkerSlot {
 
   load(model: number, onnxPath: string, wideThreads: number): Promise<LoadedModel> {
     if (this.#failed) return Promise.reject(this.#failed);
-    const loaded = new Promise<LoadedModel>((resolve, reject) => this.#loads.set(model, { resolve, reject }));
-    this.#loading.add(loaded);
-    const settled = () => this.#loading.delete(loaded);
-    loaded.then(settled, settled);
+    const loading = Promise.withResolvers<LoadedModel>();
+    this.#loads.set(model, loading);
     this.#send({ type: "load", model, onnxPath, wideThreads });
-    return loaded;
+    return loading.promise;
   }
 
   run(job: Job, wide: boolean): void {
@@ -346,7 +343,7 @@ class WorkerSlot {
    * a SIGTERM in the first half-second after start did).
    */
   async terminate(error: Error): Promise<void> {
-    await Promise.allSettled([this.#started.promise, ...this.#loading]);
+    await Promise.allSettled([this.#started.promise, ...[...this.#loads.values()].map((loading) => loading.promise)]);
     if (this.#jobs.length > 0) await this.#jobsDone.promise;
     this.#fail(error);
     this.#worker.terminate();
