@@ -113,7 +113,7 @@ async function evaluateAdversarial(file: string) {
     if (served) row.served++;
     rows.set(key, row);
     if (served !== (pair.expect === "hit")) {
-      const verdict = chooseMatch(pair.query, [{ entry: pair.stored, prompt: pair.stored, similarity }], DEFAULT_SEMANTIC_THRESHOLD);
+      const verdict = chooseMatch(pair.query, [{ entry: pair.stored, prompt: pair.stored, similarity }], DEFAULT_SEMANTIC_THRESHOLD, { readability: embedder.readability });
       const why = served ? "served" : (verdict.rejected[0]?.reason ?? "below threshold");
       failures.push(`- [${pair.split}] ${pair.id} ${similarity.toFixed(3)} ${why}: "${clip(pair.stored)}" → "${clip(pair.query)}"`);
     }
@@ -269,7 +269,7 @@ function guardReasons(pairs: Pair[], storedTexts: string[], groupOf: Map<string,
     const candidates = storedTexts
       .filter((text) => groupOf.get(text) !== groupOf.get(pair.query))
       .map((text) => ({ entry: text, prompt: text, similarity: dot(query, vectors.peek(text)!) }));
-    for (const { reason } of chooseMatch(pair.query, candidates, DEFAULT_SEMANTIC_THRESHOLD).rejected) {
+    for (const { reason } of chooseMatch(pair.query, candidates, DEFAULT_SEMANTIC_THRESHOLD, { readability: embedder.readability }).rejected) {
       const kind = reason.split(/[ "]/)[0]!;
       counts.set(kind, (counts.get(kind) ?? 0) + 1);
     }

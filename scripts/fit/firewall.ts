@@ -95,7 +95,7 @@ const library = BUILTIN_PATTERNS.map((p) => ({ meta: builtinMeta(p), vector: lib
 const dims = embedding.embedder.dimensions;
 
 // 2. Training windows and their raw signals (a neutral calibration: signals do not depend on it).
-// Windows the encoder cannot read are not scored by the server (readable.ts), nor here, and neither
+// Windows the encoder cannot read are not scored by the server (src/embeddings/readability.ts), nor here, and neither
 // are windows of invisible characters only (Unicode tag smuggling: no tokens); a row with none is left out.
 const { readability } = firewallScanOptions(config);
 const scorable = (text: string) => readability.readable(text) && /[\p{L}\p{N}\p{P}\p{S}]/u.test(text);

@@ -13,6 +13,7 @@ import {
   TIME_UNITS,
   UNITS,
 } from "./guard-lexicon";
+import type { Readability } from "../embeddings/readability";
 import { firstOpposition, indexTerms, type TermIndex } from "./antonyms";
 import { roleSwap, roleTokens } from "./roles";
 
@@ -35,7 +36,10 @@ import { roleSwap, roleTokens } from "./roles";
  * - antonyms: no word of one prompt (missing from the other) is the opposite of a word only the
  *   other has: WordNet's antonyms, particles (on/off), affixes (lock/unlock, sugary/sugar-free)
  *   (antonyms.ts);
- * - roles: the shared words keep their roles (from/to, than, "A beat B") (roles.ts).
+ * - roles: the shared words keep their roles (from/to, than, "A beat B") (roles.ts);
+ * - unread parts: the words and symbols the encoder sees only as [UNK] (Thai and Ethiopic words,
+ *   rare Han characters, most emoji) are the same in both. Similarity cannot see them: two
+ *   different Thai questions embed to the same vector.
  */
 export type PromptFacts = {
   /** Lower-case word forms (letters and digits), for "found in the other prompt". */
@@ -55,10 +59,12 @@ export type PromptFacts = {
   poles: Map<string, Set<number>>;
   /** Lower-case words in order, hyphenated compounds kept whole ("sugar-free"), for antonyms and roles. */
   tokens: string[];
+  /** What the encoder reads as [UNK], sorted (Readability.unreadParts); empty when no readability was given. */
+  unread: string[];
 };
 
 /** The verifier's checks: the one that failed names a rejection (a metrics label). */
-export const GUARD_CHECKS = ["negation", "numbers", "units", "date_time", "names", "identifiers", "quotes", "opposites", "roles"] as const;
+export const GUARD_CHECKS = ["unread", "negation", "numbers", "units", "date_time", "names", "identifiers", "quotes", "opposites", "roles"] as const;
 export type GuardCheck = (typeof GUARD_CHECKS)[number];
 
 /** A failed check says which one (`check`) and, for the evidence and logs, what differed (`reason`). */
@@ -78,7 +84,8 @@ const CURRENCY_UNITS = new Set(["usd", "eur", "gbp", "inr", "jpy", "cny", "btc"]
 const OPENERS = /^["'“”‘’([{<*]+/;
 const NUMBER = /^(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?([a-z%°$€£¥₹/]*)$/;
 
-export function promptFacts(text: string): PromptFacts {
+/** `readability`: the embedding model's, so the parts it cannot read are compared (the server always gives it). */
+export function promptFacts(text: string, readability?: Readability): PromptFacts {
   const normalised = text.normalize("NFKC").replace(/[’‘]/g, "'").replace(/[“”]/g, '"');
   const flat = normalised.toLowerCase().replace(/\s+/g, " ").trim();
   const tokens = tokenize(normalised);
@@ -161,6 +168,7 @@ export function promptFacts(text: string): PromptFacts {
     temporal: new Set(wordList.filter((word) => TEMPORAL_WORDS.has(word))),
     poles,
     tokens: roleTokens(normalised),
+    unread: readability?.unreadParts(normalised) ?? [],
   };
 }
 
@@ -171,6 +179,7 @@ export function promptFacts(text: string): PromptFacts {
  */
 export function guardMatch(query: PromptFacts, stored: PromptFacts): GuardVerdict {
   const fail = (check: GuardCheck, reason: string = check): GuardVerdict => ({ pass: false, check, reason });
+  if (query.unread.join("\n") !== stored.unread.join("\n")) return fail("unread", `unread by the encoder: ${query.unread.join(" ") || "nothing"} vs ${stored.unread.join(" ") || "nothing"}`);
   if (query.numbers.join(" ") !== stored.numbers.join(" ")) return fail("numbers", `numbers ${query.numbers.join(",")} vs ${stored.numbers.join(",")}`);
   for (const [value, queryUnits] of query.boundUnits) {
     const storedUnits = stored.boundUnits.get(value);

@@ -1,3 +1,4 @@
+import type { Readability } from "../embeddings/readability";
 import { guardMatch, promptFacts, type GuardCheck, type PromptFacts } from "./guard";
 
 /** A stored entry the semantic search found near the query, with its exact cosine similarity. */
@@ -9,18 +10,19 @@ export type MatchDecision<E> = { hit: Candidate<E> | undefined; rejected: { cand
  * The semantic hit rule, used by the server and by `npm run eval:cache` alike: the most similar
  * candidate at or above the threshold whose answer-determining facts agree with the query's
  * (guard.ts). A candidate the guard rejects is skipped, not fatal: a less similar one that
- * agrees may still answer. `factsOf` lets the server reuse the facts of entries it verified before.
+ * agrees may still answer. `readability` (the embedding model's) lets the guard compare what the
+ * encoder cannot read; `factsOf` lets the server reuse the facts of entries it verified before.
  */
 export function chooseMatch<E>(
   query: string,
   candidates: Candidate<E>[],
   threshold: number,
-  factsOf: (candidate: Candidate<E>) => PromptFacts = (candidate) => promptFacts(candidate.prompt),
+  { readability, factsOf = (candidate) => promptFacts(candidate.prompt, readability) }: { readability?: Readability; factsOf?: (candidate: Candidate<E>) => PromptFacts } = {},
 ): MatchDecision<E> {
   const rejected: MatchDecision<E>["rejected"] = [];
   const ranked = candidates.filter((c) => c.similarity >= threshold).sort((a, b) => b.similarity - a.similarity);
   if (ranked.length === 0) return { hit: undefined, rejected };
-  const queryFacts = promptFacts(query);
+  const queryFacts = promptFacts(query, readability);
   for (const candidate of ranked) {
     const verdict = guardMatch(queryFacts, factsOf(candidate));
     if (verdict.pass) return { hit: candidate, rejected };

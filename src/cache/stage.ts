@@ -1,6 +1,7 @@
 import type { Config } from "../config";
 import type { CacheRejection } from "../evidence/schema";
-import { hasTokens, revealTagCharacters } from "../embeddings/model-text";
+import { foldForModels, hasTokens } from "../embeddings/model-text";
+import type { Readability } from "../embeddings/readability";
 import type { VectorMemo } from "../embeddings/vector-memo";
 import type { Logger } from "../logging/logger";
 import type { CacheMetrics } from "../metrics/cache";
@@ -114,7 +115,8 @@ export class ResponseCache implements CacheStage {
     const vector = prompt === undefined ? undefined : await this.#embed(prompt, scope.workspaceId);
     if (prompt !== undefined && vector) {
       const candidates = await metrics.cache.database.time("cache_semantic_lookup", () => semanticCandidates(scope, keys.scopeKey, vector, Date.now()));
-      const { hit, rejected } = chooseMatch(prompt, candidates, workspace.cacheThreshold ?? DEFAULT_SEMANTIC_THRESHOLD, (candidate) => this.#factsOf(candidate));
+      const readability = this.#deps.embedder.require().readability;
+      const { hit, rejected } = chooseMatch(prompt, candidates, workspace.cacheThreshold ?? DEFAULT_SEMANTIC_THRESHOLD, { readability, factsOf: (candidate) => this.#factsOf(candidate, readability) });
       for (const { candidate, check, reason } of rejected) {
         metrics.cache.rejected(check);
         this.#deps.log.debug("cache: semantic candidate rejected by the verifier", { key: candidate.entry.key, similarity: candidate.similarity, reason });
@@ -134,10 +136,10 @@ export class ResponseCache implements CacheStage {
     write.catch((error) => this.#deps.log.error("cache counters failed", { error: (error as Error).message }));
   }
 
-  #factsOf({ entry, prompt }: Candidate<EntryRef>): PromptFacts {
+  #factsOf({ entry, prompt }: Candidate<EntryRef>, readability: Readability): PromptFacts {
     let facts = this.#entryFacts.get(entry.id);
     if (facts) this.#entryFacts.delete(entry.id);
-    else facts = promptFacts(revealTagCharacters(prompt));
+    else facts = promptFacts(foldForModels(prompt), readability);
     this.#entryFacts.set(entry.id, facts);
     if (this.#entryFacts.size > REMEMBERED_FACTS) this.#entryFacts.delete(this.#entryFacts.keys().next().value!);
     return facts;
@@ -199,20 +201,22 @@ export class ResponseCache implements CacheStage {
   }
 
   /**
-   * The prompt as the provider's model reads it (tag characters spelled out, model-text.ts) when a
-   * semantic lookup can judge it: embedder ready, its vectors fit the table, the encoder sees at
-   * least one token (text hidden from it would otherwise match anything that looks the same), text
-   * within the model's window.
+   * The prompt as the provider's model reads it (tag characters spelled out, compatibility forms
+   * folded: model-text.ts) when a semantic lookup can judge it: embedder ready, its vectors fit
+   * the table, the encoder sees at least one token (text hidden from it would otherwise match
+   * anything that looks the same), text within the model's window. Parts the encoder reads only
+   * as [UNK] are compared by the guard (guard.ts, "unread").
    */
   #semanticPrompt(raw: string | undefined): string | undefined {
     if (raw === undefined || !this.#deps.embedder.ready) return undefined;
     const embedder = this.#deps.embedder.require();
     if (embedder.dimensions !== VECTOR_DIMENSIONS) return undefined;
-    const prompt = revealTagCharacters(raw);
-    if (!hasTokens(prompt)) return undefined;
     // Tokenizing runs on the event loop in time linear in the text (a 9 MB prompt: ~7 s). No real
-    // text averages 100 characters per token, so anything longer is over the limit without counting.
-    if (prompt.length > MAX_SEMANTIC_TOKENS * 100) return undefined;
+    // text averages 100 characters per token, so anything longer is over the limit without counting
+    // (or folding: NFKC is a pass over the text too).
+    if (raw.length > MAX_SEMANTIC_TOKENS * 100) return undefined;
+    const prompt = foldForModels(raw);
+    if (!hasTokens(prompt)) return undefined;
     if (prompt.length > MAX_SEMANTIC_TOKENS && embedder.countTokens(prompt) > MAX_SEMANTIC_TOKENS) return undefined;
     return prompt;
   }

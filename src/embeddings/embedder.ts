@@ -11,6 +11,7 @@ import { Tokenizer } from "@huggingface/tokenizers";
 import type { PoolInfo } from "../inference/pool.ts";
 import type { Priority } from "../inference/priority-queue.ts";
 import { EmbedderInputError, EmbedderLoadError } from "./errors.ts";
+import { Readability } from "./readability.ts";
 
 export type EmbedOptions = {
   /** request (default): a proxied request or API call waits for it; bulk: document chunks, served after every request-path text. */
@@ -28,7 +29,7 @@ export type EmbedderRuntime = {
 };
 
 /** A model folder's tokenizer and the limits read from its config. */
-export type ModelText = { modelName: string; tokenizer: Tokenizer; maxTokens: number; hiddenSize: number };
+export type ModelText = { modelName: string; tokenizer: Tokenizer; maxTokens: number; hiddenSize: number; readability: Readability };
 
 // Generous: English averages ~5 characters per token; whitespace-heavy text falls back to a full pass.
 const CHARS_PER_TOKEN_BOUND = 32;
@@ -40,6 +41,8 @@ export class Embedder {
   readonly runtime: PoolInfo;
   /** Extra vectors each run also returns (embedManyViews), e.g. the firewall's mean_hidden_state_4. */
   readonly views: readonly string[];
+  /** Which characters the tokenizer has pieces for (the rest become [UNK]). */
+  readonly readability: Readability;
   readonly #tokenizer: Tokenizer;
   readonly #run: EmbedderRuntime["run"];
   readonly #prefix: number[];
@@ -52,6 +55,7 @@ export class Embedder {
     this.modelName = text.modelName;
     this.runtime = runtime;
     this.views = views;
+    this.readability = text.readability;
     this.#tokenizer = text.tokenizer;
     this.#run = run;
     this.#maxTokens = text.maxTokens;
@@ -66,14 +70,15 @@ export class Embedder {
     const json = (file: string) => JSON.parse(readFileSync(join(modelDir, file), "utf8"));
     const config = json("config.json") as { hidden_size: number; max_position_embeddings: number };
     const tokenizerConfig = json("tokenizer_config.json") as { model_max_length?: number };
+    const tokenizerJson = json("tokenizer.json");
     let tokenizer: Tokenizer;
     try {
-      tokenizer = new Tokenizer(json("tokenizer.json"), tokenizerConfig);
+      tokenizer = new Tokenizer(tokenizerJson, tokenizerConfig);
     } catch (error) {
       throw new EmbedderLoadError(`cannot load tokenizer from ${join(modelDir, "tokenizer.json")}: ${(error as Error).message}`);
     }
     const maxTokens = Math.min(tokenizerConfig.model_max_length ?? Infinity, config.max_position_embeddings);
-    return { modelName: basename(modelDir), tokenizer, maxTokens, hiddenSize: config.hidden_size };
+    return { modelName: basename(modelDir), tokenizer, maxTokens, hiddenSize: config.hidden_size, readability: Readability.ofTokenizer(tokenizerJson) };
   }
 
   /** Wordpiece tokens in text, without [CLS]/[SEP] and without truncation. */

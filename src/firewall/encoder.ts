@@ -12,9 +12,9 @@ import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Config } from "../config";
 import { checkModelFolder } from "../embeddings/model-files";
+import { Readability } from "../embeddings/readability";
 import { assetPaths, generalVectorSpace } from "../runtime/assets";
 import { CALIBRATION } from "./calibration";
-import { Readability } from "./readable";
 import type { ScanOptions } from "./scan";
 
 type FirewallModelConfig = Pick<Config, "firewallModelDir" | "modelDir" | "embedPrecision">;

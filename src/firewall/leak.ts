@@ -9,7 +9,7 @@
  * Prompts shorter than LEAK_MIN_WORDS are not checked ("You are a helpful assistant." is not a
  * secret, and any answer restating it would look like a leak).
  */
-import { hasTokens } from "../embeddings/model-text";
+import { foldForModels, hasTokens } from "../embeddings/model-text";
 import { textWindows } from "./windows";
 
 const SHINGLE_WORDS = 4;
@@ -36,7 +36,7 @@ export class SystemPromptLeak {
     const promptWords = words(systemPrompt);
     this.#shingles = new Set();
     for (let i = 0; i + SHINGLE_WORDS <= promptWords.length; i++) this.#shingles.add(promptWords.slice(i, i + SHINGLE_WORDS).join(" "));
-    this.windows = promptWords.length >= LEAK_MIN_WORDS ? textWindows(systemPrompt, windowTokens).filter(hasTokens).slice(0, LEAK_FULL_WINDOWS) : [];
+    this.windows = promptWords.length >= LEAK_MIN_WORDS ? textWindows(foldForModels(systemPrompt), windowTokens).filter(hasTokens).slice(0, LEAK_FULL_WINDOWS) : [];
   }
 
   get active(): boolean {

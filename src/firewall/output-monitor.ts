@@ -7,7 +7,7 @@
  * then returns a promise); the others pass straight through (it answers at once). Verbatim system-prompt reproduction is counted on every chunk
  * at no embedding cost. `finish` checks what is left (for a non-streamed response: all of it).
  */
-import { hasTokens, revealTagCharacters } from "../embeddings/model-text";
+import { foldForModels, hasTokens } from "../embeddings/model-text";
 import { ALLOW, type FirewallVerdict, type OutputMonitor } from "../proxy/stages";
 import { decide } from "./decision";
 import { SystemPromptLeak } from "./leak";
@@ -88,7 +88,7 @@ export class FirewallOutputMonitor implements OutputMonitor {
   }
 
   async #check(windows: string[]): Promise<void> {
-    const texts = windows.map(revealTagCharacters).filter(hasTokens);
+    const texts = windows.map(foldForModels).filter(hasTokens);
     if (texts.length === 0) return;
     const vectors = await this.embedding.embedMany(texts);
     this.#scores.push(...scoreOutputWindows(this.patterns, vectors));

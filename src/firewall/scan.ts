@@ -3,13 +3,13 @@
  * and `npm run eval:firewall` all run this function, so the figures in docs/firewall.md are the
  * behaviour of the server.
  */
-import { hasTokens, revealTagCharacters } from "../embeddings/model-text";
+import { foldForModels, hasTokens } from "../embeddings/model-text";
 import { sampleLongText } from "../proxy/long-text";
 import { ALLOW, type FirewallVerdict } from "../proxy/stages";
 import { cueScore } from "./cues";
 import { decide, type Decision } from "./decision";
 import type { WorkspacePatterns } from "./pattern-index";
-import type { Readability } from "./readable";
+import type { Readability } from "../embeddings/readability";
 import { scoreInputWindows, type WindowScore } from "./scoring";
 import { estimateTokens, subWindows, textWindows } from "./windows";
 
@@ -29,7 +29,7 @@ export type ScanOptions = {
   /** Estimated tokens of not-yet-embedded windows one request may embed (0 = no limit). */
   budgetTokens: number;
   windowTokens: number;
-  /** Which windows the encoder can read (readable.ts); the others are not scored. */
+  /** Which windows the encoder can read (src/embeddings/readability.ts); the others are not scored. */
   readability: Readability;
 };
 
@@ -135,7 +135,7 @@ export function planWindows(
   texts.forEach((text, message) => {
     // With a budget only a few windows are embedded: a huge text is planned from a bounded sample.
     // Instructions spelled in invisible tag characters are judged as the provider's model reads them.
-    const windows = textWindows(revealTagCharacters(options.budgetTokens > 0 ? sampleLongText(text) : text), options.windowTokens);
+    const windows = textWindows(foldForModels(options.budgetTokens > 0 ? sampleLongText(text) : text), options.windowTokens);
     const spread = spreadRanks(windows.length);
     windows.forEach((window, i) => {
       if (seen.has(window) || !hasTokens(window)) return; // invisible characters only: nothing to judge

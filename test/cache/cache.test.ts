@@ -155,6 +155,33 @@ describe("semantic hits and the precision guard", () => {
     expect((await chat(tenant, user("\u200b\u200b"))).cache).toBe("hit");
   });
 
+  test("questions that differ only in what the encoder reads as [UNK] never match; the same unread parts in other words, or a full-width twin, do", async () => {
+    const tenant = await sieve.tenant();
+    // Thai and Amharic letters, and most emoji, are not in MiniLM's vocabulary: each of these pairs embeds alike (cosine 0.97–1.0).
+    const pairs = [
+      ["หอไอเฟลสูงเท่าไหร่", "เมืองหลวงของฝรั่งเศสคืออะไร"],
+      ["ኢፍል ታወር ምን ያህል ቁመት አለው?", "የፈረንሳይ ዋና ከተማ ማን ናት?"],
+      ["What does this emoji mean: 🦜", "What does this emoji mean: 🦖"],
+    ];
+    for (const [stored, query] of pairs) {
+      await chat(tenant, user(stored!));
+      const other = await chat(tenant, user(query!));
+      expect([other.status, other.cache, other.providerCalls]).toEqual([200, "miss", 1]);
+      expect(other.text).toBe(`echo: ${query}`);
+      expect((await chat(tenant, user(stored!))).cache).toBe("hit"); // exact repeats still hit
+    }
+
+    // The same unread parts in other words still hit: the guard compares them, similarity does the rest.
+    await chat(tenant, user("What is the 🤗 Transformers library?"));
+    const paraphrase = await chat(tenant, user("What's the 🤗 Transformers library?"));
+    expect([paraphrase.cache, paraphrase.providerCalls]).toEqual(["hit", 0]);
+
+    await chat(tenant, user("How tall is the Eiffel tower?"));
+    const fullWidth = await chat(tenant, user("Ｈｏｗ ｔａｌｌ ｉｓ ｔｈｅ Ｅｉｆｆｅｌ ｔｏｗｅｒ?"));
+    expect([fullWidth.cache, fullWidth.providerCalls]).toEqual(["hit", 0]);
+    expect(fullWidth.text).toBe("echo: How tall is the Eiffel tower?");
+  });
+
   test.each([
     ["a number", "How many people in Norway are over 96 years old?", "How many people in Norway are over 94 years old?", DEFAULT_SEMANTIC_THRESHOLD],
     ["a negation", "Is coffee good for you?", "Is coffee not good for you?", DEFAULT_SEMANTIC_THRESHOLD],

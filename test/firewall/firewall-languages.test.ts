@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { configWith } from "../../src/config";
 import { firewallService } from "../../src/firewall/service";
-import { Readability, UNSCORED_FROM } from "../../src/firewall/readable";
+import { Readability, UNSCORED_FROM } from "../../src/embeddings/readability";
 import { UNSCORED_LANGUAGE } from "../../src/firewall/scan";
 import { assetPaths } from "../../src/runtime/assets";
 import { startSieve } from "../support/sieve";

@@ -14,7 +14,7 @@ import { scoreInputWindows, type WindowScore } from "../../src/firewall/scoring"
 import { estimateTokens, SUB_WINDOW_MIN_TOKENS, SUB_WINDOW_TOKENS, subWindows, textWindows, WINDOW_TOKENS } from "../../src/firewall/windows";
 import { sharedEmbedder } from "../support/sieve";
 import { longDocument } from "./documents";
-import { Readability } from "../../src/firewall/readable";
+import { Readability } from "../../src/embeddings/readability";
 import { assetPaths } from "../../src/runtime/assets";
 
 const meta = (id: string, action: PatternMeta["action"], threshold: number, family = "custom"): PatternMeta => ({ id, family, side: "input", action, threshold, builtIn: false });
