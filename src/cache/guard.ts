@@ -179,7 +179,7 @@ export function promptFacts(text: string, readability?: Readability): PromptFact
  */
 export function guardMatch(query: PromptFacts, stored: PromptFacts): GuardVerdict {
   const fail = (check: GuardCheck, reason: string = check): GuardVerdict => ({ pass: false, check, reason });
-  if (query.unread.join("\n") !== stored.unread.join("\n")) return fail("unread", `unread by the encoder: ${query.unread.join(" ") || "nothing"} vs ${stored.unread.join(" ") || "nothing"}`);
+  if (query.unread.join("\n") !== stored.unread.join("\n")) return fail("unread", `unread by the encoder: ${brief(query.unread)} vs ${brief(stored.unread)}`);
   if (query.numbers.join(" ") !== stored.numbers.join(" ")) return fail("numbers", `numbers ${query.numbers.join(",")} vs ${stored.numbers.join(",")}`);
   for (const [value, queryUnits] of query.boundUnits) {
     const storedUnits = stored.boundUnits.get(value);
@@ -207,6 +207,13 @@ export function guardMatch(query: PromptFacts, stored: PromptFacts): GuardVerdic
   const swap = roleSwap(query.tokens, stored.tokens);
   if (swap) return fail("roles", `roles: ${swap}`);
   return { pass: true };
+}
+
+/** A few unread parts for a rejection's reason: a Thai sentence is one "word" and may be long. */
+function brief(parts: string[]): string {
+  if (parts.length === 0) return "nothing";
+  const shown = parts.slice(0, 3).map((part) => ([...part].length > 20 ? `${[...part].slice(0, 20).join("")}…` : part));
+  return parts.length > 3 ? `${shown.join(" ")} (+${parts.length - 3})` : shown.join(" ");
 }
 
 const termIndexes = new WeakMap<PromptFacts, TermIndex>();

@@ -2,6 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { guardMatch, promptFacts } from "../../src/cache/guard";
 import { AXES } from "../../src/cache/guard-lexicon";
 import { chooseMatch } from "../../src/cache/match";
+import { Readability } from "../../src/embeddings/readability";
+import { assetPaths } from "../../src/runtime/assets";
 
 const verdict = (query: string, stored: string) => guardMatch(promptFacts(query), promptFacts(stored));
 
@@ -85,5 +87,26 @@ describe("chooseMatch", () => {
 
   test("nothing below the threshold", () => {
     expect(chooseMatch("a question", [candidate("a question", 0.89)], 0.9).hit).toBeUndefined();
+  });
+});
+
+describe("the parts the encoder reads only as [UNK]", () => {
+  const readability = Readability.ofModel(assetPaths().modelDir);
+  const judge = (query: string, stored: string) => guardMatch(promptFacts(query, readability), promptFacts(stored, readability));
+
+  test("must be the same in both prompts; the reason names a few of them, briefly", () => {
+    // Compared as the tokenizer sees them: lower case, marks stripped (so กัมพูชา shows as กมพชา).
+    expect(judge("What is the capital of ไทย?", "What is the capital of กัมพูชา?")).toMatchObject({ pass: false, check: "unread", reason: "unread by the encoder: ไทย vs กมพชา" });
+    expect(judge("What does 🦜 mean?", "What does 🦖 mean?")).toMatchObject({ pass: false, check: "unread" });
+    expect(judge("Explain 🤗 Transformers", "Explain 🤗 Transformers please")).toEqual({ pass: true });
+    expect(judge("How tall is the Eiffel tower?", "How tall is the Eiffel tower, really?")).toEqual({ pass: true });
+    const long = "ภาษาไทยเป็นภาษาที่มีความซับซ้อนมากสำหรับผู้เรียนชาวต่างชาติ";
+    const verdict = judge(`${long} 1`, "อะไรคือเมืองหลวงของประเทศไทย 1");
+    expect(verdict).toMatchObject({ pass: false, check: "unread" });
+    expect((verdict as { reason: string }).reason.length).toBeLessThan(80);
+  });
+
+  test("without a readability (tools that do not load the model) the check is skipped", () => {
+    expect(guardMatch(promptFacts("What is the capital of ไทย?"), promptFacts("What is the capital of กัมพูชา?"))).toEqual({ pass: true });
   });
 });
