@@ -8,6 +8,7 @@ import { sampleLongText } from "../proxy/long-text";
 import { ALLOW, type FirewallVerdict } from "../proxy/stages";
 import { cueScore } from "./cues";
 import { decide, type Decision } from "./decision";
+import { decodedPayloads, MAX_DECODE_ATTEMPTS } from "./encoded-text";
 import type { WorkspacePatterns } from "./pattern-index";
 import type { Readability } from "../embeddings/readability";
 import { scoreInputWindows, type WindowScore } from "./scoring";
@@ -111,7 +112,8 @@ export function planSecondLook(windows: string[], scores: WindowScore[], known: 
   return [...chosen];
 }
 
-type Candidate = { text: string; tokens: number; whole: boolean; cues: number; spread: number; recency: number };
+/** `decoded`: a window of text hidden in an encoded run (encoded-text.ts). */
+type Candidate = { text: string; tokens: number; whole: boolean; decoded: boolean; cues: number; spread: number; recency: number };
 
 /**
  * Which windows to embed. Windows of invisible characters only are dropped (model-text.ts: the
@@ -119,9 +121,10 @@ type Candidate = { text: string; tokens: number; whole: boolean; cues: number; s
  * cannot read (with `readability`) are set aside first, so they never take budget from windows it
  * can judge. Windows already in the LRU (history scanned on an earlier turn, or the same message
  * checked a moment ago) are free. New windows are taken in priority order until the token budget
- * is spent: whole short messages first (newest first), then windows of long texts with the most
- * attack cue words, then the rest spread evenly over each text (first, last, middle, quarters, …),
- * so a cut-off still samples the whole document.
+ * is spent: whole short messages first (newest first), then the windows of text decoded from
+ * base64, base32 or hex runs (encoded-text.ts), then windows of long texts with the most attack
+ * cue words, then the rest spread evenly over each text (first, last, middle, quarters, …), so a
+ * cut-off still samples the whole document.
  */
 export function planWindows(
   texts: string[],
@@ -132,25 +135,32 @@ export function planWindows(
   let unreadable = 0;
   const free: string[] = [];
   const fresh: Candidate[] = [];
-  texts.forEach((text, message) => {
-    // With a budget only a few windows are embedded: a huge text is planned from a bounded sample.
-    // Instructions spelled in invisible tag characters are judged as the provider's model reads them.
-    const windows = textWindows(foldForModels(options.budgetTokens > 0 ? sampleLongText(text) : text), options.windowTokens);
+  const plan = (windows: string[], message: number, decoded: boolean) => {
     const spread = spreadRanks(windows.length);
     windows.forEach((window, i) => {
       if (seen.has(window) || !hasTokens(window)) return; // invisible characters only: nothing to judge
       seen.add(window);
       if (options.readability && !options.readability.readable(window)) unreadable++;
       else if (known(window)) free.push(window);
-      else fresh.push({ text: window, tokens: estimateTokens(window), whole: windows.length === 1, cues: 0, spread: spread[i]!, recency: -message });
+      else fresh.push({ text: window, tokens: estimateTokens(window), whole: !decoded && windows.length === 1, decoded, cues: 0, spread: spread[i]!, recency: -message });
     });
+  };
+  const decodeAttempts = { left: MAX_DECODE_ATTEMPTS };
+  texts.forEach((text, message) => {
+    // With a budget only a few windows are embedded: a huge text is planned from a bounded sample.
+    // Text is judged as the provider's model reads it: tag characters spelled out, compatibility
+    // forms folded, and what base64, base32 or hex runs decode to as text of its own.
+    const folded = foldForModels(options.budgetTokens > 0 ? sampleLongText(text) : text);
+    plan(textWindows(folded, options.windowTokens), message, false);
+    for (const payload of decodedPayloads(folded, decodeAttempts)) plan(textWindows(foldForModels(payload), options.windowTokens), message, true);
   });
 
   const total = fresh.reduce((sum, c) => sum + c.tokens, 0);
   if (options.budgetTokens <= 0 || total <= options.budgetTokens) return { windows: [...free, ...fresh.map((c) => c.text)], skipped: 0, spent: total, unreadable };
 
   for (const c of fresh) if (!c.whole) c.cues = cueScore(c.text);
-  fresh.sort((a, b) => Number(b.whole) - Number(a.whole) || (a.whole ? a.recency - b.recency : 0) || b.cues - a.cues || a.spread - b.spread || a.recency - b.recency);
+  // Whole short messages, then hidden (decoded) text, then windows of long texts by cue words and spread.
+  fresh.sort((a, b) => Number(b.whole) - Number(a.whole) || (a.whole ? a.recency - b.recency : 0) || Number(b.decoded) - Number(a.decoded) || b.cues - a.cues || a.spread - b.spread || a.recency - b.recency);
   const chosen: string[] = [];
   let spent = 0;
   for (const c of fresh) {
