@@ -9,6 +9,7 @@ import { ALLOW, type FirewallVerdict } from "../proxy/stages";
 import { cueScore } from "./cues";
 import { decide, type Decision } from "./decision";
 import { decodedPayloads, MAX_DECODE_ATTEMPTS } from "./encoded-text";
+import { foldLookalikes } from "./lookalikes";
 import type { WorkspacePatterns } from "./pattern-index";
 import type { Readability } from "../embeddings/readability";
 import { scoreInputWindows, type WindowScore } from "./scoring";
@@ -149,10 +150,12 @@ export function planWindows(
   texts.forEach((text, message) => {
     // With a budget only a few windows are embedded: a huge text is planned from a bounded sample.
     // Text is judged as the provider's model reads it: tag characters spelled out, compatibility
-    // forms folded, and what base64, base32 or hex runs decode to as text of its own.
-    const folded = foldForModels(options.budgetTokens > 0 ? sampleLongText(text) : text);
+    // forms folded, look-alike letters inside Latin words made Latin, and what base64, base32 or
+    // hex runs decode to as text of its own.
+    const read = (raw: string) => foldLookalikes(foldForModels(raw));
+    const folded = read(options.budgetTokens > 0 ? sampleLongText(text) : text);
     plan(textWindows(folded, options.windowTokens), message, false);
-    for (const payload of decodedPayloads(folded, decodeAttempts)) plan(textWindows(foldForModels(payload), options.windowTokens), message, true);
+    for (const payload of decodedPayloads(folded, decodeAttempts)) plan(textWindows(read(payload), options.windowTokens), message, true);
   });
 
   const total = fresh.reduce((sum, c) => sum + c.tokens, 0);
