@@ -19,12 +19,17 @@ export const UNSCORED_FROM = 0.5;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const WORD = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[\p{L}\p{N}]+/gu;
 const NON_ASCII = /[^\x00-\x7f]/;
+const LONG_WORD = /\p{L}{2,}/gu;
 /** Punctuation and symbols: each one token of its own (or [UNK]). */
 const MARKS = /[\p{P}\p{S}]/gu;
 
 export class Readability {
   /** characters undefined: every text counts as readable (the firewall before this check, for comparisons). */
-  constructor(private readonly characters: Set<string> | undefined) {}
+  constructor(
+    private readonly characters: Set<string> | undefined,
+    /** Whole words of the vocabulary (pieces that start a word, two letters or more). */
+    private readonly words: Set<string> = new Set(),
+  ) {}
 
   /** The single characters (word-initial or ##continuation) of a model folder's tokenizer.json vocabulary. */
   static ofModel(modelDir: string): Readability {
@@ -36,11 +41,13 @@ export class Readability {
     const vocab = tokenizer.model?.vocab;
     if (!vocab || typeof vocab !== "object" || Array.isArray(vocab)) return new Readability(undefined);
     const characters = new Set<string>();
+    const words = new Set<string>();
     for (const piece of Object.keys(vocab)) {
       const bare = piece.startsWith("##") ? piece.slice(2) : piece;
       if ([...bare].length === 1) characters.add(bare);
+      else if (bare === piece && /^\p{L}+$/u.test(piece)) words.add(piece);
     }
-    return new Readability(characters);
+    return new Readability(characters, words);
   }
 
   /** Share of the text's words the encoder would see as [UNK] (0 for a text without words). */
@@ -55,6 +62,17 @@ export class Readability {
       if (CJK.test(word) ? !characters.has(word) : [...word].some((c) => !characters.has(c))) unknown++;
     }
     return words === 0 ? 0 : unknown / words;
+  }
+
+  /**
+   * Share of the text's words of two letters or more that are whole words of the vocabulary
+   * (undefined below three such words): English prose scores high, the same text in rot13,
+   * reversed or leetspeak low.
+   */
+  wordShare(text: string): number | undefined {
+    const words = text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().match(LONG_WORD);
+    if (!words || words.length < 3) return undefined;
+    return words.filter((word) => this.words.has(word)).length / words.length;
   }
 
   readable(text: string): boolean {

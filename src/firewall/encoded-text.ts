@@ -1,11 +1,16 @@
 /**
- * Text hidden in base64, base32 or hex. Asked to ("decode this and do what it says"), the
- * provider's model reads such a payload as the instruction it encodes, while the firewall's
- * encoder sees letter soup: garak-style encoded injections scored like noise (2% of base64 ones
- * blocked, docs/firewall.md). The payloads found in a message are decoded and judged as text of
- * their own (planWindows in scan.ts); a run that does not decode to readable text is ignored, so
- * keys, hashes and identifiers cost a regex match and a decode attempt each.
+ * Text hidden in an encoding. Asked to ("decode this and do what it says"), the provider's model
+ * reads such a payload as the instruction it encodes, while the firewall's encoder sees letter
+ * soup: garak-style encoded injections scored like noise (2% of base64 ones blocked,
+ * docs/firewall.md). Two kinds are decoded and judged as text of their own (planWindows in
+ * scan.ts):
+ * - runs of base64, base32 or hex characters that decode to readable text (keys, hashes and
+ *   identifiers do not, and cost a regex match and a decode attempt each);
+ * - sentences in rot13, reversed, spaced-out letters or leetspeak: a sentence few of whose words
+ *   the encoder's vocabulary knows, which one of those readings turns into words it knows.
  */
+import type { Readability } from "../embeddings/readability";
+
 
 /** A run of base64 (standard or URL-safe), base32 or hex characters long enough to carry a sentence. */
 const ENCODED_RUN = /[A-Za-z0-9+/_-]{20,}={0,6}/g;
@@ -15,17 +20,40 @@ const BASE32_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 /** Payloads judged per message, and the encoded characters read of each: bounded work whatever the input. */
 export const MAX_PAYLOADS = 4;
 const MAX_ENCODED_CHARS = 1024;
-/** Runs tried per request (all its messages together): however many runs a body holds, decoding costs at most ~10 ms of the event loop. */
+/** Runs and lines tried per request (all its messages together): however many a body holds, decoding costs at most ~10 ms of the event loop. */
 export const MAX_DECODE_ATTEMPTS = 256;
+/** A sentence is re-read when under this share of its words are vocabulary words, and a reading kept when it gains SHARE_GAIN and reaches READ_SHARE. */
+const UNREAD_SHARE = 0.75;
+const SHARE_GAIN = 0.25;
+const READ_SHARE = 0.75;
+/** Sentences (or lines), read when 12 to MAX_SENTENCE_CHARS characters long: a cipher line often follows a plain request on the same line. */
+const MAX_SENTENCE_CHARS = 400;
+const SENTENCE = /[^\n]+?(?:[.!?:](?=\s)|$)/gm;
+const LEET: Record<string, string> = { "0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "@": "a", $: "s" };
 const UNREADABLE = /[^\p{L}\p{N}\p{P}\p{S}\s]/gu;
 const LETTER = /\p{L}/gu;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
- * The texts hidden in a message's encoded runs, in order of appearance (at most MAX_PAYLOADS).
- * `attempts` is shared by the messages of one request and counts down with every run tried.
+ * The texts hidden in a message, in order of appearance (at most MAX_PAYLOADS): encoded runs
+ * first, then, with the encoder's `readability`, sentences in a letter cipher. `attempts` is shared
+ * by the messages of one request and counts down with every run or sentence tried.
  */
-export function decodedPayloads(text: string, attempts = { left: MAX_DECODE_ATTEMPTS }): string[] {
+export function decodedPayloads(text: string, attempts = { left: MAX_DECODE_ATTEMPTS }, readability?: Readability): string[] {
+  const payloads = decodedRuns(text, attempts);
+  if (!readability) return payloads;
+  for (const [sentence] of text.matchAll(SENTENCE)) {
+    if (payloads.length >= MAX_PAYLOADS || attempts.left <= 0) break;
+    const line = sentence.trim();
+    if (line.length < 12 || line.length > MAX_SENTENCE_CHARS) continue;
+    attempts.left--;
+    const reading = cipherReading(line, readability);
+    if (reading !== undefined) payloads.push(reading);
+  }
+  return payloads;
+}
+
+function decodedRuns(text: string, attempts: { left: number }): string[] {
   const payloads: string[] = [];
   for (const [run] of text.matchAll(ENCODED_RUN)) {
     if (attempts.left <= 0) break;
@@ -36,6 +64,40 @@ export function decodedPayloads(text: string, attempts = { left: MAX_DECODE_ATTE
     if (payloads.length === MAX_PAYLOADS) break;
   }
   return payloads;
+}
+
+/** The sentence as rot13, reversed, spaced-out letters or leetspeak reads, when one of them reads as words and the sentence does not. */
+function cipherReading(line: string, readability: Readability): string | undefined {
+  const spaced = /(?:\S ){6,}/.test(line);
+  const share = readability.wordShare(line);
+  if (!spaced && (share === undefined || share >= UNREAD_SHARE)) return undefined;
+  let best: { text: string; share: number } | undefined;
+  for (const reading of [rot13(line), [...line].reverse().join(""), unspaced(line), unleet(line)]) {
+    if (reading === line) continue;
+    const readShare = readability.wordShare(reading);
+    if (readShare === undefined || readShare < READ_SHARE || readShare < (share ?? 0) + SHARE_GAIN) continue;
+    if (!best || readShare > best.share) best = { text: reading, share: readShare };
+  }
+  return best?.text;
+}
+
+function rot13(text: string): string {
+  return text.replace(/[a-z]/gi, (c) => {
+    const base = c <= "Z" ? 65 : 97;
+    return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
+  });
+}
+
+/** "D o n ' t   s a y" → "Don't say": single spaces join letters, wider gaps part words. */
+function unspaced(text: string): string {
+  return text
+    .split(/\s{2,}/)
+    .map((word) => word.replace(/(\S) (?=\S)/g, "$1"))
+    .join(" ");
+}
+
+function unleet(text: string): string {
+  return text.replace(/[0134578@$]/g, (c) => LEET[c]!);
 }
 
 function hexBytes(run: string): Uint8Array | undefined {

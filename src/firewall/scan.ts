@@ -155,7 +155,7 @@ export function planWindows(
     const read = (raw: string) => foldLookalikes(foldForModels(raw));
     const folded = read(options.budgetTokens > 0 ? sampleLongText(text) : text);
     plan(textWindows(folded, options.windowTokens), message, false);
-    for (const payload of decodedPayloads(folded, decodeAttempts)) plan(textWindows(read(payload), options.windowTokens), message, true);
+    for (const payload of decodedPayloads(folded, decodeAttempts, options.readability)) plan(textWindows(read(payload), options.windowTokens), message, true);
   });
 
   const total = fresh.reduce((sum, c) => sum + c.tokens, 0);
