@@ -5,6 +5,7 @@
  * [UNK] says nothing about what the word was. The firewall leaves windows made mostly of [UNK]
  * unscored (scan.ts); the semantic cache serves a match only when the parts the encoder cannot
  * read are the same in both prompts (two questions that differ only in [UNK] words embed alike).
+ * The vocabulary's whole words also tell prose from letter ciphers (wordShare, encoded-text.ts).
  *
  * The check mirrors BERT's basic tokenizer without running it: lower case, accents stripped
  * (NFD, marks dropped), CJK characters one word each, other words split at spaces and
@@ -31,7 +32,7 @@ export class Readability {
     private readonly words: Set<string> = new Set(),
   ) {}
 
-  /** The single characters (word-initial or ##continuation) of a model folder's tokenizer.json vocabulary. */
+  /** The single characters (word-initial or ##continuation) and whole words of a model folder's tokenizer.json vocabulary. */
   static ofModel(modelDir: string): Readability {
     return Readability.ofTokenizer(JSON.parse(readFileSync(join(modelDir, "tokenizer.json"), "utf8")));
   }

@@ -11,7 +11,6 @@
  */
 import type { Readability } from "../embeddings/readability";
 
-
 /** A run of base64 (standard or URL-safe), base32 or hex characters long enough to carry a sentence. */
 const ENCODED_RUN = /[A-Za-z0-9+/_-]{20,}={0,6}/g;
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;
@@ -20,7 +19,7 @@ const BASE32_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 /** Payloads judged per message, and the encoded characters read of each: bounded work whatever the input. */
 export const MAX_PAYLOADS = 4;
 const MAX_ENCODED_CHARS = 1024;
-/** Runs and lines tried per request (all its messages together): however many a body holds, decoding costs at most ~10 ms of the event loop. */
+/** Runs and sentences tried per request (all its messages together): however many a body holds, decoding costs at most ~10 ms of the event loop. */
 export const MAX_DECODE_ATTEMPTS = 256;
 /** A sentence is re-read when under this share of its words are vocabulary words, and a reading kept when it gains SHARE_GAIN and reaches READ_SHARE. */
 const UNREAD_SHARE = 0.75;
@@ -59,8 +58,12 @@ function decodedRuns(text: string, attempts: { left: number }): string[] {
     if (attempts.left <= 0) break;
     attempts.left--;
     const encoded = run.slice(0, MAX_ENCODED_CHARS);
-    const decoded = [hexBytes, base32Bytes, base64Bytes].map((decode) => readableText(decode(encoded))).find((t) => t !== undefined);
-    if (decoded !== undefined) payloads.push(decoded);
+    for (const decode of [hexBytes, base32Bytes, base64Bytes]) {
+      const decoded = readableText(decode(encoded));
+      if (decoded === undefined) continue;
+      payloads.push(decoded);
+      break;
+    }
     if (payloads.length === MAX_PAYLOADS) break;
   }
   return payloads;
