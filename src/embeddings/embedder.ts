@@ -41,7 +41,7 @@ export class Embedder {
   readonly runtime: PoolInfo;
   /** Extra vectors each run also returns (embedManyViews), e.g. the firewall's mean_hidden_state_4. */
   readonly views: readonly string[];
-  /** Which characters the tokenizer has pieces for (the rest become [UNK]). */
+  /** Which characters and whole words the tokenizer has pieces for (other characters become [UNK]). */
   readonly readability: Readability;
   readonly #tokenizer: Tokenizer;
   readonly #run: EmbedderRuntime["run"];
