@@ -25,7 +25,8 @@ import type {
  * | 7 | near_duplicate_embedding | fuzzy         | both embeddings known and cosine with the closest parent ≥ 0.9     | max(jaccard, cosine)        |
  * | 8 | no_match                 | new           | otherwise                                                          | max(ratio, jaccard, cosine) |
  *
- * (cosine counts only when a child embedding was passed; dedup_confidence is clamped to 0..1.)
+ * (cosine counts only when a child embedding was passed, and the server passes none for a chunk
+ * the encoder cannot read, whose vector says nothing; dedup_confidence is clamped to 0..1.)
  *
  * Embedding recommendation (the copied embedding would be the source chunk's). Copying is only
  * ever advised when the text itself is (nearly) the same — by sentences or by MinHash — never

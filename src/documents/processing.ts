@@ -281,10 +281,13 @@ async function processDocument(
     },
   );
   toEmbed.forEach((i, k) => (vectors[i] = computed[k]));
-  // With its own vector known, a chunk no sentence rule matched can still be a near-duplicate by cosine.
+  // With its own vector known, a chunk no sentence rule matched can still be a near-duplicate by
+  // cosine, unless the encoder cannot read it: chunks mostly of [UNK] (Thai, Ethiopic, …) embed
+  // alike whatever they say (two unrelated Thai paragraphs: cosine ~1.0).
   if (index) {
     for (const i of toEmbed) {
-      results[i] = dedupChunk({ text: drafts[i].text }, index, { childEmbedding: vectors[i] });
+      const childEmbedding = embedder.readability.readable(drafts[i].text) ? vectors[i] : undefined;
+      results[i] = dedupChunk({ text: drafts[i].text }, index, { childEmbedding });
       await slice.pause();
     }
   }
