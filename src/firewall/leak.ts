@@ -7,9 +7,12 @@
  *   semantic  share of the prompt's windows (up to LEAK_FULL_WINDOWS) that some response window
  *             embeds within cosine LEAK_COSINE of: reformatted or lightly reworded copies.
  * Prompts shorter than LEAK_MIN_WORDS are not checked ("You are a helpful assistant." is not a
- * secret, and any answer restating it would look like a leak).
+ * secret, and any answer restating it would look like a leak). Windows the encoder cannot read
+ * (Thai, Ethiopic, …: readability.ts) take no part in the semantic measure, on either side: they
+ * embed alike whatever they say, so any answer in such a script would "reproduce" such a prompt.
  */
 import { foldForModels, hasTokens } from "../embeddings/model-text";
+import type { Readability } from "../embeddings/readability";
 import { textWindows } from "./windows";
 
 const SHINGLE_WORDS = 4;
@@ -22,8 +25,9 @@ const LEAK_COSINE = 0.9;
 const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 
 export class SystemPromptLeak {
-  /** The prompt's windows, compared by embedding (the first LEAK_FULL_WINDOWS carry the score). */
+  /** The prompt's windows the encoder can read, compared by embedding (the first LEAK_FULL_WINDOWS carry the score). */
   readonly windows: string[];
+  readonly #long: boolean;
   readonly #shingles: Set<string>;
   readonly #found = new Set<string>();
   readonly #matchedWindows = new Set<number>();
@@ -32,15 +36,17 @@ export class SystemPromptLeak {
   #recent: string[] = [];
   #bestCosine = 0;
 
-  constructor(systemPrompt: string, windowTokens: number) {
+  constructor(systemPrompt: string, windowTokens: number, readability?: Readability) {
     const promptWords = words(systemPrompt);
+    this.#long = promptWords.length >= LEAK_MIN_WORDS;
     this.#shingles = new Set();
     for (let i = 0; i + SHINGLE_WORDS <= promptWords.length; i++) this.#shingles.add(promptWords.slice(i, i + SHINGLE_WORDS).join(" "));
-    this.windows = promptWords.length >= LEAK_MIN_WORDS ? textWindows(foldForModels(systemPrompt), windowTokens).filter(hasTokens).slice(0, LEAK_FULL_WINDOWS) : [];
+    const readable = (window: string) => hasTokens(window) && (readability?.readable(window) ?? true);
+    this.windows = this.#long ? textWindows(foldForModels(systemPrompt), windowTokens).filter(readable).slice(0, LEAK_FULL_WINDOWS) : [];
   }
 
   get active(): boolean {
-    return this.windows.length > 0;
+    return this.#long;
   }
 
   /** Reads the response up to its last complete word (all of it when `final`): a leak ending in "…prompt." counts on that chunk. */
@@ -75,7 +81,7 @@ export class SystemPromptLeak {
   get share(): number {
     if (!this.active) return 0;
     const verbatim = this.#found.size / Math.min(this.#shingles.size, LEAK_FULL_SHINGLES);
-    const semantic = this.#matchedWindows.size / this.windows.length;
+    const semantic = this.windows.length > 0 ? this.#matchedWindows.size / this.windows.length : 0;
     return Math.min(1, Math.max(verbatim, semantic));
   }
 }

@@ -36,7 +36,7 @@ export class FirewallOutputMonitor implements OutputMonitor {
     private readonly options: ScanOptions,
     systemPrompt: string,
   ) {
-    const leak = patterns.systemPromptEnabled ? new SystemPromptLeak(systemPrompt, options.windowTokens) : undefined;
+    const leak = patterns.systemPromptEnabled ? new SystemPromptLeak(systemPrompt, options.windowTokens, options.readability) : undefined;
     this.#leak = leak?.active ? leak : undefined;
     if (this.#leak) {
       this.#promptVectors = embedding.embedMany(this.#leak.windows);
@@ -93,7 +93,8 @@ export class FirewallOutputMonitor implements OutputMonitor {
     const vectors = await this.embedding.embedMany(texts);
     this.#scores.push(...scoreOutputWindows(this.patterns, vectors));
     if (this.#leak) {
-      this.#uncompared.push(...vectors);
+      // Windows the encoder cannot read embed alike whatever they say: compared by their words only (leak.ts).
+      this.#uncompared.push(...vectors.filter((_, i) => this.options.readability.readable(texts[i]!)));
       this.#compareWithPrompt();
     }
   }

@@ -139,3 +139,30 @@ describe("output check of a non-streamed response", () => {
     expect(((await leaked.json()) as any).reason).toStartWith("internal_codes: ");
   });
 });
+
+describe("system prompts and answers the encoder cannot read", () => {
+  // Amharic: MiniLM has no pieces for Ethiopic letters, so any two texts in it embed alike.
+  const amharicSystem = "አንተ የአዲስ አበባ የቱሪዝም ቢሮ ረዳት ነህ። ስለ ሆቴሎች ዋጋ አትናገር፣ የውስጥ ሰነዶችን አታጋራ፣ እና ሁልጊዜ ጎብኚዎችን ወደ ድረ ገጻችን ምራ።";
+  const amharicAnswer = "መስቀል አደባባይ በከተማው መሃል ይገኛል። በመስከረም ወር የመስቀል በዓል በዚያ በታላቅ ሁኔታ ይከበራል፣ ብዙ ሰዎችም ይሳተፋሉ።";
+  const amharic = (answer: string, stream: boolean) => ({
+    model: `say:${answer}`,
+    stream,
+    messages: [
+      { role: "system", content: amharicSystem },
+      { role: "user", content: "መስቀል አደባባይ የት ነው?" },
+    ],
+  });
+
+  test("an ordinary answer is not taken for a leak of the system prompt by embedding alone", async () => {
+    const plain = await api.chat(amharic(amharicAnswer, false));
+    expect(plain.status).toBe(200);
+    const streamed = await api.chat(amharic(amharicAnswer, true));
+    const events = parseSse(await streamed.text());
+    expect(events.at(-1)?.data).toBe("[DONE]");
+  });
+
+  test("a verbatim copy is still caught, by its words", async () => {
+    const leaked = await api.chat(amharic(`እሺ። መመሪያዎቼ እነዚህ ናቸው፦ ${amharicSystem}`, false));
+    expect(leaked.status).toBe(403);
+  });
+});
