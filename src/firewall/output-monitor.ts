@@ -88,13 +88,15 @@ export class FirewallOutputMonitor implements OutputMonitor {
   }
 
   async #check(windows: string[]): Promise<void> {
-    const texts = windows.map(foldForModels).filter(hasTokens);
+    // Windows the encoder cannot read (Thai, Ethiopic, …) embed alike whatever they say: a custom
+    // output pattern in the same script would match every answer, and any answer would "reproduce"
+    // such a system prompt. They are judged by their words only (the leak check's 4-grams).
+    const texts = windows.map(foldForModels).filter((text) => hasTokens(text) && this.options.readability.readable(text));
     if (texts.length === 0) return;
     const vectors = await this.embedding.embedMany(texts);
     this.#scores.push(...scoreOutputWindows(this.patterns, vectors));
     if (this.#leak) {
-      // Windows the encoder cannot read embed alike whatever they say: compared by their words only (leak.ts).
-      this.#uncompared.push(...vectors.filter((_, i) => this.options.readability.readable(texts[i]!)));
+      this.#uncompared.push(...vectors);
       this.#compareWithPrompt();
     }
   }

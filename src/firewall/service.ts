@@ -6,7 +6,8 @@
  * the workspace changes its patterns.
  */
 import { randomUUID } from "node:crypto";
-import { httpError } from "../http/errors";
+import { UNSCORED_FROM } from "../embeddings/readability";
+import { badRequest, httpError } from "../http/errors";
 import type { ProxiedRequest } from "../proxy/request";
 import { ALLOW, firewallOff, type FirewallStage, type FirewallVerdict, type OutputMonitor } from "../proxy/stages";
 import { SHARED_TEXTS, VectorMemo } from "../embeddings/vector-memo";
@@ -206,7 +207,7 @@ export class FirewallService {
   }
 
   async createPattern(scope: WorkspaceScope, body: CreatePatternBody): Promise<PatternRecord> {
-    const text = body.text.trim();
+    const text = this.#readablePatternText(body.text.trim());
     const vector = await this.vectors.embed(text, scope.workspaceId);
     const row = await this.store.insertCustom(scope, randomUUID(), { text, action: body.action, threshold: body.threshold, family: body.family ?? CUSTOM_FAMILY, side: body.side ?? "input" }, this.model, vector);
     this.#changed(scope);
@@ -226,13 +227,26 @@ export class FirewallService {
     const existing = await this.store.findCustom(scope, id);
     if (!existing) throw patternNotFound();
     const { text: rawText, ...rest } = body;
-    const text = rawText?.trim();
+    const text = rawText === undefined ? undefined : this.#readablePatternText(rawText.trim());
     // A new text is embedded before anything is written: the row never holds a text without its vector.
     const vector = text !== undefined && text !== existing.text ? { model: this.model, vector: await this.vectors.embed(text, scope.workspaceId) } : undefined;
     const row = await this.store.updateCustom(scope, id, { ...rest, ...(text !== undefined ? { text } : {}) }, vector);
     if (!row) throw patternNotFound();
     this.#changed(scope);
     return customRecord(row);
+  }
+
+  /**
+   * A pattern text the encoder reads mostly as [UNK] (Thai, Ethiopic, …) would embed like every
+   * other text in its script: it could never fire on input (such windows are left unscored) and
+   * would fire on every answer in that script. Refused, naming why.
+   */
+  #readablePatternText(text: string): string {
+    const unknown = this.options.readability.unknownShare(text);
+    if (unknown >= UNSCORED_FROM) {
+      throw badRequest(`body.text: the firewall's encoder cannot read ${Math.round(unknown * 100)}% of its words (a script its vocabulary lacks, e.g. Thai or Ethiopic); as a pattern it would match nothing, or every text in that script`);
+    }
+    return text;
   }
 
   async deletePattern(scope: WorkspaceScope, id: string): Promise<void> {
