@@ -48,21 +48,29 @@ async function main(argv: string[]): Promise<number> {
 
 async function serve(args: string[]): Promise<number> {
   const config = loadConfig(args);
-  const running = await startServer(config);
+  const starting = startServer(config);
+  // Handlers first: start-up still resumes document jobs after "listening" is logged, and a
+  // SIGTERM in that window used to end the process by the signal's default (exit 143, no
+  // graceful stop). A signal during start-up now waits for it, then stops. The pool's threads
+  // finish the texts they are running before the process exits.
+  const shutdown = () =>
+    starting
+      .then((running) => running.stop())
+      .then(stopInferencePool, stopInferencePool) // a failed start is reported by main(); its threads still end
+      .then(() => process.exit(0));
+  process.once("SIGTERM", shutdown);
+  process.once("SIGINT", shutdown);
+  const running = await starting;
   if (config.bootstrapKey) {
     const created = await bootstrapFirstKey(running.ctx.database);
     // Printed on request only (--bootstrap-key), to stderr, never through the structured log.
     if (created) process.stderr.write(`bootstrap key created: workspace ${created.workspaceId} key ${created.apiKey}\n`);
   }
-  // The pool's threads finish the texts they are running before the process exits.
-  const shutdown = () => running.stop().then(stopInferencePool).then(() => process.exit(0));
   // Without its model Sieve cannot run the firewall or the cache: fail loudly rather than half-serve.
   running.ctx.embedder.loaded.catch((error: Error) => {
     process.stderr.write(`sieve: the embedding model failed to load: ${error.message}\n`);
     void running.stop().then(() => process.exit(1));
   });
-  process.once("SIGTERM", shutdown);
-  process.once("SIGINT", shutdown);
   await new Promise(() => {}); // serve until a signal arrives
   return 0;
 }

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runCli, spawnServe, waitUntilReady } from "../support/process";
+import { spawn } from "bun";
+import { MAIN, REPO, runCli, spawnServe, waitUntilReady } from "../support/process";
 import { tempDir } from "../support/sieve";
 
 describe("sieve CLI", () => {
@@ -123,6 +124,24 @@ describe("shutdown", () => {
       outcomes.push({ afterMs, code, aborted: /terminate called|Bun has crashed/.test(serve.output()) });
     }
     expect(outcomes.filter((o) => o.code !== 0 || o.aborted)).toEqual([]);
+  });
+
+  test("SIGTERM the moment it logs \"listening\" (start-up is still resuming document jobs) is a graceful stop, not the signal's default", async () => {
+    const codes: (number | null)[] = [];
+    for (let round = 0; round < 5; round++) {
+      const child = spawn([process.execPath, MAIN, "serve", "--port", "0", "--data-dir", tempDir()], { cwd: REPO, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+      let output = "";
+      const decoder = new TextDecoder();
+      // Read on after the signal: a closed pipe would fail the server's next log line instead.
+      void (async () => {
+        for await (const chunk of child.stdout) output += decoder.decode(chunk);
+      })();
+      void new Response(child.stderr).text();
+      while (!output.includes('"msg":"listening"') && child.exitCode === null) await Bun.sleep(1);
+      child.kill("SIGTERM");
+      codes.push(await child.exited);
+    }
+    expect(codes).toEqual([0, 0, 0, 0, 0]); // 143 = ended by the signal before its handler existed
   });
 });
 
