@@ -291,8 +291,17 @@ function canonicalNumber(text: string): string {
  * snake_case, dotted.names, calls(), --flags, paths (not prose "and/or": a path has a leading
  * slash or two of them), and anything mixing digits with punctuation (versions, dates, times).
  */
+/**
+ * Code-like tokens, and opaque codes: six characters or more mixing letters and digits (hashes,
+ * hex, keys, order and serial numbers, "covid19"). Embeddings barely tell two of them apart: "What
+ * is the SHA-256 of 9f86d0…?" and the same question about another hash score 0.96.
+ */
 function isIdentifier(raw: string): boolean {
-  return /\w_\w|^_\w|\w\.\w|\w\(\)$|^--?\w|^[.~]?\/\w|\w\/\w+\/|\w::\w|->/u.test(raw) || (/\d/.test(raw) && /[^\p{L}\p{N}]/u.test(raw));
+  return (
+    /\w_\w|^_\w|\w\.\w|\w\(\)$|^--?\w|^[.~]?\/\w|\w\/\w+\/|\w::\w|->/u.test(raw) ||
+    (/\d/.test(raw) && /[^\p{L}\p{N}]/u.test(raw)) ||
+    (raw.length >= 6 && /\d/.test(raw) && /\p{L}/u.test(raw))
+  );
 }
 
 function isName(token: Token): boolean {

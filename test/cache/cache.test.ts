@@ -189,6 +189,13 @@ describe("semantic hits and the precision guard", () => {
     ["the question word", "When was Marie Curie born?", "Where was Marie Curie born?", DEFAULT_SEMANTIC_THRESHOLD],
     ["a name", "Write a short birthday message for my colleague John who loves hiking.", "Write a short birthday message for my colleague James who loves hiking.", DEFAULT_SEMANTIC_THRESHOLD],
     ["a product variant", "Is the iPhone 15 Pro waterproof?", "Is the iPhone 15 Pro Max waterproof?", DEFAULT_SEMANTIC_THRESHOLD],
+    // Opaque codes (hashes, hex, keys, order numbers) embed almost alike: 0.96 for these two.
+    [
+      "a hash",
+      "Is the SHA-256 hash 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 in the list of leaked passwords?",
+      "Is the SHA-256 hash 60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752 in the list of leaked passwords?",
+      DEFAULT_SEMANTIC_THRESHOLD,
+    ],
     // MiniLM keeps most code identifiers below 0.9 on its own: a permissive workspace threshold shows the guard still holds.
     ["a code identifier", "What does the useEffect hook do in React?", "What does the useLayoutEffect hook do in React?", 0.85],
   ])("%s swapped does not hit, although similarity alone would", async (_kind, stored, query, threshold) => {

@@ -19,6 +19,7 @@ describe("the precision guard lets paraphrases through", () => {
     ["How do I deal with stress at work?", "How should I handle stress at work? Why?"],
     ["What should I do when I feel lonely?", "What should I do if I feel lonely?"],
     ["What are the pros and cons of remote work?", "What are the pros and cons of working remotely?"],
+    ["What are the symptoms of covid19?", "What symptoms does covid19 cause?"],
   ])("%s ~ %s", (query, stored) => {
     expect(verdict(query, stored)).toEqual({ pass: true });
   });
@@ -40,6 +41,8 @@ describe("the precision guard stops answers to a different question", () => {
     ["name at another position", "What did Einstein say about God?", "What did Newton say about God?"],
     ["acronym", "How do I prepare for the GRE?", "How do I prepare for the GMAT?"],
     ["identifier", "What does os.path.join() return?", "What does os.path.split() return?"],
+    ["hash", "What is the SHA-256 of 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08?", "What is the SHA-256 of 60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752?"],
+    ["order number", "Where is my order 4711ab93?", "Where is my order 4711ab94?"],
     ["quoted string", 'What does "carpe diem" mean?', 'What does "memento mori" mean?'],
     ["month", "What is the weather like in Rome in July?", "What is the weather like in Rome in January?"],
     ["time of day", "Is it better to exercise in the morning?", "Is it better to exercise at night?"],
