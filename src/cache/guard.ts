@@ -47,6 +47,8 @@ export type PromptFacts = {
   /** Lower-case text with collapsed whitespace, for verbatim containment. */
   flat: string;
   numbers: string[];
+  /** Arithmetic and comparison operators between operands ("7 > 5", "a+b"), sorted. */
+  operators: string[];
   /** Number → units written next to it. */
   boundUnits: Map<string, Set<string>>;
   units: Set<string>;
@@ -83,6 +85,12 @@ for (const [axis, axisPoles] of Object.entries(AXES)) {
 const CURRENCY_UNITS = new Set(["usd", "eur", "gbp", "inr", "jpy", "cny", "btc"]);
 const OPENERS = /^["'“”‘’([{<*]+/;
 const NUMBER = /^(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?([a-z%°$€£¥₹/]*)$/;
+/**
+ * An operator between two operands: "Is 7 > 5?" and "Is 7 < 5?" embed at 0.91 with the same
+ * numbers. "-" and "/" count only between digits or standing alone ("a - b"), not in
+ * "well-known" or "and/or".
+ */
+const OPERATOR = /(?<=[\p{L}\p{N})]\s*)(?:<=|>=|!=|==|[<>=≤≥≠×÷+*^])(?=\s*[\p{L}\p{N}(])|(?<=\d\s*)[-/−](?=\s*\d)|(?<=\s)[-/−](?=\s)/gu;
 
 /** `readability`: the embedding model's, so the parts it cannot read are compared (the server always gives it). */
 export function promptFacts(text: string, readability?: Readability): PromptFacts {
@@ -159,6 +167,7 @@ export function promptFacts(text: string, readability?: Readability): PromptFact
     words,
     flat,
     numbers: numbers.sort(),
+    operators: [...normalised.matchAll(OPERATOR)].map(([symbol]) => symbol).sort(),
     boundUnits,
     units,
     names,
@@ -181,6 +190,7 @@ export function guardMatch(query: PromptFacts, stored: PromptFacts): GuardVerdic
   const fail = (check: GuardCheck, reason: string = check): GuardVerdict => ({ pass: false, check, reason });
   if (query.unread.join("\n") !== stored.unread.join("\n")) return fail("unread", `unread by the encoder: ${brief(query.unread)} vs ${brief(stored.unread)}`);
   if (query.numbers.join(" ") !== stored.numbers.join(" ")) return fail("numbers", `numbers ${query.numbers.join(",")} vs ${stored.numbers.join(",")}`);
+  if (query.operators.join(" ") !== stored.operators.join(" ")) return fail("numbers", `operators ${query.operators.join(" ") || "none"} vs ${stored.operators.join(" ") || "none"}`);
   for (const [value, queryUnits] of query.boundUnits) {
     const storedUnits = stored.boundUnits.get(value);
     if (storedUnits && !sameSet(queryUnits, storedUnits)) return fail("units", `unit of ${value}`);

@@ -189,6 +189,7 @@ describe("semantic hits and the precision guard", () => {
     ["the question word", "When was Marie Curie born?", "Where was Marie Curie born?", DEFAULT_SEMANTIC_THRESHOLD],
     ["a name", "Write a short birthday message for my colleague John who loves hiking.", "Write a short birthday message for my colleague James who loves hiking.", DEFAULT_SEMANTIC_THRESHOLD],
     ["a product variant", "Is the iPhone 15 Pro waterproof?", "Is the iPhone 15 Pro Max waterproof?", DEFAULT_SEMANTIC_THRESHOLD],
+    ["a comparison operator", "Is 7 > 5?", "Is 7 < 5?", DEFAULT_SEMANTIC_THRESHOLD],
     // Opaque codes (hashes, hex, keys, order numbers) embed almost alike: 0.96 for these two.
     [
       "a hash",

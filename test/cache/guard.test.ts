@@ -20,6 +20,8 @@ describe("the precision guard lets paraphrases through", () => {
     ["What should I do when I feel lonely?", "What should I do if I feel lonely?"],
     ["What are the pros and cons of remote work?", "What are the pros and cons of working remotely?"],
     ["What are the symptoms of covid19?", "What symptoms does covid19 cause?"],
+    ["Is a well-known and/or widely used tool better?", "Is a widely used and/or well-known tool better?"],
+    ["Is 7 > 5 true?", "Is it true that 7 > 5?"],
   ])("%s ~ %s", (query, stored) => {
     expect(verdict(query, stored)).toEqual({ pass: true });
   });
@@ -43,6 +45,8 @@ describe("the precision guard stops answers to a different question", () => {
     ["identifier", "What does os.path.join() return?", "What does os.path.split() return?"],
     ["hash", "What is the SHA-256 of 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08?", "What is the SHA-256 of 60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752?"],
     ["order number", "Where is my order 4711ab93?", "Where is my order 4711ab94?"],
+    ["comparison operator", "Is 7 > 5?", "Is 7 < 5?"],
+    ["arithmetic operator", "What is 12 * 4?", "What is 12 / 4?"],
     ["quoted string", 'What does "carpe diem" mean?', 'What does "memento mori" mean?'],
     ["month", "What is the weather like in Rome in July?", "What is the weather like in Rome in January?"],
     ["time of day", "Is it better to exercise in the morning?", "Is it better to exercise at night?"],
