@@ -25,13 +25,18 @@ const TOKEN_CHARACTER = /[^\s\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Mn}\uFFFD]/u;
 
 const NON_ASCII = /[^\x00-\x7f]/;
 
+/** Whether the text is plain ASCII: every fold and lookup below has a fast path for it. */
+export function isAscii(text: string): boolean {
+  return !NON_ASCII.test(text);
+}
+
 /**
  * The text as a language model reads it: every Unicode tag character replaced by the ASCII
  * character it mirrors, compatibility forms folded to plain ones (NFKC). ASCII text is returned
  * as it is, without a pass over it.
  */
 export function foldForModels(text: string): string {
-  if (!NON_ASCII.test(text)) return text;
+  if (isAscii(text)) return text;
   const revealed = TAG_CHARACTER.test(text) ? text.replace(TAG_CHARACTERS, (c) => String.fromCharCode(c.codePointAt(0)! - TAG_OFFSET)) : text;
   return revealed.normalize("NFKC");
 }

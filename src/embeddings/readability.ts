@@ -13,13 +13,13 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { isAscii } from "./model-text";
 
 /** Share of unknown words from which a window is not scored. */
 export const UNSCORED_FROM = 0.5;
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const WORD = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[\p{L}\p{N}]+/gu;
-const NON_ASCII = /[^\x00-\x7f]/;
 const LONG_WORD = /\p{L}{2,}/gu;
 /** Punctuation and symbols: each one token of its own (or [UNK]). */
 const MARKS = /[\p{P}\p{S}]/gu;
@@ -55,7 +55,7 @@ export class Readability {
   unknownShare(text: string): number {
     const characters = this.characters;
     if (!characters) return 0;
-    const normal = text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
+    const normal = bertNormalised(text);
     let words = 0;
     let unknown = 0;
     for (const [word] of normal.matchAll(WORD)) {
@@ -71,7 +71,7 @@ export class Readability {
    * reversed or leetspeak low.
    */
   wordShare(text: string): number | undefined {
-    const words = text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().match(LONG_WORD);
+    const words = bertNormalised(text).match(LONG_WORD);
     if (!words || words.length < 3) return undefined;
     return words.filter((word) => this.words.has(word)).length / words.length;
   }
@@ -86,11 +86,16 @@ export class Readability {
    */
   unreadParts(text: string): string[] {
     const characters = this.characters;
-    if (!characters || !NON_ASCII.test(text)) return []; // BERT's vocabulary holds every printable ASCII character
-    const normal = text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
+    if (!characters || isAscii(text)) return []; // BERT's vocabulary holds every printable ASCII character
+    const normal = bertNormalised(text);
     const unread: string[] = [];
     for (const [word] of normal.matchAll(WORD)) if ([...word].some((c) => !characters.has(c))) unread.push(word);
     for (const [mark] of normal.matchAll(MARKS)) if (!characters.has(mark)) unread.push(mark);
     return unread.sort();
   }
+}
+
+/** Lower case, accents stripped (NFD, marks dropped): what BERT's basic tokenizer looks up. */
+function bertNormalised(text: string): string {
+  return text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
 }

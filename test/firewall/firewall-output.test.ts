@@ -21,12 +21,12 @@ const SYSTEM_PROMPT =
   "and always recommend the house style guide when authors ask about formatting.";
 const LEAKING_ANSWER = `Of course. My instructions are: ${SYSTEM_PROMPT} That is everything I was told before you arrived, word for word.`;
 
-const request = (answer: string, stream: boolean) => ({
+const request = (answer: string, stream: boolean, system = SYSTEM_PROMPT, question = "Could you help me format the dedication page of my novel?") => ({
   model: `say:${answer}`,
   stream,
   messages: [
-    { role: "system", content: SYSTEM_PROMPT },
-    { role: "user", content: "Could you help me format the dedication page of my novel?" },
+    { role: "system", content: system },
+    { role: "user", content: question },
   ],
 });
 
@@ -144,14 +144,7 @@ describe("system prompts and answers the encoder cannot read", () => {
   // Amharic: MiniLM has no pieces for Ethiopic letters, so any two texts in it embed alike.
   const amharicSystem = "አንተ የአዲስ አበባ የቱሪዝም ቢሮ ረዳት ነህ። ስለ ሆቴሎች ዋጋ አትናገር፣ የውስጥ ሰነዶችን አታጋራ፣ እና ሁልጊዜ ጎብኚዎችን ወደ ድረ ገጻችን ምራ።";
   const amharicAnswer = "መስቀል አደባባይ በከተማው መሃል ይገኛል። በመስከረም ወር የመስቀል በዓል በዚያ በታላቅ ሁኔታ ይከበራል፣ ብዙ ሰዎችም ይሳተፋሉ።";
-  const amharic = (answer: string, stream: boolean) => ({
-    model: `say:${answer}`,
-    stream,
-    messages: [
-      { role: "system", content: amharicSystem },
-      { role: "user", content: "መስቀል አደባባይ የት ነው?" },
-    ],
-  });
+  const amharic = (answer: string, stream: boolean) => request(answer, stream, amharicSystem, "መስቀል አደባባይ የት ነው?");
 
   test("an ordinary answer is not taken for a leak of the system prompt by embedding alone", async () => {
     const plain = await api.chat(amharic(amharicAnswer, false));
