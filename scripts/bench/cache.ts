@@ -13,8 +13,8 @@
  *    semantic hit, firewall stage off and on.
  * 3. The verifier on candidate hits: what it adds to a semantic hit per candidate judged (the
  *    stored prompt's facts and the comparison; the query's facts are computed once per lookup),
- *    over the real prompts of the adversarial set, with its antonym and role checks alone beside
- *    it; and what loading the WordNet lexicon costs at start (a fresh process).
+ *    over the real prompts of the adversarial set, with its antonym, role and scope checks alone
+ *    beside it; and what loading the WordNet lexicons costs at start (a fresh process).
  *
  *   bun scripts/bench/cache.ts [--lookups 300]
  */
@@ -25,6 +25,7 @@ import { parseArgs } from "node:util";
 import { readFileSync } from "node:fs";
 import { guardMatch, opposition, promptFacts } from "../../src/cache/guard";
 import { roleSwap } from "../../src/cache/roles";
+import { narrowedNoun } from "../../src/cache/scope";
 import { ResponseCache, type CacheRequest } from "../../src/cache/stage";
 import { CacheMetrics } from "../../src/metrics/cache";
 import { openaiChat } from "../../src/proxy/dialects/openai-chat";
@@ -289,12 +290,13 @@ function verifierBenchmark() {
   const added = time((pair) => {
     const query = queryFacts.get(pair.query)!;
     const stored = promptFacts(pair.stored);
-    return opposition(query, stored) ?? roleSwap(query.tokens, stored.tokens);
+    return opposition(query, stored) ?? roleSwap(query.tokens, stored.tokens) ?? narrowedNoun(query.tokens, stored.tokens);
   });
   const queryOnce = time((pair) => promptFacts(pair.query));
 
-  // Loading the lexicon: a fresh process imports the module and reports time and heap.
-  const probe = `const before = process.memoryUsage().heapUsed; const t = performance.now(); await import(${JSON.stringify(join(import.meta.dir, "../../src/cache/antonyms.ts"))}); Bun.gc(true); console.log(JSON.stringify({ ms: performance.now() - t, heapMb: (process.memoryUsage().heapUsed - before) / 1048576 }));`;
+  // Loading the lexicons (antonyms, adjectives): a fresh process imports the modules and reports time and heap.
+  const modules = ["antonyms.ts", "scope.ts"].map((file) => JSON.stringify(join(import.meta.dir, "../../src/cache", file)));
+  const probe = `const before = process.memoryUsage().heapUsed; const t = performance.now(); ${modules.map((m) => `await import(${m});`).join(" ")} Bun.gc(true); console.log(JSON.stringify({ ms: performance.now() - t, heapMb: (process.memoryUsage().heapUsed - before) / 1048576 }));`;
   const loads = Array.from({ length: 5 }, () => JSON.parse(Bun.spawnSync([process.execPath, "-e", probe]).stdout.toString()) as { ms: number; heapMb: number });
   const load = summarize(loads.map((l) => l.ms));
 
@@ -305,10 +307,10 @@ function verifierBenchmark() {
       ["step", "p50 ms", "p95 ms", "p99 ms"],
       [
         row("per candidate: stored prompt's facts + all checks", whole),
-        row("per candidate: of which antonym and role checks (with the stored facts)", added),
+        row("per candidate: of which antonym, role and scope checks (with the stored facts)", added),
         row("per lookup: the query's facts", queryOnce),
       ],
     ),
   );
-  console.log(`\nWordNet lexicon load at start (fresh process, 5 runs): p50 ${ms(load.p50)} ms, heap ≈ ${ms(loads[0]!.heapMb, 1)} MB.`);
+  console.log(`\nWordNet lexicons (antonyms, adjectives) load at start (fresh process, 5 runs): p50 ${ms(load.p50)} ms, heap ≈ ${ms(loads[0]!.heapMb, 1)} MB.`);
 }

