@@ -3,28 +3,33 @@
  * decide what an answer is about even when the rest of the question is worded the same.
  */
 
+// The word tables below have no prototype: they are looked up by arbitrary words of a prompt, and
+// "constructor" or "toString" must not find Object's members (a number, a unit, an ordinal).
+
 /** Spelled-out numbers, as their digits, so "four days" and "4 days" compare equal. */
-export const NUMBER_WORDS: Record<string, number> = {
+export const NUMBER_WORDS: Record<string, number> = Object.assign(Object.create(null), {
   zero: 0, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
   eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19,
   twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90,
   hundred: 100, thousand: 1000, million: 1e6, billion: 1e9, trillion: 1e12,
   dozen: 12, half: 0.5, twice: 2, double: 2, triple: 3,
-};
+});
 
 /** Ordinals (not "second", which is as often a unit of time); compared like an axis: "first" / "third" differ, "first" / nothing does not. */
-export const ORDINAL_WORDS: Record<string, number> = {
+export const ORDINAL_WORDS: Record<string, number> = Object.assign(Object.create(null), {
   first: 1, third: 3, fourth: 4, fifth: 5, sixth: 6, seventh: 7, eighth: 8, ninth: 9, tenth: 10, eleventh: 11, twelfth: 12, hundredth: 100,
-};
+});
 
-/** "one" is a number only before a unit ("one day late"); elsewhere it is a pronoun ("which one"). */
-export const ONE = "one";
+/** "one" (and "single") is a number only before a unit ("one day late", "a single sentence"); elsewhere a pronoun ("which one") or an adjective. */
+export const ONE = new Set(["one", "single"]);
 
 /** Suffixes that scale a number: 30k, 2.5m, 3bn. */
-export const NUMBER_SCALES: Record<string, number> = { k: 1e3, m: 1e6, mn: 1e6, bn: 1e9, b: 1e9 };
+export const NUMBER_SCALES: Record<string, number> = Object.assign(Object.create(null), { k: 1e3, m: 1e6, mn: 1e6, bn: 1e9, b: 1e9 });
 
 /** Units and currencies, each spelling mapped to one canonical name. */
-export const UNITS: Record<string, string> = Object.fromEntries(
+export const UNITS: Record<string, string> = Object.assign(
+  Object.create(null),
+  Object.fromEntries(
   Object.entries({
     km: ["km", "kms", "kilometer", "kilometers", "kilometre", "kilometres"],
     mile: ["mile", "miles", "mi"],
@@ -79,14 +84,26 @@ export const UNITS: Record<string, string> = Object.fromEntries(
     volt: ["v", "volt", "volts"],
     amp: ["amp", "amps", "ampere", "amperes"],
     calorie: ["calorie", "calories", "kcal", "cal"],
+    // Lengths of a text asked for: "in one sentence" / "in one paragraph", "in 100 words".
+    word: ["word", "words"],
+    sentence: ["sentence", "sentences"],
+    paragraph: ["paragraph", "paragraphs"],
+    line: ["line", "lines"],
+    page: ["page", "pages"],
+    character: ["character", "characters", "chars"],
+    bullet: ["bullet", "bullets"],
   }).flatMap(([canonical, spellings]) => spellings.map((spelling) => [spelling, canonical])),
+  ),
 );
 
 /** What a question asks for, when it opens a sentence: "When was …" / "Where was …" differ. */
 export const QUESTION_WORDS: string[][] = [["who", "whom", "whose"], ["when"], ["where"], ["why"], ["how many", "how much"], ["how long"], ["how old"], ["how far"], ["how often"]];
 
-/** Units of time are also ordinary words ("these days"): they count only with a number or a quantity word before them. */
-export const TIME_UNITS = new Set(["second", "minute", "hour", "day", "week", "month", "year", "decade", "century"]);
+/**
+ * Units that are also ordinary words ("these days", "what does this word mean"): units of time
+ * and lengths of text. They count only with a number or a quantity word before them.
+ */
+export const WORD_UNITS = new Set(["second", "minute", "hour", "day", "week", "month", "year", "decade", "century", "word", "sentence", "paragraph", "line", "page", "character", "bullet"]);
 export const QUANTITY_WORDS = new Set(["many", "per", "few", "several", "couple", "every", "each", "next", "last", "past"]);
 
 /** Single-letter unit spellings count only right after a number ("5 l", "230 v"), never alone. */
@@ -172,6 +189,5 @@ export const UNNARROWING_MODIFIERS = new Set([
   "actual", "good", "better", "best", "great", "nice", "top", "main", "whole", "entire", "full", "complete", "new", "many", "few",
   "much", "more", "most", "several", "simple", "easy", "quick", "basic", "proper", "right", "correct", "exact", "important", "useful",
   "effective", "efficient", "interesting", "common", "usual", "general", "overall", "following", "above", "next", "last", "first",
-  // "one" as a pronoun ("how should one prepare"); as a number the numbers check compares it.
-  "one", "like", "favourite", "favorite", "amazing", "awesome", "cool", "coolest", "greatest", "funny", "funniest", "famous", "popular",
+  "like", "favourite", "favorite", "amazing", "awesome", "cool", "coolest", "greatest", "funny", "funniest", "famous", "popular",
 ]);

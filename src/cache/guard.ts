@@ -10,8 +10,8 @@ import {
   QUANTITY_WORDS,
   QUESTION_WORDS,
   TEMPORAL_WORDS,
-  TIME_UNITS,
   UNITS,
+  WORD_UNITS,
 } from "./guard-lexicon";
 import type { Readability } from "../embeddings/readability";
 import { firstOpposition, indexTerms, type TermIndex } from "./antonyms";
@@ -144,16 +144,20 @@ export function promptFacts(text: string, readability?: Readability): PromptFact
       addPole(poles, "ordinal", ordinal);
       return;
     }
-    const wordValue = NUMBER_WORDS[token.lower] ?? (token.lower === ONE && nextUnit ? 1 : undefined);
+    const wordValue = NUMBER_WORDS[token.lower] ?? (ONE.has(token.lower) && nextUnit ? 1 : undefined);
     if (wordValue !== undefined) {
       const value = String(wordValue);
       numbers.push(value);
-      if (nextUnit) bind(value, nextUnit);
+      if (nextUnit) {
+        // As for digits: "three day trip" and "3 day trip" have the same units.
+        bind(value, nextUnit);
+        units.add(nextUnit);
+      }
       return;
     }
     const unit = UNITS[token.lower];
     if (unit) {
-      const quantified = !TIME_UNITS.has(unit) || QUANTITY_WORDS.has(tokens[i - 1]?.lower ?? "");
+      const quantified = !WORD_UNITS.has(unit) || QUANTITY_WORDS.has(tokens[i - 1]?.lower ?? "");
       if (quantified && !BOUND_ONLY_UNITS.has(token.lower)) units.add(unit);
       pendingCurrency = CURRENCY_UNITS.has(unit) ? unit : undefined;
       return;
@@ -261,7 +265,7 @@ function tokenize(text: string): Token[] {
     for (const chunk of line.split(/\s+/)) {
       if (!chunk) continue;
       const raw = trimPunctuation(chunk);
-      if (raw) tokens.push({ raw, lower: raw.toLowerCase(), sentenceStart });
+      for (const part of splitNumberCompound(raw)) tokens.push({ raw: part, lower: part.toLowerCase(), sentenceStart: sentenceStart && part === raw.slice(0, part.length) });
       sentenceStart = /[.!?:]["')\]]*$/.test(chunk) || (!raw && sentenceStart);
     }
   }
@@ -269,6 +273,25 @@ function tokenize(text: string): Token[] {
 }
 
 /** Strips quotes, brackets and sentence punctuation around a token, keeping a call's "()". */
+/** "3-day", "three-day", "one-sentence", "500-word": a count and what it counts. */
+const NUMBER_COMPOUND = /^(\d+(?:\.\d+)?|\p{L}+)-(\p{L}+)$/u;
+/** Number words that multiply rather than count ("double-check", "half-time"): not split. */
+const MULTIPLIERS = new Set(["half", "twice", "double", "triple"]);
+
+/**
+ * A number joined to a word by a hyphen is read as the number and the word, so "a three-day trip"
+ * and "a five-day trip" differ in numbers and "a 3-day trip" / "a 3 day trip" agree.
+ */
+function splitNumberCompound(raw: string): string[] {
+  if (!raw) return [];
+  const match = NUMBER_COMPOUND.exec(raw);
+  if (!match) return [raw];
+  const [, count, counted] = match as unknown as [string, string, string];
+  const word = count.toLowerCase();
+  const isCount = /^\d/.test(count) || ONE.has(word) || (word in NUMBER_WORDS && !MULTIPLIERS.has(word));
+  return isCount ? [count, counted] : [raw];
+}
+
 function trimPunctuation(chunk: string): string {
   const stripped = chunk.replace(OPENERS, "");
   const call = /\w\(\)[^\w]*$/.test(stripped);

@@ -1,5 +1,5 @@
 import { lemmas } from "./antonyms";
-import { NUMBER_WORDS, ORDINAL_WORDS, UNNARROWING_MODIFIERS } from "./guard-lexicon";
+import { NUMBER_WORDS, ONE, ORDINAL_WORDS, UNNARROWING_MODIFIERS } from "./guard-lexicon";
 import { DETERMINERS, FUNCTION_WORDS } from "./roles";
 import wordnet from "./wordnet-adjectives.json" with { type: "json" };
 
@@ -64,7 +64,7 @@ function sameRoot(a: string, b: string): boolean {
 }
 
 function isContent(word: string): boolean {
-  return !FUNCTION_WORDS.has(word) && !UNNARROWING_MODIFIERS.has(word) && !Object.hasOwn(NUMBER_WORDS, word) && !/^\d/.test(word);
+  return !FUNCTION_WORDS.has(word) && !UNNARROWING_MODIFIERS.has(word) && !isNumberWord(word) && !/^\d/.test(word);
 }
 
 function narrowing(tokens: string[], otherTokens: string[], other: Words): string | undefined {
@@ -103,12 +103,17 @@ function isNoun(word: string, before: string): boolean {
 
 function isModifier(word: string, before?: string): boolean {
   // Number words and ordinals are compared by the numbers and opposites checks ("5 ideas" / "five ideas" agree).
-  if (FUNCTION_WORDS.has(word) || UNNARROWING_MODIFIERS.has(word) || Object.hasOwn(NUMBER_WORDS, word) || Object.hasOwn(ORDINAL_WORDS, word)) return false;
+  if (FUNCTION_WORDS.has(word) || UNNARROWING_MODIFIERS.has(word) || isNumberWord(word) || word in ORDINAL_WORDS) return false;
   return ADJECTIVES.has(word) || (before !== undefined && isParticiple(word) && (DETERMINERS.has(before) || PARTICIPLE_OPENERS.has(before) || isModifier(before)));
 }
 
 /** Besides articles and possessives, what may open a noun phrase whose participle is a modifier: "all stopped containers", "the last pushed commit". */
 const PARTICIPLE_OPENERS = new Set(["all", "any", "each", "every", "no", "last", "first", "only"]);
+
+/** "five", "one", "single" ("one" is also a pronoun: "how should one prepare"); the numbers check compares them. */
+function isNumberWord(word: string): boolean {
+  return word in NUMBER_WORDS || ONE.has(word);
+}
 
 /**
  * A past participle of a regular verb ("stopped", "pushed", "merged"): -ed with a stem of three

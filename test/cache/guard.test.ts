@@ -22,6 +22,12 @@ describe("the precision guard lets paraphrases through", () => {
     ["What are the symptoms of covid19?", "What symptoms does covid19 cause?"],
     ["Is a well-known and/or widely used tool better?", "Is a widely used and/or well-known tool better?"],
     ["Is 7 > 5 true?", "Is it true that 7 > 5?"],
+    ["Plan a 3-day trip to Lisbon", "Plan a 3 day trip to Lisbon"],
+    ["Plan a three day trip to Lisbon", "Plan a 3 day trip to Lisbon"],
+    ["Plan a four-day trip to Lisbon", "Plan a trip of four days to Lisbon"],
+    ["Explain recursion in one sentence", "Explain recursion in a single sentence"],
+    ["What does this word mean?", "What is the meaning of this word?"],
+    ["How do I insert a page break in Word?", "How can I add a page break in Word?"],
   ])("%s ~ %s", (query, stored) => {
     expect(verdict(query, stored)).toEqual({ pass: true });
   });
@@ -47,6 +53,10 @@ describe("the precision guard stops answers to a different question", () => {
     ["order number", "Where is my order 4711ab93?", "Where is my order 4711ab94?"],
     ["comparison operator", "Is 7 > 5?", "Is 7 < 5?"],
     ["arithmetic operator", "What is 12 * 4?", "What is 12 / 4?"],
+    ["number word joined by a hyphen", "Plan a four-day trip to Lisbon", "Plan a six-day trip to Lisbon"],
+    ["digits joined by a hyphen", "Write a 300-word cover letter", "Write a 600-word cover letter"],
+    ["length of text asked for", "Explain recursion in one sentence", "Explain recursion in one paragraph"],
+    ["length in words or characters", "Summarise the plot in 50 words", "Summarise the plot in 50 characters"],
     ["quoted string", 'What does "carpe diem" mean?', 'What does "memento mori" mean?'],
     ["month", "What is the weather like in Rome in July?", "What is the weather like in Rome in January?"],
     ["time of day", "Is it better to exercise in the morning?", "Is it better to exercise at night?"],
@@ -67,6 +77,13 @@ describe("the precision guard stops answers to a different question", () => {
     expect(verdict("How do I install Docker on Ubuntu?", "How do I install Docker on Fedora?")).toEqual({ pass: false, check: "names", reason: 'name "ubuntu"' });
     expect(verdict("Is coffee good for you?", "Is coffee not good for you?")).toEqual({ pass: false, check: "negation", reason: "negation" });
   });
+});
+
+test("words that name Object's members (constructor, toString) are not numbers, units or ordinals", () => {
+  for (const text of ["What does the constructor of a class do?", "Why does toString return [object Object]?", "When is valueOf called?"]) {
+    const facts = promptFacts(text);
+    expect([facts.numbers, [...facts.units], [...facts.poles.keys()].filter((axis) => axis !== "asks")]).toEqual([[], [], []]);
+  }
 });
 
 test("every opposite-axis term is one lower-case word, as the guard looks them up word by word", () => {
