@@ -15,6 +15,8 @@
  *   "match fixing and spot fixing" / "spot fixing and match fixing").
  */
 
+import { lemmas } from "./antonyms";
+
 type Role = "source" | "target" | "than";
 
 // No prototype: looked up by arbitrary words, and "constructor" must not find Object.
@@ -84,6 +86,9 @@ export function roleSwap(a: string[], b: string[]): string | undefined {
     }
   }
 
+  const traded = tradedPhrases(a, b);
+  if (traded) return traded;
+
   // Unmarked roles: the same joining words, the two sides swapped.
   for (let i = 0; i < shared.length; i++) {
     for (let j = i + 1; j < shared.length; j++) {
@@ -98,6 +103,56 @@ export function roleSwap(a: string[], b: string[]): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * Two phrases that trade places in the same sentence frame: "What time is it in New York when it
+ * is 9am in London?" / "… in London when it is 9am in New York?" (cosine 0.992). A phrase is a run
+ * of content words (so a name of several words is one); the frame is everything else. Same frame,
+ * same phrases, two of them exchanged, and not across a symmetric join ("between X and Y").
+ */
+function tradedPhrases(a: string[], b: string[]): string | undefined {
+  const aFrame = frame(a);
+  const bFrame = frame(b);
+  if (aFrame.words.join(" ") !== bFrame.words.join(" ") || aFrame.phrases.length !== bFrame.phrases.length) return undefined;
+  const differing = aFrame.phrases.flatMap((phrase, i) => (samePhrase(phrase, bFrame.phrases[i]!) ? [] : [i]));
+  if (differing.length !== 2) return undefined;
+  const [i, j] = differing as [number, number];
+  const [x, y] = [aFrame.phrases[i]!, aFrame.phrases[j]!];
+  if (!samePhrase(bFrame.phrases[i]!, y) || !samePhrase(bFrame.phrases[j]!, x)) return undefined;
+  const join = aFrame.words.slice(aFrame.slots[i]! + 1, aFrame.slots[j]!);
+  if (join.every((word) => SYMMETRIC.has(word) || DETERMINERS.has(word))) return undefined;
+  return `"${x}" and "${y}" trade places`;
+}
+
+/** Word by word the same up to inflection: "swiss francs" / "swiss franc". */
+function samePhrase(a: string, b: string): boolean {
+  const aWords = a.split(" ");
+  const bWords = b.split(" ");
+  return aWords.length === bWords.length && aWords.every((word, i) => word === bWords[i] || lemmas(word).some((form) => lemmas(bWords[i]!).includes(form)));
+}
+
+/** A prompt as its frame (function words, each run of content words one slot "_") and the runs. */
+function frame(tokens: string[]): { words: string[]; slots: number[]; phrases: string[] } {
+  const words: string[] = [];
+  const slots: number[] = [];
+  const phrases: string[] = [];
+  let run: string[] = [];
+  const close = () => {
+    if (run.length === 0) return;
+    slots.push(words.length);
+    words.push("_");
+    phrases.push(run.join(" "));
+    run = [];
+  };
+  for (const word of tokens) {
+    if (FUNCTION_WORDS.has(word)) {
+      close();
+      words.push(word === "an" ? "a" : word); // "a yen" / "an Indian rupee": one article
+    } else run.push(word);
+  }
+  close();
+  return { words, slots, phrases };
 }
 
 /** Content words that occur once, with their position (a repeated word has no single role). */

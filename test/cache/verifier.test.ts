@@ -79,6 +79,8 @@ describe("swapped roles", () => {
     ["comparison", "Is Go faster than Rust?", "Is Rust faster than Go?"],
     ["translation direction", "Translate this from Spanish to English", "Translate this from English to Spanish"],
     ["versions in marked phrases", "How do I upgrade from Vue 2 to Vue 3?", "How do I upgrade from Vue 3 to Vue 2?"],
+    ["names of several words trading places", "What time is it in Los Angeles when it is noon in Paris?", "What time is it in Paris when it is noon in Los Angeles?"],
+    ["phrases trading places, inflected", "What is the price of a Japanese yen in Indian rupees?", "What is the price of an Indian rupee in Japanese yen?"],
   ])("%s: %s ≠ %s", (_kind, query, stored) => {
     const result = verdict(query, stored);
     expect(result.pass).toBe(false);
@@ -93,6 +95,7 @@ describe("swapped roles", () => {
     ["either order of an or-question", "Which is older, Rome or Athens?", "Which is older, Athens or Rome?"],
     ["the same roles in another order", "How do I get from Paris to Lyon by train?", "How do I get to Lyon from Paris by train?"],
     ["passive voice is not a swap", "Did Microsoft buy GitHub?", "Was GitHub bought by Microsoft?"],
+    ["two phrases of an or-question", "Which is healthier, brown rice or white rice?", "Which is healthier, white rice or brown rice?"],
   ])("tolerated: %s", (_kind, query, stored) => {
     expect(roleSwap(roleTokens(query), roleTokens(stored))).toBeUndefined();
     expect(roleSwap(roleTokens(stored), roleTokens(query))).toBeUndefined();
