@@ -25,7 +25,7 @@ import { parseArgs } from "node:util";
 import { readFileSync } from "node:fs";
 import { guardMatch, opposition, promptFacts } from "../../src/cache/guard";
 import { roleSwap } from "../../src/cache/roles";
-import { narrowedNoun } from "../../src/cache/scope";
+import { scopeChange } from "../../src/cache/scope";
 import { ResponseCache, type CacheRequest } from "../../src/cache/stage";
 import { CacheMetrics } from "../../src/metrics/cache";
 import { openaiChat } from "../../src/proxy/dialects/openai-chat";
@@ -290,7 +290,7 @@ function verifierBenchmark() {
   const added = time((pair) => {
     const query = queryFacts.get(pair.query)!;
     const stored = promptFacts(pair.stored);
-    return opposition(query, stored) ?? roleSwap(query.tokens, stored.tokens) ?? narrowedNoun(query.tokens, stored.tokens);
+    return opposition(query, stored) ?? roleSwap(query.tokens, stored.tokens) ?? scopeChange(query.tokens, stored.tokens);
   });
   const queryOnce = time((pair) => promptFacts(pair.query));
 

@@ -16,7 +16,7 @@ import {
 import type { Readability } from "../embeddings/readability";
 import { firstOpposition, indexTerms, type TermIndex } from "./antonyms";
 import { roleSwap, roleTokens } from "./roles";
-import { narrowedNoun } from "./scope";
+import { scopeChange } from "./scope";
 
 /**
  * The precision guard. Embedding similarity says two prompts are about the same thing; it is
@@ -223,8 +223,8 @@ export function guardMatch(query: PromptFacts, stored: PromptFacts): GuardVerdic
   } else if (opposed) return fail("opposites", `opposite "${opposed[0]}" / "${opposed[1]}"`);
   const swap = roleSwap(query.tokens, stored.tokens);
   if (swap) return fail("roles", `roles: ${swap}`);
-  const narrowed = narrowedNoun(query.tokens, stored.tokens);
-  if (narrowed) return fail("scope", `narrowed "${narrowed}"`);
+  const scope = scopeChange(query.tokens, stored.tokens);
+  if (scope) return fail("scope", scope);
   return { pass: true };
 }
 

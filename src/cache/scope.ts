@@ -9,9 +9,10 @@ import wordnet from "./wordnet-adjectives.json" with { type: "json" };
  * building" / "the tallest wooden building", but the answer to one is wrong for the other: a
  * modifier before a noun picks out a kind of it. A modifier (an adjective, from WordNet, or a
  * participle: "stopped containers", "pushed commit") that only one prompt puts right before a
- * noun both prompts use narrows that noun, or changes it when the other prompt has another
- * modifier there ("green tea" / "black tea"). Modifiers that narrow nothing ("some", "own",
- * "good", "best": UNNARROWING_MODIFIERS) and words both prompts use elsewhere are not counted.
+ * noun both prompts use narrows that noun. A word swapped for another at that place changes it,
+ * adjective or not ("green tea" / "black tea", "time complexity" / "space complexity": 0.906).
+ * Modifiers that narrow nothing ("some", "own", "good", "best": UNNARROWING_MODIFIERS) and words
+ * both prompts use elsewhere are not counted.
  */
 
 const ADJECTIVES = new Set(wordnet.words);
@@ -26,16 +27,16 @@ const ADJECTIVES = new Set(wordnet.words);
 const MAX_DIFFERING_WORDS = 2;
 
 /**
- * "remote branch": the modifier one prompt puts before a noun both share and the other lacks, at
- * the same place (after the same word, or in place of another modifier); undefined if none, or if
- * the prompts differ in more than that.
+ * `narrowed "remote branch"`: a modifier one prompt puts before a noun both share and the other
+ * lacks, at the same place; `changed "time complexity" / "space complexity"`: a word swapped for
+ * another there. Undefined if none, or if the prompts differ in more than that.
  */
-export function narrowedNoun(a: string[], b: string[]): string | undefined {
+export function scopeChange(a: string[], b: string[]): string | undefined {
   const aWords = new Words(a);
   const bWords = new Words(b);
   const differing = a.filter((word) => isContent(word) && !bWords.has(word)).length + b.filter((word) => isContent(word) && !aWords.has(word)).length;
   if (differing === 0 || differing > MAX_DIFFERING_WORDS) return undefined;
-  return narrowing(a, b, bWords) ?? narrowing(b, a, aWords);
+  return narrowing(a, aWords, b, bWords) ?? narrowing(b, bWords, a, aWords);
 }
 
 /** A prompt's words by lemma, and by root: "agriculture" / "agricultural", "instinct" / "instinctive" are one word here. */
@@ -67,27 +68,44 @@ function isContent(word: string): boolean {
   return !FUNCTION_WORDS.has(word) && !UNNARROWING_MODIFIERS.has(word) && !isNumberWord(word) && !/^\d/.test(word);
 }
 
-function narrowing(tokens: string[], otherTokens: string[], other: Words): string | undefined {
+function narrowing(tokens: string[], mine: Words, otherTokens: string[], other: Words): string | undefined {
   for (let i = 0; i + 1 < tokens.length; i++) {
     const [before, modifier, noun] = [tokens[i - 1], tokens[i]!, tokens[i + 1]!];
-    if (!isModifier(modifier, before) || other.has(modifier) || !isNoun(noun, modifier) || !samePlace(otherTokens, before, noun)) continue;
-    return `${modifier} ${noun}`;
+    if (other.has(modifier) || !isNoun(noun, modifier)) continue;
+    const place = placeInOther(otherTokens, before, noun);
+    if (!place) continue;
+    if (place.swapped === undefined) {
+      if (isModifier(modifier, before)) return `narrowed "${modifier} ${noun}"`;
+    } else if (isContent(place.swapped) && !mine.has(place.swapped) && (isModifier(modifier, before) || (isContent(modifier) && opensNounPhrase(before)))) {
+      // A word swapped for another before the same noun: an adjective anywhere ("red wine" /
+      // "white wine"), any word inside a noun phrase ("the time complexity" / "the space
+      // complexity"), not a verb before its object ("foods raise blood pressure" / "foods increase …").
+      return `changed "${modifier} ${noun}" / "${place.swapped} ${noun}"`;
+    }
   }
   return undefined;
 }
 
 /**
- * Has the other prompt `noun` right after `before` ("a branch" for "a remote branch"), or after
- * `before` and one word (another modifier: "of red wine" for "of white wine")? Where `before` is
- * undefined, the noun must open the prompt. The same place is what tells a modifier from a verb:
- * "What made Athens declare war?" / "Why did Athens declare war?".
+ * Where the other prompt has `noun` at the same place: right after `before` (the modifier was
+ * added: "a branch" for "a remote branch"), or after `before` and one word (a word swapped for
+ * it: "of white wine" for "of red wine"). Where `before` is undefined, the noun must open the
+ * prompt. The same place is what tells a modifier from a verb: "What made Athens declare war?" /
+ * "Why did Athens declare war?". Undefined when the other prompt has the noun elsewhere only.
  */
-function samePlace(tokens: string[], before: string | undefined, noun: string): boolean {
-  return tokens.some((word, j) => {
-    if (!sameWord(word, noun)) return false;
-    if (before === undefined) return j <= 1;
-    return (j >= 1 && sameWord(tokens[j - 1]!, before)) || (j >= 2 && sameWord(tokens[j - 2]!, before));
-  });
+function placeInOther(tokens: string[], before: string | undefined, noun: string): { swapped?: string } | undefined {
+  for (let j = 0; j < tokens.length; j++) {
+    if (!sameWord(tokens[j]!, noun)) continue;
+    if (follows(tokens, j, before, 1)) return {};
+    if (follows(tokens, j, before, 2)) return { swapped: tokens[j - 1]! };
+  }
+  return undefined;
+}
+
+/** Is `before` the word `distance` places before position `j` (with `before` undefined: does the prompt start there)? */
+function follows(tokens: string[], j: number, before: string | undefined, distance: number): boolean {
+  const at = j - distance;
+  return before === undefined ? at === -1 : at >= 0 && sameWord(tokens[at]!, before);
 }
 
 function sameWord(a: string, b: string): boolean {
@@ -105,6 +123,13 @@ function isModifier(word: string, before?: string): boolean {
   // Number words and ordinals are compared by the numbers and opposites checks ("5 ideas" / "five ideas" agree).
   if (FUNCTION_WORDS.has(word) || UNNARROWING_MODIFIERS.has(word) || isNumberWord(word) || word in ORDINAL_WORDS) return false;
   return ADJECTIVES.has(word) || (before !== undefined && isParticiple(word) && (DETERMINERS.has(before) || PARTICIPLE_OPENERS.has(before) || isModifier(before)));
+}
+
+/** Articles, possessives and prepositions: after one of them, a word before a noun modifies it ("the time complexity", "of leather jackets"). */
+const NOUN_PHRASE_OPENERS = new Set(["of", "in", "for", "on", "with", "about", "at", "by", "from"]);
+
+function opensNounPhrase(word: string | undefined): boolean {
+  return word !== undefined && (DETERMINERS.has(word) || NOUN_PHRASE_OPENERS.has(word));
 }
 
 /** Besides articles and possessives, what may open a noun phrase whose participle is a modifier: "all stopped containers", "the last pushed commit". */

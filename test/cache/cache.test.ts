@@ -191,6 +191,7 @@ describe("semantic hits and the precision guard", () => {
     ["a product variant", "Is the iPhone 15 Pro waterproof?", "Is the iPhone 15 Pro Max waterproof?", DEFAULT_SEMANTIC_THRESHOLD],
     ["a comparison operator", "Is 7 > 5?", "Is 7 < 5?", DEFAULT_SEMANTIC_THRESHOLD],
     ["a narrowing modifier", "How do I list Docker containers?", "How do I list running Docker containers?", DEFAULT_SEMANTIC_THRESHOLD],
+    ["a noun modifier", "What is the time complexity of quicksort?", "What is the space complexity of quicksort?", DEFAULT_SEMANTIC_THRESHOLD],
     ["two places trading places", "What is the time in New York when it is 9am in London?", "What is the time in London when it is 9am in New York?", DEFAULT_SEMANTIC_THRESHOLD],
     ["a number word joined by a hyphen", "Plan a three-day trip to Rome", "Plan a five-day trip to Rome", DEFAULT_SEMANTIC_THRESHOLD],
     ["the length asked for", "Summarize it in a one-sentence answer", "Summarize it in a one-paragraph answer", DEFAULT_SEMANTIC_THRESHOLD],
