@@ -58,6 +58,13 @@ export function lemmas(word: string): string[] {
   return found.filter((lemma, i) => i === 0 || !(lemma in PARTICLE_OPPOSITES));
 }
 
+/** Two forms of one word, as far as `lemmas` can tell: "francs" / "franc", "stopped" / "stop". */
+export function sameLemma(a: string, b: string): boolean {
+  if (a === b) return true;
+  const forms = lemmas(b);
+  return lemmas(a).some((form) => forms.includes(form));
+}
+
 /** Lemmas of a word, or of a phrase by its first word ("speeding up" → "speed up"). */
 function termLemmas(term: string): string[] {
   const space = term.indexOf(" ");

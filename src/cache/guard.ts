@@ -39,7 +39,8 @@ import { scopeChange } from "./scope";
  *   (antonyms.ts);
  * - roles: the shared words keep their roles (from/to, than, "A beat B") (roles.ts);
  * - scope: no modifier that only one prompt has stands before a noun both use ("a branch" /
- *   "a remote branch", "green tea" / "black tea") (scope.ts);
+ *   "a remote branch"), and no word there is swapped for another ("green tea" / "black tea",
+ *   "the time complexity" / "the space complexity") (scope.ts);
  * - unread parts: the words and symbols the encoder sees only as [UNK] (Thai and Ethiopic words,
  *   rare Han characters, most emoji) are the same in both. Similarity cannot see them: two
  *   different Thai questions embed to the same vector.
@@ -265,14 +266,13 @@ function tokenize(text: string): Token[] {
     for (const chunk of line.split(/\s+/)) {
       if (!chunk) continue;
       const raw = trimPunctuation(chunk);
-      for (const part of splitNumberCompound(raw)) tokens.push({ raw: part, lower: part.toLowerCase(), sentenceStart: sentenceStart && part === raw.slice(0, part.length) });
+      splitNumberCompound(raw).forEach((part, k) => tokens.push({ raw: part, lower: part.toLowerCase(), sentenceStart: sentenceStart && k === 0 }));
       sentenceStart = /[.!?:]["')\]]*$/.test(chunk) || (!raw && sentenceStart);
     }
   }
   return tokens;
 }
 
-/** Strips quotes, brackets and sentence punctuation around a token, keeping a call's "()". */
 /** "3-day", "three-day", "one-sentence", "500-word": a count and what it counts. */
 const NUMBER_COMPOUND = /^(\d+(?:\.\d+)?|\p{L}+)-(\p{L}+)$/u;
 /** Number words that multiply rather than count ("double-check", "half-time"): not split. */
@@ -292,6 +292,7 @@ function splitNumberCompound(raw: string): string[] {
   return isCount ? [count, counted] : [raw];
 }
 
+/** Strips quotes, brackets and sentence punctuation around a token, keeping a call's "()". */
 function trimPunctuation(chunk: string): string {
   const stripped = chunk.replace(OPENERS, "");
   const call = /\w\(\)[^\w]*$/.test(stripped);

@@ -15,7 +15,7 @@
  *   "match fixing and spot fixing" / "spot fixing and match fixing").
  */
 
-import { lemmas } from "./antonyms";
+import { sameLemma } from "./antonyms";
 
 type Role = "source" | "target" | "than";
 
@@ -129,7 +129,7 @@ function tradedPhrases(a: string[], b: string[]): string | undefined {
 function samePhrase(a: string, b: string): boolean {
   const aWords = a.split(" ");
   const bWords = b.split(" ");
-  return aWords.length === bWords.length && aWords.every((word, i) => word === bWords[i] || lemmas(word).some((form) => lemmas(bWords[i]!).includes(form)));
+  return aWords.length === bWords.length && aWords.every((word, i) => sameLemma(word, bWords[i]!));
 }
 
 /** A prompt as its frame (function words, each run of content words one slot "_") and the runs. */

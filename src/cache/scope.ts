@@ -1,4 +1,4 @@
-import { lemmas } from "./antonyms";
+import { lemmas, sameLemma } from "./antonyms";
 import { NUMBER_WORDS, ONE, ORDINAL_WORDS, UNNARROWING_MODIFIERS } from "./guard-lexicon";
 import { DETERMINERS, FUNCTION_WORDS } from "./roles";
 import wordnet from "./wordnet-adjectives.json" with { type: "json" };
@@ -95,7 +95,7 @@ function narrowing(tokens: string[], mine: Words, otherTokens: string[], other: 
  */
 function placeInOther(tokens: string[], before: string | undefined, noun: string): { swapped?: string } | undefined {
   for (let j = 0; j < tokens.length; j++) {
-    if (!sameWord(tokens[j]!, noun)) continue;
+    if (!sameLemma(tokens[j]!, noun)) continue;
     if (follows(tokens, j, before, 1)) return {};
     if (follows(tokens, j, before, 2)) return { swapped: tokens[j - 1]! };
   }
@@ -105,13 +105,7 @@ function placeInOther(tokens: string[], before: string | undefined, noun: string
 /** Is `before` the word `distance` places before position `j` (with `before` undefined: does the prompt start there)? */
 function follows(tokens: string[], j: number, before: string | undefined, distance: number): boolean {
   const at = j - distance;
-  return before === undefined ? at === -1 : at >= 0 && sameWord(tokens[at]!, before);
-}
-
-function sameWord(a: string, b: string): boolean {
-  if (a === b) return true;
-  const forms = lemmas(b);
-  return lemmas(a).some((form) => forms.includes(form));
+  return before === undefined ? at === -1 : at >= 0 && sameLemma(tokens[at]!, before);
 }
 
 /** What a modifier may narrow: a content word that is not itself a modifier or an adjective ("considered better" narrows nothing). */
