@@ -94,6 +94,9 @@ await probe("5 large answer", "20 MB non-streamed provider answer", 200, () =>
 await probe("5 large prompt", "9 MB prompt", 200, () =>
   statusOfResponse(json("POST", "/v1/chat/completions", { model: "m", messages: [{ role: "user", content: "Quarterly figures and open items. ".repeat(270_000) }] }, service)),
 );
+const conversation = (length: number) => Array.from({ length }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `w${i}` }));
+await probe("5 many values", "250,000 one-word messages (8.5 MB)", 413, () => statusOfResponse(json("POST", "/v1/chat/completions", { model: "m", messages: conversation(250_000) }, service)));
+await probe("5 many values", "16,000 one-word messages, under --max-json-values", 200, () => statusOfResponse(json("POST", "/v1/chat/completions", { model: "m", messages: conversation(16_000) }, service)));
 await probe("5 baseline", "2 KB non-streamed provider answer", 200, () =>
   statusOfResponse(json("POST", "/v1/chat/completions", { model: "large:2000", messages: [{ role: "user", content: "short report" }] }, service)),
 );

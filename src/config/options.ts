@@ -164,6 +164,13 @@ export const serveOptions = {
     default: 64,
     parse: integer(2, 10_000),
   },
+  maxJsonValues: {
+    flag: "--max-json-values",
+    env: "SIEVE_MAX_JSON_VALUES",
+    help: "Most JSON values (objects, arrays, strings, numbers…) in a proxied chat, responses or messages request body (413 above)",
+    default: 50_000,
+    parse: integer(100, 100_000_000),
+  },
   bodyTimeoutMs: {
     flag: "--body-timeout-ms",
     env: "SIEVE_BODY_TIMEOUT_MS",

@@ -2,7 +2,7 @@ import { Elysia, type ValidationError } from "elysia";
 import { isConnectionError } from "../db/connection";
 import type { Logger } from "../logging/logger";
 import { HttpError, httpError, jsonResponse } from "./errors";
-import { assertJsonDepth, isJsonContentType } from "./json-body";
+import { assertJsonShape, isJsonContentType } from "./json-body";
 import { requestContext, requestContextPlugin } from "./request-context";
 import { describeValidationError } from "./validation";
 
@@ -23,7 +23,7 @@ export const httpBasics = (log: Logger, limits: BodyLimits) =>
       if (!isJsonContentType(contentType)) {
         throw httpError(415, "unsupported_media_type", `body: send application/json (got ${contentType ? contentType.split(";")[0] : "no content type"})`);
       }
-      if (body !== null && typeof body === "object") assertJsonDepth(body, limits.maxJsonDepth);
+      if (body !== null && typeof body === "object") assertJsonShape(body, limits.maxJsonDepth);
     })
     .onAfterResponse({ as: "global" }, ({ request, path, set, responseValue }) => {
       const { requestId, receivedAt } = requestContext(request);

@@ -55,6 +55,7 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
         workspace,
         providerUrls,
         maxJsonDepth: ctx.config.maxJsonDepth,
+        maxJsonValues: ctx.config.maxJsonValues,
         receivedAt,
         cacheOn: ctx.config.cache,
       });

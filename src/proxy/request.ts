@@ -60,10 +60,10 @@ export function readProxiedRequest(
   request: Request,
   rawBody: string,
   dialect: Dialect,
-  ctx: { requestId: string; scope: WorkspaceScope; workspace: Workspace; providerUrls: ProviderUrls; maxJsonDepth: number; receivedAt: number; cacheOn: boolean },
+  ctx: { requestId: string; scope: WorkspaceScope; workspace: Workspace; providerUrls: ProviderUrls; maxJsonDepth: number; maxJsonValues: number; receivedAt: number; cacheOn: boolean },
 ): ProxiedRequest {
   if (!rawBody.trim()) throw badRequest(`body: a JSON request for ${dialect.api} is required`);
-  const parsed = dialect.schema.safeParse(parseJsonBody(rawBody, ctx.maxJsonDepth));
+  const parsed = dialect.schema.safeParse(parseJsonBody(rawBody, ctx.maxJsonDepth, ctx.maxJsonValues));
   if (!parsed.success) throw badRequest(describeZodIssues("body", parsed.error.issues));
   const view = dialect.read(parsed.data);
 

@@ -2,7 +2,9 @@
  * Issue #17, defects 2, 4, 9, 10, 11: bodies, queries, paths and hosts as an attacker sends
  * them. Every case must end in a fast, clear 4xx naming the problem, never a 500 or a hang.
  */
+import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import OpenAI from "openai";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
 import { startSieve, type Tenant, type TestSieve } from "../support/sieve";
 import { rawExchange, statusOf } from "./raw-http";
@@ -84,6 +86,47 @@ describe("deeply nested JSON (defect 2)", () => {
       body: `{"model":"m","messages":[{"role":"user","content":"nested ok"}],"metadata":{"deep":${nested}}}`,
     });
     expect(response.status).toBe(200);
+  });
+});
+
+describe("a conversation of very many values (--max-json-values)", () => {
+  // 250,000 one-word messages fit in 8.5 MB, under --max-body-bytes, yet validation, the
+  // firewall's message walk and the cache key each cost a little per message: ~0.5 s of event
+  // loop for the whole server. The count is checked right after parsing, before any of them.
+  const conversation = (length: number) => Array.from({ length }, (_, i) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), content: `w${i}` }));
+
+  test("OpenAI SDK: 250,000 messages → 413 naming the flag, nothing forwarded, in the evidence log", async () => {
+    const forwardedBefore = upstream.received.length;
+    const openai = new OpenAI({ baseURL: `${sieve.url}/v1`, apiKey: "sk-test", defaultHeaders: tenant.serviceHeaders, maxRetries: 0 });
+    const error = await openai.chat.completions.create({ model: "m", messages: conversation(250_000) }).catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(error.status).toBe(413);
+    expect(error.error).toBe("payload_too_large");
+    expect(upstream.received.length).toBe(forwardedBefore);
+    expect((await evidenceFor(error.headers.get("x-service-request-id"))).status).toBe(413);
+  });
+
+  test("the detail names the limit and the flag", async () => {
+    const response = await fetch(`${sieve.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...tenant.serviceHeaders },
+      body: JSON.stringify({ model: "m", messages: conversation(30_000) }),
+    });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ error: "payload_too_large", detail: "body: more than 50000 JSON values (objects, arrays, strings, numbers…; --max-json-values)" });
+  });
+
+  test("Anthropic SDK: the same limit on /v1/messages", async () => {
+    const anthropic = new Anthropic({ baseURL: sieve.url, apiKey: "sk-ant-test", defaultHeaders: tenant.serviceHeaders, maxRetries: 0 });
+    const error = await anthropic.messages.create({ model: "claude-test", max_tokens: 16, messages: conversation(20_000) }).catch((e) => e);
+    expect(error).toBeInstanceOf(Anthropic.APIError);
+    expect(error.status).toBe(413);
+  });
+
+  test("a long conversation under the limit is answered", async () => {
+    const openai = new OpenAI({ baseURL: `${sieve.url}/v1`, apiKey: "sk-test", defaultHeaders: tenant.serviceHeaders, maxRetries: 0 });
+    const answer = await openai.chat.completions.create({ model: "m", messages: conversation(10_000) });
+    expect(answer.choices[0]!.message.content).toBeTruthy();
   });
 });
 
