@@ -36,7 +36,8 @@ import { BUILTIN_PATTERNS, LIBRARY_VERSION } from "../../src/firewall/library";
 import { BuiltinIndex, WorkspacePatterns } from "../../src/firewall/pattern-index";
 import { scoreInputWindows } from "../../src/firewall/scoring";
 import { encodeVector, decodeVector, textSha, type ShippedVectors } from "../../src/firewall/shipped-vectors";
-import { subWindows, textWindows, WINDOW_TOKENS } from "../../src/firewall/windows";
+import { subWindows, WINDOW_TOKENS } from "../../src/firewall/windows";
+import { planWindows } from "../../src/firewall/scan";
 import { DATASETS, FirstSightEmbedding, readLabelled, type LabelledRow } from "../eval/firewall-data";
 import { percent, tprAtFpr } from "../eval/firewall-metrics";
 import { fitLogistic, logitOf, type LogisticFit } from "./firewall-logistic";
@@ -99,7 +100,10 @@ const dims = embedding.embedder.dimensions;
 // are windows of invisible characters only (Unicode tag smuggling: no tokens); a row with none is left out.
 const { readability } = firewallScanOptions(config);
 const scorable = (text: string) => readability.readable(text) && /[\p{L}\p{N}\p{P}\p{S}]/u.test(text);
-const windowsOf = (text: string) => textWindows(text, WINDOW_TOKENS).filter(scorable);
+// The server's own planner, without a budget: the text folded as the provider's model reads it
+// (compatibility forms, look-alike letters), what an encoding hides as windows of its own, each
+// window once.
+const windowsOf = (text: string) => planWindows([text], () => false, { budgetTokens: 0, windowTokens: WINDOW_TOKENS, readability }).windows.filter(scorable);
 const rows: LabelledRow[] = [
   ...(flags["encoder-split"] ? encoderDataRows().calibration : readLabelled(trainFile)),
   ...ownExamples().map((example, i) => ({ id: `own-${i}`, text: example.text, attack: example.attack, family: null, source: OWN_GROUP, group: OWN_GROUP })),
