@@ -1,8 +1,9 @@
 /**
  * Step 1 of `npm run train:firewall`: turns the training rows into token ids for the Python
  * trainer (scripts/train/firewall_encoder.py), windowed exactly as the server windows a message
- * (textWindows, WINDOW_TOKENS) and tokenised by the model's own tokenizer, so the encoder learns
- * on what it will see.
+ * (planWindows without a budget: folded as the provider's model reads it, encoded payloads as
+ * windows of their own, windows the encoder cannot read left out) and tokenised by the model's
+ * own tokenizer, so the encoder learns on what it will see.
  *
  *   bun scripts/train/prepare-firewall-data.ts OUT.jsonl
  *
@@ -20,7 +21,9 @@ import { resolve } from "node:path";
 import { Embedder } from "../../src/embeddings/embedder";
 import { cueScore } from "../../src/firewall/cues";
 import { BUILTIN_PATTERNS } from "../../src/firewall/library";
-import { textWindows, WINDOW_TOKENS } from "../../src/firewall/windows";
+import { planWindows } from "../../src/firewall/scan";
+import { WINDOW_TOKENS } from "../../src/firewall/windows";
+import { Readability } from "../../src/embeddings/readability";
 import type { LabelledRow } from "../eval/firewall-data";
 import { OWN_GROUP, ownExamples } from "../fit/firewall-own-examples";
 import { encoderDataRows } from "./firewall-training-rows";
@@ -38,10 +41,11 @@ const own: LabelledRow[] = ownExamples().map((e, i) => ({ id: `own-${i}`, text: 
 const patterns: LabelledRow[] = BUILTIN_PATTERNS.filter((p) => p.side === "input").map((p) => ({ id: p.slug, text: p.text, attack: true, family: p.family, source: "built-in patterns", group: "built-in patterns" }));
 const rows = [...data, ...own, ...patterns];
 
+const readability = Readability.ofModel(MODEL_DIR);
 const hash = (text: string) => createHash("sha256").update(text).digest().readUInt32BE(0);
 
 function keptWindows(row: LabelledRow): string[] {
-  const windows = textWindows(row.text, WINDOW_TOKENS);
+  const windows = planWindows([row.text], () => false, { budgetTokens: 0, windowTokens: WINDOW_TOKENS, readability }).windows;
   if (windows.length <= WINDOWS_PER_ROW) return windows;
   const byCues = windows.map((text, i) => ({ text, i, cues: cueScore(text) })).sort((a, b) => b.cues - a.cues || a.i - b.i);
   if (row.attack) return byCues.slice(0, WINDOWS_PER_ROW).map((w) => w.text);
