@@ -32,11 +32,23 @@ const MAX_DIFFERING_WORDS = 2;
  * another there. Undefined if none, or if the prompts differ in more than that.
  */
 export function scopeChange(a: string[], b: string[]): string | undefined {
-  const aWords = new Words(a);
-  const bWords = new Words(b);
+  const aWords = wordsOf(a);
+  const bWords = wordsOf(b);
   const differing = a.filter((word) => isContent(word) && !bWords.has(word)).length + b.filter((word) => isContent(word) && !aWords.has(word)).length;
   if (differing === 0 || differing > MAX_DIFFERING_WORDS) return undefined;
   return narrowing(a, aWords, b, bWords) ?? narrowing(b, bWords, a, aWords);
+}
+
+/** Built once per prompt (PromptFacts.tokens): the query meets up to two dozen candidates. */
+const wordsByTokens = new WeakMap<string[], Words>();
+
+function wordsOf(tokens: string[]): Words {
+  let words = wordsByTokens.get(tokens);
+  if (!words) {
+    words = new Words(tokens);
+    wordsByTokens.set(tokens, words);
+  }
+  return words;
 }
 
 /** A prompt's words by lemma, and by root: "agriculture" / "agricultural", "instinct" / "instinctive" are one word here. */

@@ -36,6 +36,11 @@ export class SystemPromptLeak {
   #recent: string[] = [];
   #bestCosine = 0;
 
+  /** Whether a system prompt is long enough to be checked at all (LEAK_MIN_WORDS), without building the check. */
+  static checks(systemPrompt: string): boolean {
+    return words(systemPrompt).length >= LEAK_MIN_WORDS;
+  }
+
   constructor(systemPrompt: string, windowTokens: number, readability?: Readability) {
     const promptWords = words(systemPrompt);
     this.#long = promptWords.length >= LEAK_MIN_WORDS;

@@ -49,7 +49,7 @@ export class FirewallOutputMonitor implements OutputMonitor {
 
   /** Whether anything on the output side is switched on for this workspace. */
   static needed(patterns: WorkspacePatterns, systemPrompt: string): boolean {
-    return patterns.outputEnabled.includes(1) || patterns.customOutput.length > 0 || (patterns.systemPromptEnabled && new SystemPromptLeak(systemPrompt, 1).active);
+    return patterns.outputEnabled.includes(1) || patterns.customOutput.length > 0 || (patterns.systemPromptEnabled && SystemPromptLeak.checks(systemPrompt));
   }
 
   /** A verdict at once when no window is due (the relay sends on without waiting), a promise when one is embedded. */
