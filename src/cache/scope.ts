@@ -2,6 +2,7 @@ import { lemmas, sameLemma } from "./antonyms";
 import { NUMBER_WORDS, ONE, ORDINAL_WORDS, UNNARROWING_MODIFIERS } from "./guard-lexicon";
 import { DETERMINERS, FUNCTION_WORDS } from "./roles";
 import wordnet from "./wordnet-adjectives.json" with { type: "json" };
+import wordnetSynonyms from "./wordnet-synonyms.json" with { type: "json" };
 
 /**
  * Narrowed questions. "How do I delete a branch in Git?" and "How do I delete a remote branch in
@@ -12,10 +13,40 @@ import wordnet from "./wordnet-adjectives.json" with { type: "json" };
  * noun both prompts use narrows that noun. A word swapped for another at that place changes it,
  * adjective or not ("green tea" / "black tea", "time complexity" / "space complexity": 0.906).
  * Modifiers that narrow nothing ("some", "own", "good", "best": UNNARROWING_MODIFIERS) and words
- * both prompts use elsewhere are not counted.
+ * both prompts use elsewhere are not counted. The same goes for the noun a question ends on after a
+ * preposition: "… aspirin per day for adults" / "… for children" (0.919). A swap between WordNet
+ * synonyms ("for kids" / "for children", "the foundation class" / "the base class") rewords.
  */
 
 const ADJECTIVES = new Set(wordnet.words);
+
+/**
+ * Word → the WordNet synsets (noun or adjective) it shares with another single word. Built on the
+ * first swap the scope check weighs (~27 ms and ~6.5 MB of heap, once: bench:cache), not at start: only prompts that
+ * differ by one swapped word need it.
+ */
+let synsetsByWord: Map<string, number[]> | undefined;
+
+function synsetsOf(word: string): number[] {
+  if (!synsetsByWord) {
+    const map = new Map<string, number[]>();
+    wordnetSynonyms.groups.forEach((group, id) => {
+      for (const member of group.split(" ")) {
+        const ids = map.get(member);
+        if (ids) ids.push(id);
+        else map.set(member, [id]);
+      }
+    });
+    synsetsByWord = map;
+  }
+  return synsetsByWord.get(word) ?? [];
+}
+
+/** Two words that share a WordNet synset in some form: "kids" / "children", "foundation" / "base". A swap between them rewords. */
+function synonymous(a: string, b: string): boolean {
+  const synsetsOfA = new Set(lemmas(a).flatMap(synsetsOf));
+  return lemmas(b).some((form) => synsetsOf(form).some((id) => synsetsOfA.has(id)));
+}
 
 /**
  * Most differing content words between two prompts for the check to apply. Paraphrases reword
@@ -29,14 +60,32 @@ const MAX_DIFFERING_WORDS = 2;
 /**
  * `narrowed "remote branch"`: a modifier one prompt puts before a noun both share and the other
  * lacks, at the same place; `changed "time complexity" / "space complexity"`: a word swapped for
- * another there. Undefined if none, or if the prompts differ in more than that.
+ * another there; `changed "for … adults" / "for … children"`: the closing phrase's object swapped.
+ * Undefined if none, or if the prompts differ in more than that.
  */
 export function scopeChange(a: string[], b: string[]): string | undefined {
   const aWords = wordsOf(a);
   const bWords = wordsOf(b);
   const differing = a.filter((word) => isContent(word) && !bWords.has(word)).length + b.filter((word) => isContent(word) && !aWords.has(word)).length;
   if (differing === 0 || differing > MAX_DIFFERING_WORDS) return undefined;
-  return narrowing(a, aWords, b, bWords) ?? narrowing(b, bWords, a, aWords);
+  return narrowing(a, aWords, b, bWords) ?? narrowing(b, bWords, a, aWords) ?? swappedObject(a, b);
+}
+
+/**
+ * The same prompt but for the noun its closing prepositional phrase ends on: "the maximum dose of
+ * aspirin per day for adults" / "… for children" (0.919), "ants in the kitchen" / "… in the
+ * garden" (0.922). Word for word alike otherwise; only the last content word differs, right
+ * after a preposition (and an article or possessive).
+ */
+function swappedObject(a: string[], b: string[]): string | undefined {
+  if (a.length !== b.length) return undefined;
+  const differ = a.flatMap((word, i) => (sameLemma(word, b[i]!) ? [] : [i]));
+  if (differ.length !== 1) return undefined;
+  const i = differ[0]!;
+  if (!isContent(a[i]!) || !isContent(b[i]!) || a.slice(i + 1).some(isContent) || synonymous(a[i]!, b[i]!)) return undefined;
+  const opener = DETERMINERS.has(a[i - 1] ?? "") ? a[i - 2] : a[i - 1];
+  if (opener === undefined || !NOUN_PHRASE_OPENERS.has(opener)) return undefined;
+  return `changed "${opener} … ${a[i]}" / "${opener} … ${b[i]}"`;
 }
 
 /** Built once per prompt (PromptFacts.tokens): the query meets up to two dozen candidates. */
@@ -88,7 +137,7 @@ function narrowing(tokens: string[], mine: Words, otherTokens: string[], other: 
     if (!place) continue;
     if (place.swapped === undefined) {
       if (isModifier(modifier, before)) return `narrowed "${modifier} ${noun}"`;
-    } else if (isContent(place.swapped) && !mine.has(place.swapped) && (isModifier(modifier, before) || (isContent(modifier) && opensNounPhrase(before)))) {
+    } else if (isContent(place.swapped) && !mine.has(place.swapped) && !synonymous(modifier, place.swapped) && (isModifier(modifier, before) || (isContent(modifier) && opensNounPhrase(before)))) {
       // A word swapped for another before the same noun: an adjective anywhere ("red wine" /
       // "white wine"), any word inside a noun phrase ("the time complexity" / "the space
       // complexity"), not a verb before its object ("foods raise blood pressure" / "foods increase …").
@@ -131,7 +180,7 @@ function isModifier(word: string, before?: string): boolean {
   return ADJECTIVES.has(word) || (before !== undefined && isParticiple(word) && (DETERMINERS.has(before) || PARTICIPLE_OPENERS.has(before) || isModifier(before)));
 }
 
-/** Articles, possessives and prepositions: after one of them, a word before a noun modifies it ("the time complexity", "of leather jackets"). */
+/** Prepositions (with articles and possessives: opensNounPhrase): after one of them, a word before a noun modifies it ("the time complexity", "of leather jackets"). */
 const NOUN_PHRASE_OPENERS = new Set(["of", "in", "for", "on", "with", "about", "at", "by", "from"]);
 
 function opensNounPhrase(word: string | undefined): boolean {

@@ -34,6 +34,7 @@ describe("opposites: WordNet antonyms, particles and affixes", () => {
     const run = Bun.spawnSync([process.execPath, join(import.meta.dir, "../../scripts/build-wordnet.ts"), "--check"]);
     expect(run.stdout.toString()).toContain("wordnet-antonyms.json is up to date");
     expect(run.stdout.toString()).toContain("wordnet-adjectives.json is up to date");
+    expect(run.stdout.toString()).toContain("wordnet-synonyms.json is up to date");
     expect(run.exitCode).toBe(0);
   });
 
@@ -109,6 +110,8 @@ describe("scope: a modifier only one prompt puts before a shared noun, or a word
     ["inside a longer question", "What is the best way to store coffee beans at home?", "What is the best way to store roasted coffee beans at home?", 'narrowed "roasted coffee"'],
     ["an adjective swapped", "What are the side effects of red wine?", "What are the side effects of white wine?", 'changed "red wine" / "white wine"'],
     ["a noun modifier swapped", "What is the time complexity of heapsort?", "What is the space complexity of heapsort?", 'changed "time complexity" / "space complexity"'],
+    ["the object of the closing phrase swapped", "What is the maximum dose of ibuprofen per day for adults?", "What is the maximum dose of ibuprofen per day for children?", 'changed "for … adults" / "for … children"'],
+    ["the object swapped after an article", "How do I keep slugs out of the greenhouse?", "How do I keep slugs out of the garage?", 'changed "of … greenhouse" / "of … garage"'],
   ])("%s: %s ≠ %s", (_kind, query, stored, reason) => {
     const result = verdict(query, stored);
     expect(result).toEqual({ pass: false, check: "scope", reason });
@@ -123,6 +126,9 @@ describe("scope: a modifier only one prompt puts before a shared noun, or a word
     ["a verb before a name", "Why did Athens declare war on Sparta?", "What made Athens declare war on Sparta?"],
     ["a verb swapped before its object", "Which foods lower cholesterol?", "Which foods reduce cholesterol?"],
     ["a rewording that changes more than one word", "What are habits of successful people?", "What personal habits are typically shared by highly successful people?"],
+    ["a synonym as the closing object (WordNet), irregular plural", "Which board games are fun for kids?", "Which board games are fun for children?"],
+    ["a synonym inside a noun phrase (WordNet)", "What does the foundation class provide?", "What does the base class provide?"],
+    ["a determiner swapped, not the object", "Where should I store flour in the pantry?", "Where should I store flour in my pantry?"],
   ])("tolerated: %s", (_kind, query, stored) => {
     expect(verdict(query, stored)).toEqual({ pass: true });
     expect(verdict(stored, query)).toEqual({ pass: true });
