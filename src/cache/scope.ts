@@ -13,9 +13,10 @@ import wordnetSynonyms from "./wordnet-synonyms.json" with { type: "json" };
  * noun both prompts use narrows that noun. A word swapped for another at that place changes it,
  * adjective or not ("green tea" / "black tea", "time complexity" / "space complexity": 0.906).
  * Modifiers that narrow nothing ("some", "own", "good", "best": UNNARROWING_MODIFIERS) and words
- * both prompts use elsewhere are not counted. The same goes for the noun a question ends on after a
- * preposition: "… aspirin per day for adults" / "… for children" (0.919). A swap between WordNet
- * synonyms ("for kids" / "for children", "the foundation class" / "the base class") rewords.
+ * both prompts use elsewhere are not counted. The object of a preposition swapped for another
+ * changes the question too: "… aspirin per day for adults" / "… for children" (0.919). A swap
+ * between WordNet synonyms ("for kids" / "for children", "the foundation class" / "the base
+ * class") rewords.
  */
 
 const ADJECTIVES = new Set(wordnet.words);
@@ -60,7 +61,7 @@ const MAX_DIFFERING_WORDS = 2;
 /**
  * `narrowed "remote branch"`: a modifier one prompt puts before a noun both share and the other
  * lacks, at the same place; `changed "time complexity" / "space complexity"`: a word swapped for
- * another there; `changed "for … adults" / "for … children"`: the closing phrase's object swapped.
+ * another there; `changed "adults" / "children"`: the object of a preposition swapped.
  * Undefined if none, or if the prompts differ in more than that.
  */
 export function scopeChange(a: string[], b: string[]): string | undefined {
@@ -72,20 +73,32 @@ export function scopeChange(a: string[], b: string[]): string | undefined {
 }
 
 /**
- * The same prompt but for the noun its closing prepositional phrase ends on: "the maximum dose of
- * aspirin per day for adults" / "… for children" (0.919), "ants in the kitchen" / "… in the
- * garden" (0.922). Word for word alike otherwise; only the last content word differs, right
- * after a preposition (and an article or possessive).
+ * The same prompt but for the object of a preposition: "… for adults" / "… for children" (0.919),
+ * "a rash on his chest, should I …" / "… on his legs …" (0.909), "as a tourist" / "as a student"
+ * (0.926). The content words of both prompts, in order, are the same (by lemma) but at one place,
+ * right after a preposition (and an article or possessive) in both, where two words that are not
+ * WordNet synonyms stand. A word swapped elsewhere is too often a synonym WordNet does not list
+ * ("signs" / "symptoms", "delete" / "remove": measured, docs/cache.md).
  */
 function swappedObject(a: string[], b: string[]): string | undefined {
-  if (a.length !== b.length) return undefined;
-  const differ = a.flatMap((word, i) => (sameLemma(word, b[i]!) ? [] : [i]));
+  const aContent = contentIndexes(a);
+  const bContent = contentIndexes(b);
+  if (aContent.length !== bContent.length) return undefined;
+  const differ = aContent.flatMap((at, k) => (sameLemma(a[at]!, b[bContent[k]!]!) ? [] : [k]));
   if (differ.length !== 1) return undefined;
-  const i = differ[0]!;
-  if (!isContent(a[i]!) || !isContent(b[i]!) || a.slice(i + 1).some(isContent) || synonymous(a[i]!, b[i]!)) return undefined;
-  const opener = DETERMINERS.has(a[i - 1] ?? "") ? a[i - 2] : a[i - 1];
-  if (opener === undefined || !NOUN_PHRASE_OPENERS.has(opener)) return undefined;
-  return `changed "${opener} … ${a[i]}" / "${opener} … ${b[i]}"`;
+  const [i, j] = [aContent[differ[0]!]!, bContent[differ[0]!]!];
+  if (!isObject(a, i) || !isObject(b, j) || synonymous(a[i]!, b[j]!)) return undefined;
+  return `changed "${a[i]}" / "${b[j]}"`;
+}
+
+function contentIndexes(tokens: string[]): number[] {
+  return tokens.flatMap((word, i) => (isContent(word) ? [i] : []));
+}
+
+/** Does the word at `i` follow a preposition, directly or after an article or possessive? */
+function isObject(tokens: string[], i: number): boolean {
+  const opener = DETERMINERS.has(tokens[i - 1] ?? "") ? tokens[i - 2] : tokens[i - 1];
+  return opener !== undefined && NOUN_PHRASE_OPENERS.has(opener);
 }
 
 /** Built once per prompt (PromptFacts.tokens): the query meets up to two dozen candidates. */
@@ -137,10 +150,11 @@ function narrowing(tokens: string[], mine: Words, otherTokens: string[], other: 
     if (!place) continue;
     if (place.swapped === undefined) {
       if (isModifier(modifier, before)) return `narrowed "${modifier} ${noun}"`;
-    } else if (isContent(place.swapped) && !mine.has(place.swapped) && !synonymous(modifier, place.swapped) && (isModifier(modifier, before) || (isContent(modifier) && opensNounPhrase(before)))) {
+    } else if (isContent(place.swapped) && !mine.has(place.swapped) && !synonymous(modifier, place.swapped) && (isModifier(modifier, before) || (isContent(modifier) && (opensNounPhrase(before) || isModifier(before ?? ""))))) {
       // A word swapped for another before the same noun: an adjective anywhere ("red wine" /
       // "white wine"), any word inside a noun phrase ("the time complexity" / "the space
-      // complexity"), not a verb before its object ("foods raise blood pressure" / "foods increase …").
+      // complexity", "a senior frontend engineer" / "… backend …"), not a verb before its object
+      // ("foods raise blood pressure" / "foods increase …").
       return `changed "${modifier} ${noun}" / "${place.swapped} ${noun}"`;
     }
   }
@@ -181,7 +195,7 @@ function isModifier(word: string, before?: string): boolean {
 }
 
 /** Prepositions (with articles and possessives: opensNounPhrase): after one of them, a word before a noun modifies it ("the time complexity", "of leather jackets"). */
-const NOUN_PHRASE_OPENERS = new Set(["of", "in", "for", "on", "with", "about", "at", "by", "from"]);
+const NOUN_PHRASE_OPENERS = new Set(["of", "in", "for", "on", "with", "about", "at", "by", "from", "as"]);
 
 function opensNounPhrase(word: string | undefined): boolean {
   return word !== undefined && (DETERMINERS.has(word) || NOUN_PHRASE_OPENERS.has(word));

@@ -196,6 +196,7 @@ describe("semantic hits and the precision guard", () => {
     ["a number word joined by a hyphen", "Plan a three-day trip to Rome", "Plan a five-day trip to Rome", DEFAULT_SEMANTIC_THRESHOLD],
     ["the length asked for", "Summarize it in a one-sentence answer", "Summarize it in a one-paragraph answer", DEFAULT_SEMANTIC_THRESHOLD],
     ["who it is for", "What is the maximum dose of aspirin per day for adults?", "What is the maximum dose of aspirin per day for children?", DEFAULT_SEMANTIC_THRESHOLD],
+    ["where it is", "My toddler has a fever and a rash on his chest, should I take him to the doctor?", "My toddler has a fever and a rash on his legs, should I take him to the doctor?", DEFAULT_SEMANTIC_THRESHOLD],
     // Opaque codes (hashes, hex, keys, order numbers) embed almost alike: 0.96 for these two.
     [
       "a hash",

@@ -110,8 +110,11 @@ describe("scope: a modifier only one prompt puts before a shared noun, or a word
     ["inside a longer question", "What is the best way to store coffee beans at home?", "What is the best way to store roasted coffee beans at home?", 'narrowed "roasted coffee"'],
     ["an adjective swapped", "What are the side effects of red wine?", "What are the side effects of white wine?", 'changed "red wine" / "white wine"'],
     ["a noun modifier swapped", "What is the time complexity of heapsort?", "What is the space complexity of heapsort?", 'changed "time complexity" / "space complexity"'],
-    ["the object of the closing phrase swapped", "What is the maximum dose of ibuprofen per day for adults?", "What is the maximum dose of ibuprofen per day for children?", 'changed "for … adults" / "for … children"'],
-    ["the object swapped after an article", "How do I keep slugs out of the greenhouse?", "How do I keep slugs out of the garage?", 'changed "of … greenhouse" / "of … garage"'],
+    ["a noun modifier swapped after an adjective", "What salary should a senior frontend engineer ask for in Berlin?", "What salary should a senior backend engineer ask for in Berlin?", 'changed "frontend engineer" / "backend engineer"'],
+    ["the object of a preposition swapped", "What is the maximum dose of ibuprofen per day for adults?", "What is the maximum dose of ibuprofen per day for children?", 'changed "adults" / "children"'],
+    ["the object swapped after an article", "How do I keep slugs out of the greenhouse?", "How do I keep slugs out of the garage?", 'changed "greenhouse" / "garage"'],
+    ["the object swapped mid-sentence", "My son has a rash on his neck, should I call a doctor?", "My son has a rash on his knees, should I call a doctor?", 'changed "neck" / "knees"'],
+    ["the role after 'as'", "Which vaccines do I need when travelling to Peru as a backpacker?", "Which vaccines do I need when travelling to Peru as a nurse?", 'changed "backpacker" / "nurse"'],
   ])("%s: %s ≠ %s", (_kind, query, stored, reason) => {
     const result = verdict(query, stored);
     expect(result).toEqual({ pass: false, check: "scope", reason });
@@ -129,6 +132,7 @@ describe("scope: a modifier only one prompt puts before a shared noun, or a word
     ["a synonym as the closing object (WordNet), irregular plural", "Which board games are fun for kids?", "Which board games are fun for children?"],
     ["a synonym inside a noun phrase (WordNet)", "What does the foundation class provide?", "What does the base class provide?"],
     ["a determiner swapped, not the object", "Where should I store flour in the pantry?", "Where should I store flour in my pantry?"],
+    ["a word swapped outside a prepositional phrase (WordNet misses many synonyms)", "What are the early signs of measles?", "What are the early symptoms of measles?"],
   ])("tolerated: %s", (_kind, query, stored) => {
     expect(verdict(query, stored)).toEqual({ pass: true });
     expect(verdict(stored, query)).toEqual({ pass: true });
