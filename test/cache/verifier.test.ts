@@ -14,6 +14,7 @@ describe("opposites: WordNet antonyms, particles and affixes", () => {
     ["WordNet adjective (public/private)", "How do I make a GitHub repository public?", "How do I make a GitHub repository private?"],
     ["WordNet verb (allow/deny)", "How do I allow SSH access for a user?", "How do I deny SSH access for a user?"],
     ["WordNet verb (increase/decrease)", "Which foods increase cholesterol?", "Which foods decrease cholesterol?"],
+    ["WordNet verb through a synonym of an antonym (decline ~ refuse / accept)", "How do I politely decline a job offer by email?", "How do I politely accept a job offer by email?"],
     ["particle on/off", "How do I turn on autosave in Word?", "How do I turn off autosave in Word?"],
     ["particle behind a shared head", "How do I zoom in on a map in Maps?", "How do I zoom out on a map in Maps?"],
     ["phrasal verbs", "How can I speed up my build?", "How can I slow down my build?"],
