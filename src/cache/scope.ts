@@ -150,11 +150,12 @@ function narrowing(tokens: string[], mine: Words, otherTokens: string[], other: 
     if (!place) continue;
     if (place.swapped === undefined) {
       if (isModifier(modifier, before)) return `narrowed "${modifier} ${noun}"`;
-    } else if (isContent(place.swapped) && !mine.has(place.swapped) && !synonymous(modifier, place.swapped) && (isModifier(modifier, before) || (isContent(modifier) && (opensNounPhrase(before) || isModifier(before ?? ""))))) {
+    } else if (isContent(place.swapped) && !mine.has(place.swapped) && !synonymous(modifier, place.swapped) && (isModifier(modifier, before) || (isContent(modifier) && (opensNounPhrase(before) || isModifier(before ?? "") || isPresentParticiple(before))))) {
       // A word swapped for another before the same noun: an adjective anywhere ("red wine" /
       // "white wine"), any word inside a noun phrase ("the time complexity" / "the space
-      // complexity", "a senior frontend engineer" / "… backend …"), not a verb before its object
-      // ("foods raise blood pressure" / "foods increase …").
+      // complexity", "a senior frontend engineer" / "… backend …", "a leaking kitchen faucet" /
+      // "… bathroom …"), not a verb before its object ("foods raise blood pressure" / "foods
+      // increase …").
       return `changed "${modifier} ${noun}" / "${place.swapped} ${noun}"`;
     }
   }
@@ -207,6 +208,11 @@ const PARTICIPLE_OPENERS = new Set(["all", "any", "each", "every", "no", "last",
 /** "five", "one", "single" ("one" is also a pronoun: "how should one prepare"); the numbers check compares them. */
 function isNumberWord(word: string): boolean {
   return word in NUMBER_WORDS || ONE.has(word);
+}
+
+/** "leaking", "running": before a noun modifier, part of the noun phrase ("a leaking kitchen faucet"). */
+function isPresentParticiple(word: string | undefined): boolean {
+  return word !== undefined && /^[a-z]{3,}ing$/.test(word);
 }
 
 /**

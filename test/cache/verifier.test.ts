@@ -112,6 +112,7 @@ describe("scope: a modifier only one prompt puts before a shared noun, or a word
     ["an adjective swapped", "What are the side effects of red wine?", "What are the side effects of white wine?", 'changed "red wine" / "white wine"'],
     ["a noun modifier swapped", "What is the time complexity of heapsort?", "What is the space complexity of heapsort?", 'changed "time complexity" / "space complexity"'],
     ["a noun modifier swapped after an adjective", "What salary should a senior frontend engineer ask for in Berlin?", "What salary should a senior backend engineer ask for in Berlin?", 'changed "frontend engineer" / "backend engineer"'],
+    ["a noun modifier swapped after a present participle", "How do I repair a dripping shower faucet?", "How do I repair a dripping sink faucet?", 'changed "shower faucet" / "sink faucet"'],
     ["the object of a preposition swapped", "What is the maximum dose of ibuprofen per day for adults?", "What is the maximum dose of ibuprofen per day for children?", 'changed "adults" / "children"'],
     ["the object swapped after an article", "How do I keep slugs out of the greenhouse?", "How do I keep slugs out of the garage?", 'changed "greenhouse" / "garage"'],
     ["the object swapped mid-sentence", "My son has a rash on his neck, should I call a doctor?", "My son has a rash on his knees, should I call a doctor?", 'changed "neck" / "knees"'],
