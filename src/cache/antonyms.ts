@@ -20,7 +20,7 @@ const PRIVATIVE_WORDS = ["free", "without", "no", "less"];
 
 /** WordNet's detachment rules (morphy(7WN)) for nouns, verbs and adjectives: suffix → ending. */
 const DETACHMENTS: [string, string][] = [
-  ["ies", "y"], ["ses", "s"], ["xes", "x"], ["zes", "z"], ["ches", "ch"], ["shes", "sh"], ["men", "man"], ["dren", "d"], ["es", "e"], ["es", ""], ["s", ""],
+  ["ies", "y"], ["ses", "s"], ["xes", "x"], ["zes", "z"], ["ches", "ch"], ["shes", "sh"], ["men", "man"], ["dren", "d"], ["'s", ""], ["es", "e"], ["es", ""], ["s", ""],
   ["ied", "y"], ["ed", "e"], ["ed", ""], ["ing", "e"], ["ing", ""], ["ier", "y"], ["iest", "y"], ["er", ""], ["est", ""], ["er", "e"], ["est", "e"],
 ];
 

@@ -20,6 +20,8 @@ import wordnetSynonyms from "./wordnet-synonyms.json" with { type: "json" };
  */
 
 const ADJECTIVES = new Set(wordnet.words);
+/** Adjectives that are adverbs too ("small", "still"): they narrow nothing, but open a noun phrase before a modifier. */
+const ADVERB_ADJECTIVES = new Set(wordnet.adverbsToo);
 
 /**
  * Word → the WordNet synsets (noun or adjective) it shares with another single word. Built on the
@@ -150,7 +152,7 @@ function narrowing(tokens: string[], mine: Words, otherTokens: string[], other: 
     if (!place) continue;
     if (place.swapped === undefined) {
       if (isModifier(modifier, before)) return `narrowed "${modifier} ${noun}"`;
-    } else if (isContent(place.swapped) && !mine.has(place.swapped) && !synonymous(modifier, place.swapped) && (isModifier(modifier, before) || (isContent(modifier) && (opensNounPhrase(before) || isModifier(before ?? "") || isPresentParticiple(before))))) {
+    } else if (isContent(place.swapped) && !mine.has(place.swapped) && !synonymous(modifier, place.swapped) && (isModifier(modifier, before) || (isContent(modifier) && opensModifiedNoun(before)))) {
       // A word swapped for another before the same noun: an adjective anywhere ("red wine" /
       // "white wine"), any word inside a noun phrase ("the time complexity" / "the space
       // complexity", "a senior frontend engineer" / "… backend …", "a leaking kitchen faucet" /
@@ -181,8 +183,11 @@ function placeInOther(tokens: string[], before: string | undefined, noun: string
 /** Is `before` the word `distance` places before position `j` (with `before` undefined: does the prompt start there)? */
 function follows(tokens: string[], j: number, before: string | undefined, distance: number): boolean {
   const at = j - distance;
-  return before === undefined ? at === -1 : at >= 0 && sameLemma(tokens[at]!, before);
+  return before === undefined ? at === -1 : at >= 0 && (sameLemma(tokens[at]!, before) || (INDEFINITE.has(tokens[at]!) && INDEFINITE.has(before)));
 }
+
+/** "a beginner-friendly trail" / "an advanced trail": the article's form follows the next word. */
+const INDEFINITE = new Set(["a", "an"]);
 
 /** What a modifier may narrow: a content word that is not itself a modifier or an adjective ("considered better" narrows nothing). */
 function isNoun(word: string, before: string): boolean {
@@ -210,9 +215,13 @@ function isNumberWord(word: string): boolean {
   return word in NUMBER_WORDS || ONE.has(word);
 }
 
-/** "leaking", "running": before a noun modifier, part of the noun phrase ("a leaking kitchen faucet"). */
-function isPresentParticiple(word: string | undefined): boolean {
-  return word !== undefined && /^[a-z]{3,}ing$/.test(word);
+/**
+ * After an article, possessive or preposition, an adjective ("a junior frontend developer", "a
+ * small mountain town") or a participle ("a leaking kitchen faucet"), a word before a noun
+ * modifies it; after a noun it is more likely a verb before its object ("foods raise blood pressure").
+ */
+function opensModifiedNoun(word: string | undefined): boolean {
+  return word !== undefined && (opensNounPhrase(word) || isModifier(word) || ADVERB_ADJECTIVES.has(word) || /^[a-z]{3,}ing$/.test(word));
 }
 
 /**

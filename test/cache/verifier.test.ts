@@ -113,6 +113,8 @@ describe("scope: a modifier only one prompt puts before a shared noun, or a word
     ["a noun modifier swapped", "What is the time complexity of heapsort?", "What is the space complexity of heapsort?", 'changed "time complexity" / "space complexity"'],
     ["a noun modifier swapped after an adjective", "What salary should a senior frontend engineer ask for in Berlin?", "What salary should a senior backend engineer ask for in Berlin?", 'changed "frontend engineer" / "backend engineer"'],
     ["a noun modifier swapped after a present participle", "How do I repair a dripping shower faucet?", "How do I repair a dripping sink faucet?", 'changed "shower faucet" / "sink faucet"'],
+    ["a noun modifier swapped after an adjective that is also an adverb", "Name a few cafes in a small harbour town in Maine", "Name a few cafes in a small mountain town in Maine", 'changed "harbour town" / "mountain town"'],
+    ["a modifier swapped after 'a' / 'an'", "Suggest a beginner-friendly climbing route in Utah", "Suggest an advanced climbing route in Utah", 'changed "beginner-friendly climbing" / "advanced climbing"'],
     ["the object of a preposition swapped", "What is the maximum dose of ibuprofen per day for adults?", "What is the maximum dose of ibuprofen per day for children?", 'changed "adults" / "children"'],
     ["the object swapped after an article", "How do I keep slugs out of the greenhouse?", "How do I keep slugs out of the garage?", 'changed "greenhouse" / "garage"'],
     ["the object swapped mid-sentence", "My son has a rash on his neck, should I call a doctor?", "My son has a rash on his knees, should I call a doctor?", 'changed "neck" / "knees"'],
@@ -133,6 +135,7 @@ describe("scope: a modifier only one prompt puts before a shared noun, or a word
     ["a rewording that changes more than one word", "What are habits of successful people?", "What personal habits are typically shared by highly successful people?"],
     ["a synonym as the closing object (WordNet), irregular plural", "Which board games are fun for kids?", "Which board games are fun for children?"],
     ["a synonym inside a noun phrase (WordNet)", "What does the foundation class provide?", "What does the base class provide?"],
+    ["a possessive 's", "What are your New Year's resolutions for 2027?", "What are your new year resolutions for 2027?"],
     ["a determiner swapped, not the object", "Where should I store flour in the pantry?", "Where should I store flour in my pantry?"],
     ["a word swapped outside a prepositional phrase (WordNet misses many synonyms)", "What are the early signs of measles?", "What are the early symptoms of measles?"],
   ])("tolerated: %s", (_kind, query, stored) => {
