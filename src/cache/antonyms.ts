@@ -18,7 +18,10 @@ const NEGATING_PREFIXES = ["un", "dis", "de", "non", "non-", "in", "im", "il", "
 /** Words that say "without" on their own: a prompt using one with the bare stem agrees with an X-free form. */
 const PRIVATIVE_WORDS = ["free", "without", "no", "less"];
 
-/** WordNet's detachment rules (morphy(7WN)) for nouns, verbs and adjectives: suffix → ending. */
+/**
+ * WordNet's detachment rules (morphy(7WN)) for nouns, verbs and adjectives: suffix → ending; plus
+ * "children" → "child" (WordNet's npm data ships no exception lists) and a possessive 's.
+ */
 const DETACHMENTS: [string, string][] = [
   ["ies", "y"], ["ses", "s"], ["xes", "x"], ["zes", "z"], ["ches", "ch"], ["shes", "sh"], ["men", "man"], ["dren", "d"], ["'s", ""], ["es", "e"], ["es", ""], ["s", ""],
   ["ied", "y"], ["ed", "e"], ["ed", ""], ["ing", "e"], ["ing", ""], ["ier", "y"], ["iest", "y"], ["er", ""], ["est", ""], ["er", "e"], ["est", "e"],

@@ -25,8 +25,8 @@ const ADVERB_ADJECTIVES = new Set(wordnet.adverbsToo);
 
 /**
  * Word → the WordNet synsets (noun or adjective) it shares with another single word. Built on the
- * first swap the scope check weighs (~27 ms and ~6.5 MB of heap, once: bench:cache), not at start: only prompts that
- * differ by one swapped word need it.
+ * first swap the scope check weighs (~17–27 ms and ~6.5 MB of heap, once: bench:cache), not at
+ * start: only prompts that differ by one swapped word need it.
  */
 let synsetsByWord: Map<string, number[]> | undefined;
 
