@@ -8,6 +8,8 @@
  * "mentions a password" and "not English".
  */
 
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { OWN_BENIGN_LOOKALIKES, OWN_HARMFUL_REQUESTS, OWN_ROLEPLAY_JAILBREAKS } from "./firewall-own-lookalikes";
 
 /** Source group of these examples in fits and training: always fitted on, never measured. */
@@ -293,9 +295,11 @@ export const OWN_ATTACKS: string[] = [
 /**
  * Deterministic compositions: every benign text, every attack alone and appended to two ordinary
  * prompts, and the categorised look-alikes and attacks of firewall-own-lookalikes.ts. `category`
- * lets the encoder's trainer weigh each category as a source group of its own.
+ * lets the encoder's trainer weigh each category as a source group of its own. With
+ * `matchedPairs`, also the 1,200 pairs of firewall-own-pairs.jsonl as one category (an experiment
+ * of docs/firewall-experiments.md, *Matched pairs written for the project*; nothing shipped uses them).
  */
-export function ownExamples(): { text: string; attack: boolean; category: string }[] {
+export function ownExamples({ matchedPairs = false } = {}): { text: string; attack: boolean; category: string }[] {
   const carriers = OWN_BENIGN;
   const composed = OWN_ATTACKS.flatMap((attack, i) => [
     { text: attack, attack: true, category: "attack phrasings" },
@@ -308,5 +312,22 @@ export function ownExamples(): { text: string; attack: boolean; category: string
     ...composed,
     ...OWN_ROLEPLAY_JAILBREAKS.map((text) => ({ text, attack: true, category: "role-play jailbreaks" })),
     ...OWN_HARMFUL_REQUESTS.map((text) => ({ text, attack: true, category: "harmful requests" })),
+    ...(matchedPairs ? ownMatchedPairs() : []).flatMap(({ benign, attack }) => [
+      { text: benign, attack: false, category: "matched pairs" },
+      { text: attack, attack: true, category: "matched pairs" },
+    ]),
   ];
+}
+
+/**
+ * The same message in the same style, harmless and turned into an attack (written for the project
+ * by the 2026-11-25 session's helpers, none taken from a dataset): everyday requests, role-play,
+ * documents with a hidden instruction, technical requests, prompt extraction, goal hijacking, 75
+ * German pairs and eight more languages. `style` names the theme and language.
+ */
+function ownMatchedPairs(): { benign: string; attack: string; style: string }[] {
+  return readFileSync(join(import.meta.dir, "firewall-own-pairs.jsonl"), "utf8")
+    .split("\n")
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line));
 }

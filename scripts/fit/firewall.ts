@@ -1,5 +1,5 @@
 /**
- * npm run fit:firewall [-- --all-forms] [--encoder-split | train.jsonl]   (default ../shared/datasets/firewall-train.jsonl)
+ * npm run fit:firewall [-- --all-forms] [--matched-pairs] [--encoder-split | train.jsonl]   (default ../shared/datasets/firewall-train.jsonl)
  *
  * --encoder-split: fit on the fifth of firewall-train-v2/firewall-train that a trained firewall
  * encoder never saw (scripts/train/firewall-training-rows.ts); use it with SIEVE_FIREWALL_MODEL_DIR.
@@ -45,7 +45,11 @@ import { encoderDataRows } from "../train/firewall-training-rows";
 import { OWN_GROUP, ownExamples } from "./firewall-own-examples";
 
 const FIREWALL_DIR = resolve(import.meta.dir, "../../src/firewall");
-const { values: flags, positionals } = parseArgs({ allowPositionals: true, options: { "all-forms": { type: "boolean", default: false }, "encoder-split": { type: "boolean", default: false } } });
+const { values: flags, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { "all-forms": { type: "boolean", default: false }, "encoder-split": { type: "boolean", default: false }, "matched-pairs": { type: "boolean", default: false } },
+});
+const OWN_EXAMPLES = ownExamples({ matchedPairs: flags["matched-pairs"] });
 const trainFile = positionals[0] ?? join(DATASETS, "firewall-train.jsonl");
 const trainName = flags["encoder-split"] ? "firewall-train-v2.jsonl + firewall-train.jsonl, the fifth kept out of the encoder's training" : basename(trainFile);
 /**
@@ -106,7 +110,7 @@ const scorable = (text: string) => readability.readable(text) && /[\p{L}\p{N}\p{
 const windowsOf = (text: string) => planWindows([text], () => false, { budgetTokens: 0, windowTokens: WINDOW_TOKENS, readability }).windows.filter(scorable);
 const rows: LabelledRow[] = [
   ...(flags["encoder-split"] ? encoderDataRows().calibration : readLabelled(trainFile)),
-  ...ownExamples().map((example, i) => ({ id: `own-${i}`, text: example.text, attack: example.attack, family: null, source: OWN_GROUP, group: OWN_GROUP })),
+  ...OWN_EXAMPLES.map((example, i) => ({ id: `own-${i}`, text: example.text, attack: example.attack, family: null, source: OWN_GROUP, group: OWN_GROUP })),
 ].filter((row) => windowsOf(row.text).length > 0);
 const isOwn = (unit: Unit) => unit.row.group === OWN_GROUP;
 const neutral: Calibration = {
@@ -308,8 +312,8 @@ const calibration: Calibration & { fit: unknown } = {
   single,
   fit: {
     train: trainName,
-    rows: rows.length - ownExamples().length,
-    projectWrittenExamples: ownExamples().length,
+    rows: rows.length - OWN_EXAMPLES.length,
+    projectWrittenExamples: OWN_EXAMPLES.length,
     chosen: chosen.variant.name,
     validation: [rawValidation, ...validations].map((v) => ({ signal: v.variant.name, meanTprAt1: round6(v.meanTpr1), meanTprAt5: round6(v.meanTpr5) })),
   },

@@ -5,7 +5,7 @@
  * windows of their own, windows the encoder cannot read left out) and tokenised by the model's
  * own tokenizer, so the encoder learns on what it will see.
  *
- *   bun scripts/train/prepare-firewall-data.ts OUT.jsonl
+ *   bun scripts/train/prepare-firewall-data.ts OUT.jsonl [--matched-pairs]
  *
  * Rows: the encoder's share of firewall-train-v2.jsonl and firewall-train.jsonl
  * (firewall-training-rows.ts; the calibration's fifth is kept out), the project-written examples
@@ -37,7 +37,7 @@ const out = process.argv[2];
 if (!out) throw new Error("usage: bun scripts/train/prepare-firewall-data.ts OUT.jsonl");
 
 const { encoder: data, calibration } = encoderDataRows();
-const own: LabelledRow[] = ownExamples().map((e, i) => ({ id: `own-${i}`, text: e.text, attack: e.attack, family: null, source: OWN_GROUP, group: `${OWN_GROUP}: ${e.category}` }));
+const own: LabelledRow[] = ownExamples({ matchedPairs: process.argv.includes("--matched-pairs") }).map((e, i) => ({ id: `own-${i}`, text: e.text, attack: e.attack, family: null, source: OWN_GROUP, group: `${OWN_GROUP}: ${e.category}` }));
 const patterns: LabelledRow[] = BUILTIN_PATTERNS.filter((p) => p.side === "input").map((p) => ({ id: p.slug, text: p.text, attack: true, family: p.family, source: "built-in patterns", group: "built-in patterns" }));
 const rows = [...data, ...own, ...patterns];
 
