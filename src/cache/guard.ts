@@ -182,7 +182,7 @@ export function promptFacts(text: string, readability?: Readability): PromptFact
     identifiers,
     quoted: quotedStrings(normalised),
     negated: wordList.some((word) => NEGATIONS.has(word)),
-    temporal: new Set(wordList.filter((word) => TEMPORAL_WORDS.has(word))),
+    temporal: new Set(wordList.flatMap(temporalWord)),
     poles,
     tokens: roleTokens(normalised),
     unread: readability?.unreadParts(normalised) ?? [],
@@ -234,6 +234,12 @@ function brief(parts: string[]): string {
   if (parts.length === 0) return "nothing";
   const shown = parts.slice(0, 3).map((part) => ([...part].length > 20 ? `${[...part].slice(0, 20).join("")}…` : part));
   return parts.length > 3 ? `${shown.join(" ")} (+${parts.length - 3})` : shown.join(" ");
+}
+
+/** A word that fixes the time asked about, in its base form: "nighttime" and "nights" are "night". */
+function temporalWord(word: string): string[] {
+  const form = [word, word.replace(/time$/, ""), word.replace(/s$/, "")].find((candidate) => TEMPORAL_WORDS.has(candidate));
+  return form ? [form] : [];
 }
 
 const termIndexes = new WeakMap<PromptFacts, TermIndex>();

@@ -28,6 +28,7 @@ describe("the precision guard lets paraphrases through", () => {
     ["Explain recursion in one sentence", "Explain recursion in a single sentence"],
     ["What does this word mean?", "What is the meaning of this word?"],
     ["How do I insert a page break in Word?", "How can I add a page break in Word?"],
+    ["How do I keep my dog from barking at night?", "How do I keep my dog from barking at nighttime?"],
   ])("%s ~ %s", (query, stored) => {
     expect(verdict(query, stored)).toEqual({ pass: true });
   });
@@ -60,6 +61,7 @@ describe("the precision guard stops answers to a different question", () => {
     ["quoted string", 'What does "carpe diem" mean?', 'What does "memento mori" mean?'],
     ["month", "What is the weather like in Rome in July?", "What is the weather like in Rome in January?"],
     ["time of day", "Is it better to exercise in the morning?", "Is it better to exercise at night?"],
+    ["days of the week, plural", "Where can I park for free in Lyon on weekends?", "Where can I park for free in Lyon on weekdays?"],
     ["opposite", "What is the fastest sorting algorithm?", "What is the slowest sorting algorithm?"],
     ["comparison", "Which is bigger, a wolf or a husky?", "Which is smaller, a wolf or a husky?"],
     ["direction in time", "What should I eat before a run?", "What should I eat after a run?"],
