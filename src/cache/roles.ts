@@ -42,7 +42,9 @@ const MAX_JOIN = 4;
 
 /** Lower-case words in order, hyphenated compounds and code-ish words kept whole ("sugar-free", "c++", "node.js"). */
 export function roleTokens(text: string): string[] {
-  return text.toLowerCase().replace(/n't\b/g, " not").match(/->|→|[\p{L}\p{N}][\p{L}\p{N}+#.'-]*[\p{L}\p{N}+#]|[\p{L}\p{N}]/gu) ?? [];
+  const tokens = text.toLowerCase().replace(/n't\b/g, " not").match(/->|→|[\p{L}\p{N}][\p{L}\p{N}+#.'-]*[\p{L}\p{N}+#]|[\p{L}\p{N}]/gu) ?? [];
+  // One indefinite article: its form follows the next word ("a yen" / "an Indian rupee", "a beginner-friendly trail" / "an advanced trail").
+  return tokens.map((token) => (token === "an" ? "a" : token));
 }
 
 /** The first role swap between two prompts (as token lists), described; undefined if none. */
@@ -148,7 +150,7 @@ function frame(tokens: string[]): { words: string[]; slots: number[]; phrases: s
   for (const word of tokens) {
     if (FUNCTION_WORDS.has(word)) {
       close();
-      words.push(word === "an" ? "a" : word); // "a yen" / "an Indian rupee": one article
+      words.push(word);
     } else run.push(word);
   }
   close();

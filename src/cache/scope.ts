@@ -183,11 +183,8 @@ function placeInOther(tokens: string[], before: string | undefined, noun: string
 /** Is `before` the word `distance` places before position `j` (with `before` undefined: does the prompt start there)? */
 function follows(tokens: string[], j: number, before: string | undefined, distance: number): boolean {
   const at = j - distance;
-  return before === undefined ? at === -1 : at >= 0 && (sameLemma(tokens[at]!, before) || (INDEFINITE.has(tokens[at]!) && INDEFINITE.has(before)));
+  return before === undefined ? at === -1 : at >= 0 && sameLemma(tokens[at]!, before);
 }
-
-/** "a beginner-friendly trail" / "an advanced trail": the article's form follows the next word. */
-const INDEFINITE = new Set(["a", "an"]);
 
 /** What a modifier may narrow: a content word that is not itself a modifier or an adjective ("considered better" narrows nothing). */
 function isNoun(word: string, before: string): boolean {
