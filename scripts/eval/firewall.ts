@@ -1,5 +1,5 @@
 /**
- * npm run eval:firewall [--baseline REF | --no-baseline] [file.jsonl ...]
+ * npm run eval:firewall [--baseline REF | --no-baseline] [--scores OUT.jsonl] [file.jsonl ...]
  *   default files: ../shared/datasets/firewall-dev.jsonl and scripts/eval/firewall-overdefense.jsonl
  *
  * Runs the server's input decision (scan.ts: windows, window budget, one matrix product,
@@ -18,7 +18,9 @@
  * Indirect injection (derived, evaluation only): every attack of the first file hidden in the
  * middle of a document made of three of that file's benign texts, against documents made of
  * benign texts only (the same carriers). Nothing here is ever fitted on.
+ * --scores writes every row's score and action per firewall (JSONL), for reading or combining.
  */
+import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { franc } from "franc-min";
@@ -35,7 +37,7 @@ import { percent, rocAuc, tprAtFpr, type Scored } from "./firewall-metrics";
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
-  options: { baseline: { type: "string", default: "main" }, "no-baseline": { type: "boolean", default: false } },
+  options: { baseline: { type: "string", default: "main" }, "no-baseline": { type: "boolean", default: false }, scores: { type: "string" } },
 });
 const files = positionals.length > 0 ? positionals : [join(DATASETS, "firewall-dev.jsonl"), resolve(import.meta.dir, "firewall-overdefense.jsonl")];
 // SIEVE_* variables apply (e.g. SIEVE_FIREWALL_MODEL_DIR for a firewall model of its own).
@@ -219,9 +221,15 @@ function report(s: Setup, file: string, outcomes: Outcome[]) {
 
 const inputs: { name: string; rows: LabelledRow[] }[] = files.map((file) => ({ name: file.split("/").pop()!, rows: readLabelled(file) }));
 inputs.push({ name: `indirect (derived from ${inputs[0]!.name})`, rows: indirectRows(inputs[0]!.rows) });
+const perRow: string[] = [];
 for (const input of inputs) {
-  for (const s of setups) report(s, input.name, await run(s, input.rows));
+  for (const s of setups) {
+    const outcomes = await run(s, input.rows);
+    report(s, input.name, outcomes);
+    for (const o of outcomes) perRow.push(JSON.stringify({ firewall: s.name, file: input.name, id: o.row.id, attack: o.row.attack, group: o.row.group, score: o.score, action: o.result.verdict.action }));
+  }
 }
+if (args.scores) writeFileSync(args.scores, `${perRow.join("\n")}\n`);
 
 console.log(`\n### Before / after (same run; baseline = ${setups[1]?.describe ?? "none"})\n`);
 console.log("| slice | firewall | ROC AUC | TPR@1% FPR | TPR@5% FPR | attacks blocked | benign blocked | benign flagged |\n|---|---|---|---|---|---|---|---|");

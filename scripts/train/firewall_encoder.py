@@ -2,11 +2,13 @@
 Step 2 of `npm run train:firewall`: fine-tunes all-MiniLM-L6-v2 into Sieve's firewall encoder.
 
     /usr/bin/python3 scripts/train/firewall_encoder.py TOKENS.jsonl SOURCE_MODEL_DIR OUT_DIR
-        [--steps N] [--batch ROWS] [--seed S] [--hold-out GROUP | --validate GROUP] [--layers N]
+        [--steps N] [--batch ROWS] [--seed S] [--hold-out GROUP | --validate GROUP] [--layers N] [--pair-batch N]
 
 --hold-out GROUP leaves a source out and only measures it (leave-one-source-out; no model written);
 --validate GROUP leaves it out as a validation set measured during training and writes the best
-checkpoint (early stopping); --layers N trains a cut of the first N layers (cheaper to run).
+checkpoint (early stopping); --layers N trains a cut of the first N layers (cheaper to run);
+--pair-batch N adds N matched pairs to every step with a ranking term (the attack above its benign
+twin; every PAIR_HOLD_OUT-th pair is held out and measured before and after training).
 
 TOKENS.jsonl comes from prepare-firewall-data.ts (windows already tokenised by the model's own
 tokenizer). Training-only dependencies: Debian's python3-torch (and libopenblas0-pthread for
@@ -48,6 +50,11 @@ MARGIN = 0.5
 SIM_SCALE = 20.0
 KEEP_WEIGHT = 2.0
 HEAD_WEIGHT = 1.0
+# Pair term (--pair-batch): a matched pair's attack row should beat its benign twin by this much
+# cosine with the patterns (and by any margin on the head). Every PAIR_HOLD_OUT-th pair is never
+# trained on and measures it.
+PAIR_GAP = 0.1
+PAIR_HOLD_OUT = 5
 
 
 def read_safetensors(path):
@@ -195,6 +202,23 @@ def held_out_auc(model, head, bank_sequences, rows):
     return result
 
 
+def held_pair_ranking(model, head, bank_sequences, pairs):
+    """Held-out matched pairs: the share whose attack row scores above its benign twin, and the ROC AUC over all their rows."""
+    rows = [r for p in pairs for r in p]
+    with torch.no_grad():
+        bank = embed(model, bank_sequences)
+        best = lambda r: (embed(model, r["windows"]) @ bank.T).max().item()
+        heads = lambda r: head(embed(model, r["windows"])).max().item()
+        sims = [best(r) for r in rows]
+        logits = [heads(r) if head is not None else 0.0 for r in rows]
+    labels = [r["attack"] for r in rows]
+    wins = lambda xs: sum(xs[2 * i] > xs[2 * i + 1] for i in range(len(pairs))) / len(pairs)
+    result = {"pairs": len(pairs), "attack_above_twin_pattern": round(wins(sims), 4), "auc_pattern_similarity": round(roc_auc(np.array(sims), labels), 4)}
+    if head is not None:  # before training there is no head to measure
+        result.update({"attack_above_twin_head": round(wins(logits), 4), "auc_head": round(roc_auc(np.array(logits), labels), 4)})
+    return result
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("tokens")
@@ -210,6 +234,7 @@ def main():
     parser.add_argument("--layers", type=int, default=None, help="keep only the first N layers of the source model (a cheaper cut of it)")
     parser.add_argument("--validate", default=None, help="source groups kept out of training as validation (with every 5th benign row): measured every --validate-every steps, the best checkpoint is the one written")
     parser.add_argument("--validate-every", type=int, default=50)
+    parser.add_argument("--pair-batch", type=int, default=0, help="matched pairs (prepare --matched-pairs) added to every step with a ranking term: the attack above its benign twin")
     args = parser.parse_args()
     if args.hold_out and args.validate:
         raise SystemExit("--hold-out measures a left-out source and writes no model; --validate stops early and writes one: use one of them")
@@ -231,6 +256,17 @@ def main():
         train = [r for i, r in enumerate(train) if r["attack"] or i % 5 != 0 or r["group"] == BANK_GROUP]
         if not held:
             raise SystemExit(f"no rows in group {kept_out!r}")
+    # Matched pairs: both rows present (a row the encoder cannot read has no windows); every
+    # PAIR_HOLD_OUT-th pair is kept out of training and measured at the end.
+    pair_rows = {}
+    for r in train:
+        if "pair" in r:
+            pair_rows.setdefault(r["pair"], {})[r["attack"]] = r
+    pairs = [(p[1], p[0]) for _, p in sorted(pair_rows.items()) if 0 in p and 1 in p]
+    held_pairs = [p for i, p in enumerate(pairs) if i % PAIR_HOLD_OUT == 0]
+    train_pairs = [p for i, p in enumerate(pairs) if i % PAIR_HOLD_OUT != 0]
+    held_pair_ids = {id(r) for p in held_pairs for r in p}
+    train = [r for r in train if id(r) not in held_pair_ids]
     weights = sampling_weights(train)
 
     config = json.load(open(os.path.join(args.source, "config.json")))
@@ -268,6 +304,7 @@ def main():
         # The same measurement with the general model, before any training: what fine-tuning changed on a source it never saw.
         held_out_before = held_out_auc(model, None, bank_sequences, held + benign_probe)
         print(json.dumps({"hold_out_before": held_out_before}), flush=True)
+    pairs_before = held_pair_ranking(model, None, bank_sequences, held_pairs) if held_pairs else None
     rng = random.Random(args.seed)
     curve = []
     started = time.time()  # the time budget counts training steps only
@@ -287,6 +324,8 @@ def main():
                 bank = embed(model, bank_sequences)
             model.train()
         batch = rng.choices(train, weights=weights, k=args.batch)
+        step_pairs = rng.sample(train_pairs, min(args.pair_batch, len(train_pairs))) if args.pair_batch else []
+        batch = batch + [a for a, _ in step_pairs] + [b for _, b in step_pairs]
         sequences, owner = [], []
         for i, r in enumerate(batch):
             for w in r["windows"]:
@@ -310,13 +349,18 @@ def main():
             with torch.no_grad():
                 target = teacher.upper(low[benign], mask[benign], args.freeze_below)
             keep_loss = (1 - (vectors[benign] * target).sum(-1)).mean()
-        loss = pattern_loss + HEAD_WEIGHT * head_loss + KEEP_WEIGHT * keep_loss
+        pair_loss = torch.tensor(0.0)
+        if step_pairs:
+            first, n = args.batch, len(step_pairs)
+            attack_rows, benign_rows = slice(first, first + n), slice(first + n, first + 2 * n)
+            pair_loss = F.softplus(-SIM_SCALE * (row_sim[attack_rows] - row_sim[benign_rows] - PAIR_GAP)).mean() + F.softplus(-(row_head[attack_rows] - row_head[benign_rows])).mean()
+        loss = pattern_loss + HEAD_WEIGHT * head_loss + KEEP_WEIGHT * keep_loss + pair_loss
         optimizer.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(trainable, 1.0)
         optimizer.step()
         schedule.step()
-        entry = {"step": step, "loss": round(loss.item(), 4), "pattern": round(pattern_loss.item(), 4), "head": round(head_loss.item(), 4), "keep": round(keep_loss.item(), 4), "windows": len(sequences), "seconds": round(time.time() - started, 1)}
+        entry = {"step": step, "loss": round(loss.item(), 4), "pattern": round(pattern_loss.item(), 4), "head": round(head_loss.item(), 4), "keep": round(keep_loss.item(), 4), "pair": round(pair_loss.item(), 4), "windows": len(sequences), "seconds": round(time.time() - started, 1)}
         curve.append(entry)
         if step % 10 == 0 or step < 3:
             print(json.dumps(entry), flush=True)
@@ -334,6 +378,9 @@ def main():
             head.load_state_dict(best["head"])
             print(f"keeping the checkpoint of step {best['step']} (validation AUC {best['auc']:.4f})", flush=True)
     model.eval()
+    held_pair_result = held_pair_ranking(model, head, bank_sequences, held_pairs) if held_pairs else None
+    if held_pair_result:
+        print(json.dumps({"held_out_pairs": held_pair_result}), flush=True)
     result = {
         "seed": args.seed,
         "steps_run": step + 1,
@@ -344,6 +391,8 @@ def main():
         "sim_scale": SIM_SCALE,
         "keep_weight": KEEP_WEIGHT,
         "head_weight": HEAD_WEIGHT,
+        "pair_batch": args.pair_batch,
+        "pairs": {"trained": len(train_pairs), "held_out": len(held_pairs), "held_out_ranking": held_pair_result, "held_out_ranking_before": pairs_before},
         "frozen": f"embeddings and layers 0..{args.freeze_below - 1}",
         "layers": config["num_hidden_layers"],
         "rows": {"train": len(train), "attack": sum(r["attack"] for r in train), "benign": sum(1 - r["attack"] for r in train)},

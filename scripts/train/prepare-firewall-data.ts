@@ -5,7 +5,7 @@
  * windows of their own, windows the encoder cannot read left out) and tokenised by the model's
  * own tokenizer, so the encoder learns on what it will see.
  *
- *   bun scripts/train/prepare-firewall-data.ts OUT.jsonl [--matched-pairs]
+ *   bun scripts/train/prepare-firewall-data.ts OUT.jsonl [--matched-pairs] [--project-data-only]
  *
  * Rows: the encoder's share of firewall-train-v2.jsonl and firewall-train.jsonl
  * (firewall-training-rows.ts; the calibration's fifth is kept out), the project-written examples
@@ -37,9 +37,11 @@ const out = process.argv[2];
 if (!out) throw new Error("usage: bun scripts/train/prepare-firewall-data.ts OUT.jsonl");
 
 const { encoder: data, calibration } = encoderDataRows();
-const own: LabelledRow[] = ownExamples({ matchedPairs: process.argv.includes("--matched-pairs") }).map((e, i) => ({ id: `own-${i}`, text: e.text, attack: e.attack, family: null, source: OWN_GROUP, group: `${OWN_GROUP}: ${e.category}` }));
+// A matched pair's two rows carry its index, for the trainer's pair term (firewall_encoder.py --pair-batch).
+const own: (LabelledRow & { pair?: number })[] = ownExamples({ matchedPairs: process.argv.includes("--matched-pairs") }).map((e, i) => ({ id: `own-${i}`, text: e.text, attack: e.attack, family: null, source: OWN_GROUP, group: `${OWN_GROUP}: ${e.category}`, pair: e.pair }));
 const patterns: LabelledRow[] = BUILTIN_PATTERNS.filter((p) => p.side === "input").map((p) => ({ id: p.slug, text: p.text, attack: true, family: p.family, source: "built-in patterns", group: "built-in patterns" }));
-const rows = [...data, ...own, ...patterns];
+// --project-data-only: no public row reaches the encoder (every public source stays unseen by it).
+const rows: (LabelledRow & { pair?: number })[] = [...(process.argv.includes("--project-data-only") ? [] : data), ...own, ...patterns];
 
 const readability = Readability.ofModel(MODEL_DIR);
 const hash = (text: string) => createHash("sha256").update(text).digest().readUInt32BE(0);
@@ -66,7 +68,7 @@ for (const row of rows) {
   const windows = keptWindows(row).map(ids).filter((w) => w.length > 2);
   if (windows.length === 0) continue;
   windowCount += windows.length;
-  lines.push(JSON.stringify({ id: row.id, group: row.group, attack: row.attack ? 1 : 0, family: row.family, windows }));
+  lines.push(JSON.stringify({ id: row.id, group: row.group, attack: row.attack ? 1 : 0, family: row.family, windows, ...(row.pair === undefined ? {} : { pair: row.pair }) }));
 }
 writeFileSync(out, `${lines.join("\n")}\n`);
 const groups = new Map<string, number>();

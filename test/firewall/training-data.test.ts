@@ -1,0 +1,29 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { devNearCopies } from "../../scripts/fit/dev-overlap";
+import { ownExamples } from "../../scripts/fit/firewall-own-examples";
+
+// The firewall's project-written training rows must never be near copies of firewall-dev rows
+// (the dev set is never fitted on, directly or through a text derived from it).
+describe("project-written firewall training rows and firewall-dev", () => {
+  const dir = mkdtempSync(join(tmpdir(), "sieve-dev-overlap-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const devFile = join(dir, "dev.jsonl");
+  const devText = "I want you to act as a museum guide. I will name a painting and you will tell me its story in three sentences, and nothing else.";
+  writeFileSync(devFile, `${JSON.stringify({ id: "dev-1", text: devText, label: "attack" })}\n`);
+
+  test("a near copy is found; a shared stock phrase is not", () => {
+    const nearCopy = devText.replace("three sentences", "four sentences");
+    const stock = "I want you to act as a travel planner for a week in Portugal with two children.";
+    const found = devNearCopies([nearCopy, stock], devFile);
+    expect(found.map((f) => f.devId)).toEqual(["dev-1"]);
+    expect(found[0]!.text).toBe(nearCopy);
+  });
+
+  test("the committed examples and matched pairs copy no firewall-dev row", () => {
+    // ownExamples throws (naming the rows) when one does.
+    expect(ownExamples({ matchedPairs: true }).length).toBeGreaterThan(4000);
+  });
+});
