@@ -8,7 +8,8 @@ Step 2 of `npm run train:firewall`: fine-tunes all-MiniLM-L6-v2 into Sieve's fir
 --validate GROUP leaves it out as a validation set measured during training and writes the best
 checkpoint (early stopping); --layers N trains a cut of the first N layers (cheaper to run);
 --pair-batch N adds N matched pairs to every step with a ranking term (the attack above its benign
-twin; every PAIR_HOLD_OUT-th pair is held out and measured before and after training).
+twin). With matched pairs in the data (prepare --matched-pairs), every PAIR_HOLD_OUT-th pair is held
+out of training and measured before and after it, pair term or not.
 
 TOKENS.jsonl comes from prepare-firewall-data.ts (windows already tokenised by the model's own
 tokenizer). Training-only dependencies: Debian's python3-torch (and libopenblas0-pthread for
