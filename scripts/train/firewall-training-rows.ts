@@ -9,7 +9,13 @@
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
+import type { Readability } from "../../src/embeddings/readability";
+import { cueScore } from "../../src/firewall/cues";
+import { BUILTIN_PATTERNS } from "../../src/firewall/library";
+import { planWindows } from "../../src/firewall/scan";
+import { WINDOW_TOKENS } from "../../src/firewall/windows";
 import { DATASETS, readLabelled, type LabelledRow } from "../eval/firewall-data";
+import { OWN_GROUP, ownExamples } from "../fit/firewall-own-examples";
 
 const CALIBRATION_SHARE = 5;
 const normal = (text: string) => text.toLowerCase().replace(/\s+/g, " ").trim();
@@ -22,4 +28,33 @@ export function encoderDataRows(): { encoder: LabelledRow[]; calibration: Labell
   const v1 = readLabelled(join(DATASETS, "firewall-train.jsonl")).filter((r) => !inV2.has(normal(r.text)));
   const rows = [...v2, ...v1];
   return { encoder: rows.filter((r) => !isCalibrationRow(r)), calibration: rows.filter(isCalibrationRow) };
+}
+
+/**
+ * The project's own rows: its written examples (one source group per category; a matched pair's
+ * two rows carry its index, for the encoder trainer's pair term) and the built-in input patterns
+ * (attacks of their family).
+ */
+export function projectRows({ matchedPairs = false } = {}): { own: (LabelledRow & { pair?: number })[]; patterns: LabelledRow[] } {
+  const own = ownExamples({ matchedPairs }).map((e, i) => ({ id: `own-${i}`, text: e.text, attack: e.attack, family: null, source: OWN_GROUP, group: `${OWN_GROUP}: ${e.category}`, pair: e.pair }));
+  const patterns = BUILTIN_PATTERNS.filter((p) => p.side === "input").map((p) => ({ id: p.slug, text: p.text, attack: true, family: p.family, source: "built-in patterns", group: "built-in patterns" }));
+  return { own, patterns };
+}
+
+const WINDOWS_PER_ROW = 3;
+const textHash = (text: string) => createHash("sha256").update(text).digest().readUInt32BE(0);
+
+/**
+ * The windows a row trains on, planned as the server plans them (no budget). A long text keeps at
+ * most WINDOWS_PER_ROW: those with the most attack cue words (where an injection hides), plus,
+ * for benign rows, one more chosen by a hash of the text.
+ */
+export function keptWindows(row: LabelledRow, readability: Readability): string[] {
+  const windows = planWindows([row.text], () => false, { budgetTokens: 0, windowTokens: WINDOW_TOKENS, readability }).windows;
+  if (windows.length <= WINDOWS_PER_ROW) return windows;
+  const byCues = windows.map((text, i) => ({ text, i, cues: cueScore(text) })).sort((a, b) => b.cues - a.cues || a.i - b.i);
+  if (row.attack) return byCues.slice(0, WINDOWS_PER_ROW).map((w) => w.text);
+  const chosen = byCues.slice(0, WINDOWS_PER_ROW - 1).map((w) => w.text);
+  const rest = windows.filter((w) => !chosen.includes(w));
+  return [...chosen, rest[textHash(row.text) % rest.length]!];
 }
