@@ -13,8 +13,9 @@
  * Two firewalls are measured in the same run:
  *   current   the firewall as configured (encoder.ts: layer 4 of the general model, or the
  *             SIEVE_FIREWALL_MODEL_DIR model) with the working tree's calibration.json;
- *   baseline  the calibration.json of git REF (default main) in the space it was fitted in
- *             (the general model's last layer or its layer-4 view), skipped when it equals the current one.
+ *   baseline  the calibration.json and lexical-model.json of git REF (default main), the
+ *             calibration in the space it was fitted in (the general model's last layer or its
+ *             layer-4 view), skipped when both equal the current ones.
  * Indirect injection (derived, evaluation only): every attack of the first file hidden in the
  * middle of a document made of three of that file's benign texts, against documents made of
  * benign texts only (the same carriers). Nothing here is ever fitted on.
@@ -28,6 +29,7 @@ import { loadConfig } from "../../src/config";
 import { libraryIndexInput } from "../../src/firewall/builtins";
 import { CALIBRATION, type Calibration } from "../../src/firewall/calibration";
 import { firewallEmbedderKey, firewallScanOptions } from "../../src/firewall/encoder";
+import { LEXICAL, LEXICAL_FEATURE_VERSION, LexicalScorer, type LexicalModel } from "../../src/firewall/lexical";
 import { FAMILY_DEFAULTS } from "../../src/firewall/library";
 import { BuiltinIndex, WorkspacePatterns } from "../../src/firewall/pattern-index";
 import { planWindows, scanTexts, SECOND_LOOK_FROM, type ScanOptions, type ScanResult } from "../../src/firewall/scan";
@@ -46,23 +48,30 @@ const options = firewallScanOptions(config);
 
 type Setup = { name: string; describe: string; patterns: WorkspacePatterns; embedding: FirstSightEmbedding; calibration: Calibration; options: ScanOptions };
 
-async function setup(name: string, describe: string, embedding: FirstSightEmbedding, calibration: Calibration, model: string, options: ScanOptions): Promise<Setup> {
+async function setup(name: string, describe: string, embedding: FirstSightEmbedding, calibration: Calibration, model: string, options: ScanOptions, lexical: LexicalScorer = LEXICAL): Promise<Setup> {
   const library = await libraryIndexInput(model, (texts) => embedding.embedMany(texts));
-  const patterns = WorkspacePatterns.defaults(new BuiltinIndex(library.patterns, library.contrast, calibration, embedding.embedder.dimensions));
+  const patterns = WorkspacePatterns.defaults(new BuiltinIndex(library.patterns, library.contrast, calibration, embedding.embedder.dimensions, lexical));
   return { name, describe, patterns, embedding, calibration, options };
 }
 
-/** calibration.json as committed at `ref`, or undefined when git cannot show it. */
-function calibrationAt(ref: string): Calibration | undefined {
-  const shown = Bun.spawnSync(["git", "show", `${ref}:src/firewall/calibration.json`], { cwd: import.meta.dir });
-  return shown.exitCode === 0 ? (JSON.parse(shown.stdout.toString()) as Calibration) : undefined;
+/** A data file of src/firewall/ as committed at `ref`, or undefined when git cannot show it. */
+function committedAt<T>(ref: string, file: string): T | undefined {
+  const shown = Bun.spawnSync(["git", "show", `${ref}:src/firewall/${file}`], { cwd: import.meta.dir });
+  return shown.exitCode === 0 ? (JSON.parse(shown.stdout.toString()) as T) : undefined;
+}
+
+/** The lexical signal as committed at `ref`: off where `ref` had none, or one of another feature version. */
+function lexicalAt(ref: string): LexicalScorer {
+  const model = committedAt<LexicalModel>(ref, "lexical-model.json");
+  return model && model.featureVersion === LEXICAL_FEATURE_VERSION ? new LexicalScorer(model) : LexicalScorer.off(LEXICAL.model.buckets);
 }
 
 const setups: Setup[] = [await setup("current", `${firewallEmbedderKey(config)}, shipped calibration`, await FirstSightEmbedding.load(config), CALIBRATION, firewallEmbedderKey(config), options)];
 if (!args["no-baseline"]) {
-  const old = calibrationAt(args.baseline!);
+  const old = committedAt<Calibration>(args.baseline!, "calibration.json");
+  const oldLexical = lexicalAt(args.baseline!);
   if (!old) console.log(`(no baseline: git cannot show ${args.baseline}:src/firewall/calibration.json)`);
-  else if (Bun.deepEquals(old, CALIBRATION)) console.log(`(no baseline: ${args.baseline} ships the same calibration)`);
+  else if (Bun.deepEquals(old, CALIBRATION) && Bun.deepEquals(oldLexical.model, LEXICAL.model)) console.log(`(no baseline: ${args.baseline} ships the same calibration and lexical model)`);
   else {
     // "<model>/<precision>[/<view>]": the view the baseline's calibration was fitted in, if any.
     const oldView = old.model.split("/")[2];
@@ -71,7 +80,7 @@ if (!args["no-baseline"]) {
       console.log(`(no baseline: ${args.baseline}'s calibration compares in ${oldView}, which the general model no longer outputs; compare with that commit's own eval:firewall output)`);
     } else {
       // "baseline" never matches the shipped vectors' model: the library is embedded afresh in the baseline's space.
-      setups.push(await setup("baseline", `${old.model}, calibration.json of ${args.baseline}`, embedding, old, "baseline", { ...options, windowTokens: old.windowTokens }));
+      setups.push(await setup("baseline", `${old.model}, calibration.json and lexical-model.json of ${args.baseline}`, embedding, old, "baseline", { ...options, windowTokens: old.windowTokens }, oldLexical));
     }
   }
 }

@@ -138,7 +138,7 @@ let offset = 0;
 const units: Unit[] = rows.map((row, i) => {
   const from = offset;
   const own = vectors.slice(offset, (offset += windowTexts[i]!.length));
-  const scores = scoreInputWindows(defaults, own);
+  const scores = scoreInputWindows(defaults, windowTexts[i]!, own);
   const windows = own.map((_, w) => {
     const { familyMax, contrastMax, top } = scores[w]!.signals!;
     return { vector: headVectors[from + w]!, familyMax, contrastMax, top };

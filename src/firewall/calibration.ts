@@ -11,9 +11,13 @@
  *       h     = a linear head on the window's embedding (384 weights + bias), if it earned its place,
  *               plus, where fitted, 384 more on the same window's vector from the general model's
  *               last layer (the custom patterns' space: the same inference, no extra cost).
- *   built-in pattern p:  score = σ(k · (Z − λ · (top − s_p)) + o)
+ *   built-in pattern p:  score = σ(k · (Z − λ · (top − s_p)) + o + a · ℓ)
  *       s_p = the pattern's raw cosine, top = the best raw cosine of any built-in pattern; so the
  *       closest pattern carries the window's score and less similar ones fall off with λ.
+ *       ℓ = the lexical model's logit of the window's text, a its weight (lexical.ts,
+ *       lexical-model.json; fitted after this file, on the scores it gives). It tells attack-like
+ *       from ordinary, not which kind of attack: a positive term applies only to patterns of the
+ *       closest pattern's family, a negative one to every pattern (scoring.ts).
  *   custom and output-side patterns:  score = σ(k₁ · s_p + o₁), fitted on raw similarity alone.
  *
  * Each score is increasing in its pattern's similarity (w_t, w_f ≥ 0) and decreasing in c (w_c ≥ 0). k and o place the spec's
@@ -52,9 +56,10 @@ export function windowLogit(calibration: Calibration, signals: WindowSignals): n
   return z;
 }
 
-export function builtinScore(calibration: Calibration, logit: number, top: number, similarity: number): number {
+/** `lexical`: a · ℓ, the lexical signal's term for the window (LexicalScorer.scoreTerm). */
+export function builtinScore(calibration: Calibration, logit: number, top: number, similarity: number, lexical: number): number {
   const { slope, offset } = calibration.scale;
-  return sigmoid(slope * (logit - calibration.rankPenalty * (top - similarity)) + offset);
+  return sigmoid(slope * (logit - calibration.rankPenalty * (top - similarity)) + offset + lexical);
 }
 
 export function singleScore(calibration: Calibration, similarity: number): number {

@@ -1,4 +1,5 @@
 import { type Calibration, familyIndex } from "./calibration";
+import { LEXICAL, type LexicalScorer } from "./lexical";
 import { SYSTEM_PROMPT_PATTERN_ID, type PatternAction, type PatternSide } from "./model";
 import { VectorMatrix } from "./vector-matrix";
 
@@ -15,8 +16,8 @@ export type PatternMeta = {
 export type IndexedPattern = { meta: PatternMeta; vector: Float32Array };
 
 /**
- * Everything shared by all workspaces, in memory: the built-in patterns, the contrast texts and
- * the learned head, stacked into one matrix per side so one product scores a batch of windows
+ * Everything shared by all workspaces, in memory: the built-in patterns, the contrast texts, the
+ * learned head and the lexical model, stacked into one matrix per side so one product scores a batch of windows
  * against all of them. Rebuilt when the built-in rows change (start-up, library upgrade).
  */
 export class BuiltinIndex {
@@ -38,6 +39,8 @@ export class BuiltinIndex {
     contrast: Float32Array[],
     readonly calibration: Calibration,
     readonly dims: number,
+    /** The lexical signal added to built-in scores (lexical.ts); evaluation passes others to compare. */
+    readonly lexical: LexicalScorer = LEXICAL,
   ) {
     const families = familyIndex(calibration);
     const input = patterns.filter((p) => p.meta.side === "input");

@@ -64,7 +64,7 @@ export async function scanTexts(texts: string[], patterns: WorkspacePatterns, em
     const vectors = await embedding.embedMany(texts);
     const needsCustomSpace = patterns.customInput.length > 0 || patterns.builtins.lastLayerHead !== undefined;
     const custom = needsCustomSpace && embedding.customSpace ? await embedding.customSpace.embedMany(texts) : vectors;
-    return scoreInputWindows(patterns, vectors, custom);
+    return scoreInputWindows(patterns, texts, vectors, custom);
   };
   const scores = windows.length > 0 ? await score(windows) : [];
   const closerBudget = options.budgetTokens > 0 ? Math.max(options.budgetTokens - plan.spent, SECOND_LOOK_MIN_TOKENS) : 0;

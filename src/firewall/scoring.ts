@@ -15,11 +15,11 @@ export type WindowScore = {
 };
 
 /**
- * Scores input windows (user/tool text) against the built-ins (calibrated) and the workspace's
- * own patterns; `customVectors` are the same windows in the custom patterns' space (encoder.ts),
- * which the head's last-layer part reads too.
+ * Scores input windows (user/tool text) against the built-ins (calibrated, with the lexical signal
+ * of each window's text) and the workspace's own patterns; `customVectors` are the same windows in
+ * the custom patterns' space (encoder.ts), which the head's last-layer part reads too.
  */
-export function scoreInputWindows(patterns: WorkspacePatterns, vectors: Float32Array[], customVectors: Float32Array[] = vectors): WindowScore[] {
+export function scoreInputWindows(patterns: WorkspacePatterns, texts: string[], vectors: Float32Array[], customVectors: Float32Array[] = vectors): WindowScore[] {
   const builtins = patterns.builtins;
   const { calibration } = builtins;
   const rows = builtins.inputMatrix.rows;
@@ -32,23 +32,30 @@ export function scoreInputWindows(patterns: WorkspacePatterns, vectors: Float32A
     const base = w * rows;
     const familyMax = new Array<number>(calibration.families.length).fill(-1);
     let top = -1;
+    let topRow = -1;
     for (let r = 0; r < patternRows; r++) {
       const s = sims[base + r]!;
       const family = builtins.familyOfRow[r]!;
       if (family >= 0 && s > familyMax[family]!) familyMax[family] = s;
-      if (s > top) top = s;
+      if (s > top) (top = s), (topRow = r);
     }
     let contrastMax = 0;
     for (let r = patternRows; r < patternRows + builtins.contrastRows; r++) contrastMax = Math.max(contrastMax, sims[base + r]!);
     const head = builtins.hasHead ? sims[base + rows - 1]! + (lastLayerHead?.[w] ?? 0) + calibration.head.bias : 0;
     const signals: WindowSignals = { familyMax, contrastMax, head, top };
     const logit = windowLogit(calibration, signals);
+    // The lexical signal tells "reads like an attack" or "reads like ordinary text", not which
+    // kind of attack: ordinary-looking text lowers every pattern, attack-looking text backs only
+    // the family of the window's closest pattern (so switching that family off lets it through).
+    const lexical = builtins.lexical.scoreTerm(texts[w]!);
+    const topFamily = builtins.familyOfRow[topRow];
+    const lexicalFor = (row: number) => (lexical < 0 || builtins.familyOfRow[row] === topFamily ? lexical : 0);
 
     const window = collect(
       builtins.input,
       patterns.inputEnabled,
       (r) => sims[base + r]!,
-      (s) => builtinScore(calibration, logit, top, s),
+      (s, r) => builtinScore(calibration, logit, top, s, lexicalFor(r)),
     );
     merge(window, custom[w]);
     window.signals = signals;
@@ -77,12 +84,12 @@ function customScores(metas: PatternMeta[], matrix: VectorMatrix, vectors: Float
   return vectors.map((_, w) => collect(metas, enabled, (r) => sims[w * metas.length + r]!, score));
 }
 
-function collect(metas: PatternMeta[], enabled: Uint8Array, similarity: (row: number) => number, score: (s: number) => number): WindowScore {
+function collect(metas: PatternMeta[], enabled: Uint8Array, similarity: (row: number) => number, score: (similarity: number, row: number) => number): WindowScore {
   const window: WindowScore = { best: undefined, fired: [] };
   for (let r = 0; r < metas.length; r++) {
     if (!enabled[r]) continue;
     const s = similarity(r);
-    const hit = { pattern: metas[r]!, similarity: s, score: score(s) };
+    const hit = { pattern: metas[r]!, similarity: s, score: score(s, r) };
     if (!window.best || hit.score > window.best.score) window.best = hit;
     if (hit.score > hit.pattern.threshold) window.fired.push(hit);
   }

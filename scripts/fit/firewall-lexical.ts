@@ -1,0 +1,189 @@
+/**
+ * npm run fit:firewall-lexical
+ *
+ * Fits the firewall's lexical signal (src/firewall/lexical.ts) and writes
+ * src/firewall/lexical-model.json (numbers only, no training text). Run it after fit:firewall:
+ * its weight is chosen on the scores the shipped calibration gives.
+ *
+ * Rows: firewall-train-v2.jsonl and firewall-train.jsonl, the project-written examples with the
+ * matched pairs (a harmless text and an attack on the same subject: what tells them apart is the
+ * instruction, not the topic) and the built-in input patterns; every row windowed as the server
+ * windows it (keptWindows). Each source group weighs the same within its label. Never
+ * firewall-dev.jsonl.
+ *
+ *   1. Validation. Source groups are split into FOLDS by a hash of their name; the calibration
+ *      rows (the fifth of the public rows set aside in firewall-training-rows.ts) of each fold are
+ *      scored by a lexical model fitted without that fold's groups and without any calibration
+ *      row, and combined with the shipped calibration's score of each of their windows:
+ *      row score = max over windows of σ(logit(window score) + a · ℓ). Pooled ROC AUC and TPR at
+ *      1% and 5% FPR for every a in WEIGHTS.
+ *   2. scoreWeight: the a with the highest TPR@1% + TPR@5% (0 switches the signal off).
+ *   3. The lexical model refitted on every row, its weights stored as int8.
+ */
+import { writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { loadConfig } from "../../src/config";
+import { libraryIndexInput } from "../../src/firewall/builtins";
+import { CALIBRATION, sigmoid } from "../../src/firewall/calibration";
+import { firewallEmbedderKey, firewallScanOptions } from "../../src/firewall/encoder";
+import { LEXICAL_FEATURE_VERSION, LexicalScorer, lexicalFeatures, quantise, type LexicalModel } from "../../src/firewall/lexical";
+import { BuiltinIndex, WorkspacePatterns } from "../../src/firewall/pattern-index";
+import { planWindows } from "../../src/firewall/scan";
+import { scoreInputWindows } from "../../src/firewall/scoring";
+import { textSha } from "../../src/firewall/shipped-vectors";
+import { FirstSightEmbedding, type LabelledRow } from "../eval/firewall-data";
+import { percent, rocAuc, tprAtFpr } from "../eval/firewall-metrics";
+import { encoderDataRows, keptWindows, projectRows } from "../train/firewall-training-rows";
+
+const OUT = resolve(import.meta.dir, "../../src/firewall/lexical-model.json");
+const BUCKETS = 1 << 18;
+const FOLDS = 5;
+const WEIGHTS = [0, 0.25, 0.5, 0.75, 1, 1.5, 2];
+/** Plain SGD on the log loss; little L2, many epochs (chosen on the validation of step 1). */
+const TRAINING = { epochs: 40, batch: 256, learningRate: 0.5, l2: 1e-6, seed: 14 };
+
+const config = loadConfig([]);
+const { readability } = firewallScanOptions(config);
+const { encoder, calibration } = encoderDataRows();
+const { own, patterns } = projectRows({ matchedPairs: true });
+
+type Example = { index: Uint32Array; value: Float32Array; attack: boolean; weight: number };
+
+/** Every kept window of every row, each row weighing 1 / (rows of its group and label), shared by its windows. */
+function examplesOf(rows: LabelledRow[]): Example[] {
+  const count = new Map<string, number>();
+  for (const row of rows) count.set(`${row.attack}:${row.group}`, (count.get(`${row.attack}:${row.group}`) ?? 0) + 1);
+  const examples: Example[] = [];
+  for (const row of rows) {
+    const windows = keptWindows(row, readability);
+    for (const window of windows) examples.push({ ...lexicalFeatures(window, BUCKETS), attack: row.attack, weight: 1 / count.get(`${row.attack}:${row.group}`)! / windows.length });
+  }
+  // Attacks and benign text weigh the same in total; the mean weight is 1.
+  for (const attack of [true, false]) {
+    const side = examples.filter((e) => e.attack === attack);
+    const total = side.reduce((sum, e) => sum + e.weight, 0);
+    for (const e of side) e.weight *= examples.length / 2 / total;
+  }
+  return examples;
+}
+
+/** Logistic regression by mini-batch SGD over sparse features; L2 applied to the buckets a batch touches. */
+function train(examples: Example[]): { weights: Float32Array; bias: number } {
+  const { epochs, batch, learningRate, l2, seed } = TRAINING;
+  const weights = new Float32Array(BUCKETS);
+  let bias = 0;
+  const random = mulberry32(seed);
+  const order = examples.map((_, i) => i);
+  const gradient = new Map<number, number>();
+  for (let epoch = 0; epoch < epochs; epoch++) {
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    for (let start = 0; start < order.length; start += batch) {
+      gradient.clear();
+      let biasGradient = 0;
+      const members = order.slice(start, start + batch);
+      for (const k of members) {
+        const e = examples[k]!;
+        let z = bias;
+        for (let f = 0; f < e.index.length; f++) z += weights[e.index[f]!]! * e.value[f]!;
+        const g = ((sigmoid(z) - (e.attack ? 1 : 0)) * e.weight) / members.length;
+        biasGradient += g;
+        for (let f = 0; f < e.index.length; f++) gradient.set(e.index[f]!, (gradient.get(e.index[f]!) ?? 0) + g * e.value[f]!);
+      }
+      bias -= learningRate * biasGradient;
+      const decay = 1 - learningRate * l2 * members.length;
+      for (const [bucket, g] of gradient) weights[bucket] = (weights[bucket]! - learningRate * g) * decay;
+    }
+  }
+  return { weights, bias };
+}
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const modelOf = (fit: { weights: Float32Array; bias: number }, scoreWeight = 0): LexicalModel => ({ featureVersion: LEXICAL_FEATURE_VERSION, buckets: BUCKETS, scoreWeight, bias: fit.bias, weights: "", quantum: 0 });
+const foldOf = (group: string) => textSha(group).charCodeAt(0) % FOLDS;
+
+// 1. The shipped calibration's window scores of the calibration rows, without the lexical term.
+console.error(`fit: embedding the windows of ${calibration.length} calibration rows …`);
+const embedding = await FirstSightEmbedding.load(config);
+const library = await libraryIndexInput(firewallEmbedderKey(config), (texts) => embedding.embedMany(texts));
+const off = new LexicalScorer({ ...modelOf({ weights: new Float32Array(BUCKETS), bias: 0 }) }, new Float32Array(BUCKETS));
+const shipped = WorkspacePatterns.defaults(new BuiltinIndex(library.patterns, library.contrast, CALIBRATION, embedding.embedder.dimensions, off));
+type Scored = { row: LabelledRow; windows: string[]; logits: number[] };
+const scored: Scored[] = [];
+for (const row of calibration) {
+  const windows = planWindows([row.text], () => false, { budgetTokens: 0, windowTokens: CALIBRATION.windowTokens, readability }).windows;
+  if (windows.length === 0) continue;
+  const vectors = await embedding.embedMany(windows);
+  const custom = embedding.customSpace ? await embedding.customSpace.embedMany(windows) : vectors;
+  const logits = scoreInputWindows(shipped, windows, vectors, custom).map((w) => Math.log(w.best!.score / (1 - w.best!.score)));
+  scored.push({ row, windows, logits });
+}
+embedding.save();
+
+// 2. Validation: each fold's calibration rows scored by a lexical model that never saw their source groups.
+const lexicalLogit = new Map<Scored, number[]>();
+for (let fold = 0; fold < FOLDS; fold++) {
+  const held = scored.filter((s) => foldOf(s.row.group) === fold);
+  if (held.length === 0) continue;
+  console.error(`fit: fold ${fold + 1}/${FOLDS}: ${held.length} calibration rows …`);
+  const fit = train(examplesOf([...encoder, ...own, ...patterns].filter((row) => foldOf(row.group) !== fold)));
+  const scorer = new LexicalScorer(modelOf(fit), fit.weights);
+  for (const s of held) lexicalLogit.set(s, s.windows.map((w) => scorer.logit(w)));
+}
+const validation = WEIGHTS.map((a) => {
+  const rows = scored.map((s) => ({ attack: s.row.attack, score: Math.max(...s.logits.map((z, w) => z + a * lexicalLogit.get(s)![w]!)) }));
+  return { scoreWeight: a, auc: rocAuc(rows), tpr1: tprAtFpr(rows, 0.01), tpr5: tprAtFpr(rows, 0.05), benignAbove09: rows.filter((r) => !r.attack && sigmoid(r.score) > 0.9).length / rows.filter((r) => !r.attack).length };
+});
+const chosen = validation.reduce((best, v) => (v.tpr1 + v.tpr5 > best.tpr1 + best.tpr5 + 1e-9 ? v : best));
+
+// 3. Final fit on every row.
+console.error("fit: final lexical model on every row …");
+const final = train(examplesOf([...encoder, ...calibration, ...own, ...patterns]));
+const stored: LexicalModel = {
+  ...modelOf(final, chosen.scoreWeight),
+  ...quantise(final.weights),
+  fit: {
+    // What a model card holds: the data (licences: ../shared/datasets/README.md), seed and settings, the commit, the validation.
+    data: {
+      public: "firewall-train-v2.jsonl + firewall-train.jsonl (rows not in v2)",
+      publicRows: encoder.length + calibration.length,
+      projectWritten: "scripts/fit/firewall-own-examples.ts with scripts/fit/firewall-own-pairs.jsonl, and the built-in input patterns",
+      projectRows: own.length + patterns.length,
+      licences: "../shared/datasets/README.md",
+    },
+    commit: gitCommit(),
+    training: TRAINING,
+    validation: validation.map((v) => ({ scoreWeight: v.scoreWeight, rocAuc: round4(v.auc), tprAt1: round4(v.tpr1), tprAt5: round4(v.tpr5) })),
+  },
+};
+writeFileSync(OUT, `${JSON.stringify(stored)}\n`);
+
+const attacks = scored.filter((s) => s.row.attack).length;
+console.log(`\n### Lexical signal: validation on ${scored.length} calibration rows (${attacks} attacks), each scored by a lexical model that never saw its source group\n`);
+console.log("| a (scoreWeight) | ROC AUC | TPR@1% FPR | TPR@5% FPR | benign rows above 0.9 |\n|---|---|---|---|---|");
+for (const v of validation) console.log(`| ${v.scoreWeight}${v === chosen ? " ← shipped" : ""} | ${v.auc.toFixed(3)} | ${percent(v.tpr1)} | ${percent(v.tpr5)} | ${percent(v.benignAbove09)} |`);
+const quantised = new LexicalScorer(stored);
+const floatScorer = new LexicalScorer(modelOf(final), final.weights);
+const drift = Math.max(...scored.slice(0, 500).flatMap((s) => s.windows.map((w) => Math.abs(quantised.logit(w) - floatScorer.logit(w)))));
+console.log(`\nwrote ${join("src/firewall", "lexical-model.json")}: ${BUCKETS} buckets, int8 (largest logit change from quantising, 500 rows: ${drift.toFixed(3)}), scoreWeight ${chosen.scoreWeight}`);
+
+/** HEAD, marked "+changes" when the work tree differs from it. */
+function gitCommit(): string {
+  const git = (...args: string[]) => Bun.spawnSync(["git", ...args], { cwd: import.meta.dir }).stdout.toString().trim();
+  return `${git("rev-parse", "--short", "HEAD")}${git("status", "--porcelain") ? "+changes" : ""}`;
+}
+
+function round4(x: number): number {
+  return Math.round(x * 1e4) / 1e4;
+}
