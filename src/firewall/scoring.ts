@@ -3,7 +3,8 @@ import type { PatternMeta, WorkspacePatterns } from "./pattern-index";
 import type { VectorMatrix } from "./vector-matrix";
 
 /** One pattern's similarity to one window, raw and calibrated. */
-export type PatternHit = { pattern: PatternMeta; similarity: number; score: number };
+/** `lexical`: built-in input patterns only, the lexical signal's term in the score's logit (lexical.ts). */
+export type PatternHit = { pattern: PatternMeta; similarity: number; score: number; lexical?: number };
 
 export type WindowScore = {
   /** The enabled pattern with the highest score, fired or not. */
@@ -56,6 +57,7 @@ export function scoreInputWindows(patterns: WorkspacePatterns, texts: string[], 
       patterns.inputEnabled,
       (r) => sims[base + r]!,
       (s, r) => builtinScore(calibration, logit, top, s, lexicalFor(r)),
+      lexicalFor,
     );
     merge(window, custom[w]);
     window.signals = signals;
@@ -84,12 +86,18 @@ function customScores(metas: PatternMeta[], matrix: VectorMatrix, vectors: Float
   return vectors.map((_, w) => collect(metas, enabled, (r) => sims[w * metas.length + r]!, score));
 }
 
-function collect(metas: PatternMeta[], enabled: Uint8Array, similarity: (row: number) => number, score: (similarity: number, row: number) => number): WindowScore {
+function collect(
+  metas: PatternMeta[],
+  enabled: Uint8Array,
+  similarity: (row: number) => number,
+  score: (similarity: number, row: number) => number,
+  lexical?: (row: number) => number,
+): WindowScore {
   const window: WindowScore = { best: undefined, fired: [] };
   for (let r = 0; r < metas.length; r++) {
     if (!enabled[r]) continue;
     const s = similarity(r);
-    const hit = { pattern: metas[r]!, similarity: s, score: score(s, r) };
+    const hit: PatternHit = { pattern: metas[r]!, similarity: s, score: score(s, r), ...(lexical ? { lexical: lexical(r) } : {}) };
     if (!window.best || hit.score > window.best.score) window.best = hit;
     if (hit.score > hit.pattern.threshold) window.fired.push(hit);
   }

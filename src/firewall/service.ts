@@ -186,7 +186,14 @@ export class FirewallService {
       reason: result.verdict.reason,
       matches: result.verdict.matches,
       top: result.best
-        ? { pattern_id: result.best.pattern.id, family: result.best.pattern.family, similarity: round(result.best.similarity), score: round(result.best.score) }
+        ? {
+            pattern_id: result.best.pattern.id,
+            family: result.best.pattern.family,
+            similarity: round(result.best.similarity),
+            score: round(result.best.score),
+            // Why a score sits far from what the similarity alone would give.
+            ...(result.best.lexical === undefined ? {} : { lexical: round(result.best.lexical) }),
+          }
         : null,
       windows: result.windows,
       skipped_windows: result.skipped,

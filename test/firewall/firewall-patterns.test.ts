@@ -181,8 +181,12 @@ describe("POST /v1/firewall/test", () => {
 
     const benign = await alice.post("/v1/firewall/test", { text: "Which museums in Vienna are open on Mondays?" });
     expect(benign.body).toMatchObject({ verdict: "allow", matches: [], reason: null });
-    expect(benign.body.top).toEqual({ pattern_id: expect.any(String), family: expect.any(String), similarity: expect.any(Number), score: expect.any(Number) });
+    // Here alice's own pattern from an earlier test outscores every built-in: the lexical signal reads
+    // the question as ordinary text and lowers them all. Only a built-in's top carries `lexical`.
+    expect(benign.body.top).toEqual({ pattern_id: expect.any(String), family: "custom", similarity: expect.any(Number), score: expect.any(Number) });
     expect(benign.body.top.score).toBeLessThan(0.9);
+    expect(attack.body.top).toEqual({ pattern_id: expect.any(String), family: expect.any(String), similarity: expect.any(Number), score: expect.any(Number), lexical: expect.any(Number) });
+    expect(attack.body.top.lexical).toBeGreaterThan(0);
 
     expect((await alice.post("/v1/firewall/test", { text: "" })).status).toBe(400);
     expect((await alice.post("/v1/firewall/test", {})).body.detail).toContain("text");
