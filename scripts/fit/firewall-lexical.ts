@@ -74,15 +74,20 @@ function train(examples: Example[]): { weights: Float32Array; bias: number } {
   let bias = 0;
   const random = mulberry32(seed);
   const order = examples.map((_, i) => i);
-  const gradient = new Map<number, number>();
+  // A batch's gradient, dense, with the buckets it touched (in first-touch order) to apply and clear.
+  const gradient = new Float64Array(BUCKETS);
+  const touched = new Int32Array(BUCKETS);
+  const touchedInBatch = new Int32Array(BUCKETS); // the number of the last batch (from 1) that touched the bucket
+  let batchNumber = 0;
   for (let epoch = 0; epoch < epochs; epoch++) {
     for (let i = order.length - 1; i > 0; i--) {
       const j = Math.floor(random() * (i + 1));
       [order[i], order[j]] = [order[j]!, order[i]!];
     }
     for (let start = 0; start < order.length; start += batch) {
-      gradient.clear();
+      let touchedCount = 0;
       let biasGradient = 0;
+      batchNumber++;
       const members = order.slice(start, start + batch);
       for (const k of members) {
         const e = examples[k]!;
@@ -90,11 +95,19 @@ function train(examples: Example[]): { weights: Float32Array; bias: number } {
         for (let f = 0; f < e.index.length; f++) z += weights[e.index[f]!]! * e.value[f]!;
         const g = ((sigmoid(z) - (e.attack ? 1 : 0)) * e.weight) / members.length;
         biasGradient += g;
-        for (let f = 0; f < e.index.length; f++) gradient.set(e.index[f]!, (gradient.get(e.index[f]!) ?? 0) + g * e.value[f]!);
+        for (let f = 0; f < e.index.length; f++) {
+          const bucket = e.index[f]!;
+          if (touchedInBatch[bucket] !== batchNumber) (touchedInBatch[bucket] = batchNumber), (touched[touchedCount++] = bucket);
+          gradient[bucket] += g * e.value[f]!;
+        }
       }
       bias -= learningRate * biasGradient;
       const decay = 1 - learningRate * l2 * members.length;
-      for (const [bucket, g] of gradient) weights[bucket] = (weights[bucket]! - learningRate * g) * decay;
+      for (let t = 0; t < touchedCount; t++) {
+        const bucket = touched[t]!;
+        weights[bucket] = (weights[bucket]! - learningRate * gradient[bucket]!) * decay;
+        gradient[bucket] = 0;
+      }
     }
   }
   return { weights, bias };
