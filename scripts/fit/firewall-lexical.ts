@@ -191,10 +191,10 @@ const floatScorer = new LexicalScorer(modelOf(final), final.weights);
 const drift = Math.max(...scored.slice(0, 500).flatMap((s) => s.windows.map((w) => Math.abs(quantised.logit(w) - floatScorer.logit(w)))));
 console.log(`\nwrote ${join("src/firewall", "lexical-model.json")}: ${BUCKETS} buckets, int8 (largest logit change from quantising, 500 rows: ${drift.toFixed(3)}), scoreWeight ${chosen.scoreWeight}`);
 
-/** HEAD, marked "+changes" when the work tree differs from it. */
+/** HEAD, marked "+changes" when tracked files differ from it. */
 function gitCommit(): string {
   const git = (...args: string[]) => Bun.spawnSync(["git", ...args], { cwd: import.meta.dir }).stdout.toString().trim();
-  return `${git("rev-parse", "--short", "HEAD")}${git("status", "--porcelain") ? "+changes" : ""}`;
+  return `${git("rev-parse", "--short", "HEAD")}${git("status", "--porcelain", "--untracked-files=no") ? "+changes" : ""}`;
 }
 
 function round4(x: number): number {
