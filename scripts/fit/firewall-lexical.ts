@@ -123,6 +123,7 @@ function mulberry32(seed: number): () => number {
   };
 }
 
+/** The model's fields but its weights (quantised only for storing; LexicalScorer takes float weights beside it). */
 const modelOf = (fit: { weights: Float32Array; bias: number }, scoreWeight = 0): LexicalModel => ({ featureVersion: LEXICAL_FEATURE_VERSION, buckets: BUCKETS, scoreWeight, bias: fit.bias, weights: "", quantum: 0 });
 const foldOf = (group: string) => textSha(group).charCodeAt(0) % FOLDS;
 
@@ -130,16 +131,18 @@ const foldOf = (group: string) => textSha(group).charCodeAt(0) % FOLDS;
 console.error(`fit: embedding the windows of ${calibration.length} calibration rows …`);
 const embedding = await FirstSightEmbedding.load(config);
 const library = await libraryIndexInput(firewallEmbedderKey(config), (texts) => embedding.embedMany(texts));
-const off = new LexicalScorer({ ...modelOf({ weights: new Float32Array(BUCKETS), bias: 0 }) }, new Float32Array(BUCKETS));
-const shipped = WorkspacePatterns.defaults(new BuiltinIndex(library.patterns, library.contrast, CALIBRATION, embedding.embedder.dimensions, off));
+const shipped = WorkspacePatterns.defaults(new BuiltinIndex(library.patterns, library.contrast, CALIBRATION, embedding.embedder.dimensions, LexicalScorer.off(BUCKETS)));
 type Scored = { row: LabelledRow; windows: string[]; logits: number[] };
 const scored: Scored[] = [];
+const windowsOf = (text: string) => planWindows([text], () => false, { budgetTokens: 0, windowTokens: CALIBRATION.windowTokens, readability }).windows;
+await embedding.embedMany(calibration.flatMap((row) => windowsOf(row.text))); // one batched pass (cached on disk); the loop below reads the cache
+const logitOf = (score: number) => Math.log(Math.max(score, 1e-12) / Math.max(1 - score, 1e-12));
 for (const row of calibration) {
-  const windows = planWindows([row.text], () => false, { budgetTokens: 0, windowTokens: CALIBRATION.windowTokens, readability }).windows;
+  const windows = windowsOf(row.text);
   if (windows.length === 0) continue;
   const vectors = await embedding.embedMany(windows);
   const custom = embedding.customSpace ? await embedding.customSpace.embedMany(windows) : vectors;
-  const logits = scoreInputWindows(shipped, windows, vectors, custom).map((w) => Math.log(w.best!.score / (1 - w.best!.score)));
+  const logits = scoreInputWindows(shipped, windows, vectors, custom).map((w) => logitOf(w.best!.score));
   scored.push({ row, windows, logits });
 }
 embedding.save();
