@@ -3,9 +3,9 @@
  * window, fitted on the firewall's training rows (scripts/fit/firewall-lexical.ts; weights in
  * lexical-model.json, numbers only). It reads what the general MiniLM cannot: the English-only
  * encoder sees German or Spanish as word pieces, but "ignoriere … Anweisungen" is plain to a
- * model of the words themselves. Its term is added to every built-in pattern's score logit
- * (calibration.ts, builtinScore), with a weight chosen by validation on sources the lexical model
- * never saw; measured in docs/firewall.md.
+ * model of the words themselves. Its term joins the built-in patterns' score logits (scoring.ts:
+ * a negative term every pattern's, a positive one only the closest pattern's family), with a weight
+ * chosen by validation on sources the lexical model never saw; measured in docs/firewall.md.
  */
 import fitted from "./lexical-model.json";
 
@@ -28,14 +28,24 @@ const MAX_CHARS = 4000;
 const WORD = /[\p{L}\p{M}\p{N}_]+/gu;
 const GRAMS = [3, 4, 5];
 
-/** Sparse, L2-normalised features of a text: bucket → 1 + ln(count). */
+// Scratch for counting a text's buckets without a Map (the scorer runs on every window of every
+// request, history included): counts by bucket, and the buckets in first-seen order.
+let counts = new Uint32Array(0);
+let seen = new Uint32Array(0);
+
+/** Sparse, L2-normalised features of a text: bucket → 1 + ln(count), buckets in first-seen order. */
 export function lexicalFeatures(text: string, buckets: number): { index: Uint32Array; value: Float32Array } {
-  const counts = new Map<number, number>();
+  if (counts.length < buckets) counts = new Uint32Array(buckets);
+  const cut = text.slice(0, MAX_CHARS).toLowerCase();
+  const words = cut.match(WORD) ?? [];
+  // A word of length L adds at most 2 + 3·(L + 2) features: this bounds the distinct buckets.
+  const most = 8 * words.length + 3 * cut.length;
+  if (seen.length < most) seen = new Uint32Array(most);
+  let size = 0;
   const add = (h: number) => {
     const bucket = h & (buckets - 1);
-    counts.set(bucket, (counts.get(bucket) ?? 0) + 1);
+    if (counts[bucket]++ === 0) seen[size++] = bucket;
   };
-  const words = text.slice(0, MAX_CHARS).toLowerCase().match(WORD) ?? [];
   let previous = "";
   for (const word of words) {
     add(hash(1, word, 0, word.length));
@@ -44,15 +54,13 @@ export function lexicalFeatures(text: string, buckets: number): { index: Uint32A
     const padded = ` ${word} `;
     for (const n of GRAMS) for (let i = 0; i + n <= padded.length; i++) add(hash(3, padded, i, i + n));
   }
-  const index = new Uint32Array(counts.size);
-  const value = new Float32Array(counts.size);
+  const index = seen.slice(0, size);
+  const value = new Float32Array(size);
   let norm = 0;
-  let k = 0;
-  for (const [bucket, count] of counts) {
-    index[k] = bucket;
-    value[k] = 1 + Math.log(count);
+  for (let k = 0; k < size; k++) {
+    value[k] = 1 + Math.log(counts[index[k]!]!);
+    counts[index[k]!] = 0;
     norm += value[k]! * value[k]!;
-    k++;
   }
   norm = Math.sqrt(norm) || 1;
   for (let i = 0; i < value.length; i++) value[i]! /= norm;

@@ -16,9 +16,10 @@ export type PatternMeta = {
 export type IndexedPattern = { meta: PatternMeta; vector: Float32Array };
 
 /**
- * Everything shared by all workspaces, in memory: the built-in patterns, the contrast texts, the
- * learned head and the lexical model, stacked into one matrix per side so one product scores a batch of windows
- * against all of them. Rebuilt when the built-in rows change (start-up, library upgrade).
+ * Everything shared by all workspaces, in memory: the built-in patterns, the contrast texts and
+ * the learned head, stacked into one matrix per side so one product scores a batch of windows
+ * against all of them, and the lexical model. Rebuilt when the built-in rows change (start-up,
+ * library upgrade).
  */
 export class BuiltinIndex {
   readonly input: PatternMeta[];

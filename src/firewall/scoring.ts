@@ -2,8 +2,10 @@ import { builtinScore, singleScore, windowLogit, type WindowSignals } from "./ca
 import type { PatternMeta, WorkspacePatterns } from "./pattern-index";
 import type { VectorMatrix } from "./vector-matrix";
 
-/** One pattern's similarity to one window, raw and calibrated. */
-/** `lexical`: built-in input patterns only, the lexical signal's term in the score's logit (lexical.ts). */
+/**
+ * One pattern's similarity to one window, raw and calibrated; `lexical` (built-in input patterns
+ * only): the lexical signal's term in the score's logit (lexical.ts).
+ */
 export type PatternHit = { pattern: PatternMeta; similarity: number; score: number; lexical?: number };
 
 export type WindowScore = {
