@@ -40,6 +40,7 @@ import { WorkspaceScope } from "../../src/tenancy/scope";
 import { createApiKey, createWorkspace, type Workspace } from "../../src/tenancy/service";
 import { startFakeUpstream } from "../../test/support/fake-upstream";
 import { markdownTable, ms, summarize, type Summary } from "./stats";
+import { seededRandom } from "../seeded-random";
 
 const { values } = parseArgs({ options: { lookups: { type: "string", default: "300" } } });
 const LOOKUPS = Number(values.lookups);
@@ -187,17 +188,6 @@ async function time(run: () => Promise<void>): Promise<Summary> {
     if (i >= WARMUP) samples.push(performance.now() - started);
   }
   return summarize(samples);
-}
-
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function randomUnitVector(random: () => number): Float32Array {

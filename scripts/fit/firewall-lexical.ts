@@ -33,6 +33,7 @@ import { scoreInputWindows } from "../../src/firewall/scoring";
 import { textSha } from "../../src/firewall/shipped-vectors";
 import { FirstSightEmbedding, type LabelledRow } from "../eval/firewall-data";
 import { percent, rocAuc, tprAtFpr } from "../eval/firewall-metrics";
+import { seededRandom } from "../seeded-random";
 import { encoderDataRows, keptWindows, projectRows } from "../train/firewall-training-rows";
 
 const OUT = resolve(import.meta.dir, "../../src/firewall/lexical-model.json");
@@ -72,7 +73,7 @@ function train(examples: Example[]): { weights: Float32Array; bias: number } {
   const { epochs, batch, learningRate, l2, seed } = TRAINING;
   const weights = new Float32Array(BUCKETS);
   let bias = 0;
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   const order = examples.map((_, i) => i);
   // A batch's gradient, dense, with the buckets it touched (in first-touch order) to apply and clear.
   const gradient = new Float64Array(BUCKETS);
@@ -111,16 +112,6 @@ function train(examples: Example[]): { weights: Float32Array; bias: number } {
     }
   }
   return { weights, bias };
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** The model's fields but its weights (quantised only for storing; LexicalScorer takes float weights beside it). */
