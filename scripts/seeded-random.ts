@@ -1,4 +1,4 @@
-/** mulberry32: a small, fast PRNG with the same sequence on every run, for benchmarks and fits. */
+/** mulberry32: a small, fast PRNG with the same sequence on every run, for benchmarks, fits and test data. */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
