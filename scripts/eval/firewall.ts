@@ -1,6 +1,8 @@
 /**
  * npm run eval:firewall [--baseline REF | --no-baseline] [--scores OUT.jsonl] [file.jsonl ...]
- *   default files: ../shared/datasets/firewall-dev.jsonl and scripts/eval/firewall-overdefense.jsonl
+ *   default files: ../shared/datasets/firewall-dev.jsonl, scripts/eval/firewall-overdefense.jsonl and
+ *   scripts/eval/firewall-harmful-requests.jsonl (the project's harmful requests and their harmless
+ *   twins held out of every fit: content safety, which a prompt-attack firewall is not built for)
  *
  * Runs the server's input decision (scan.ts: windows, window budget, one matrix product,
  * calibration, thresholds, strongest action) over labelled JSONL files of {text, label:
@@ -41,7 +43,7 @@ const { values: args, positionals } = parseArgs({
   allowPositionals: true,
   options: { baseline: { type: "string", default: "main" }, "no-baseline": { type: "boolean", default: false }, scores: { type: "string" } },
 });
-const files = positionals.length > 0 ? positionals : [join(DATASETS, "firewall-dev.jsonl"), resolve(import.meta.dir, "firewall-overdefense.jsonl")];
+const files = positionals.length > 0 ? positionals : [join(DATASETS, "firewall-dev.jsonl"), ...["firewall-overdefense.jsonl", "firewall-harmful-requests.jsonl"].map((file) => resolve(import.meta.dir, file))];
 // SIEVE_* variables apply (e.g. SIEVE_FIREWALL_MODEL_DIR for a firewall model of its own).
 const config = loadConfig([]);
 const options = firewallScanOptions(config);

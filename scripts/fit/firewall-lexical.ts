@@ -1,5 +1,5 @@
 /**
- * npm run fit:firewall-lexical
+ * npm run fit:firewall-lexical [-- --harmful-pairs]
  *
  * Fits the firewall's lexical signal (src/firewall/lexical.ts) and writes
  * src/firewall/lexical-model.json (numbers only, no training text). Run it after fit:firewall:
@@ -17,6 +17,9 @@
  *      row, and combined with the shipped calibration's score of each of their windows:
  *      row score = max over windows of σ(logit(window score) + a · ℓ). Pooled ROC AUC and TPR at
  *      1% and 5% FPR for every a in WEIGHTS.
+ *      With --harmful-pairs (an experiment, not shipped: docs/firewall-experiments.md), the
+ *      project's harmful-request pairs join the rows, one source group per harm category, and each
+ *      category is also scored by the fold that never saw it (a second table).
  *   2. scoreWeight: the a with the highest TPR@1% + TPR@5% (0 switches the signal off).
  *   3. The lexical model refitted on every row, its weights stored as int8.
  */
@@ -35,6 +38,7 @@ import { FirstSightEmbedding, type LabelledRow } from "../eval/firewall-data";
 import { percent, rocAuc, tprAtFpr } from "../eval/firewall-metrics";
 import { seededRandom } from "../seeded-random";
 import { encoderDataRows, keptWindows, projectRows } from "../train/firewall-training-rows";
+import { OWN_GROUP } from "./firewall-own-examples";
 
 const OUT = resolve(import.meta.dir, "../../src/firewall/lexical-model.json");
 const BUCKETS = 1 << 18;
@@ -46,7 +50,8 @@ const TRAINING = { epochs: 40, batch: 256, learningRate: 0.5, l2: 1e-6, seed: 14
 const config = loadConfig([]);
 const { readability } = firewallScanOptions(config);
 const { encoder, calibration } = encoderDataRows();
-const { own, patterns } = projectRows({ matchedPairs: true });
+const { own, patterns } = projectRows({ matchedPairs: true, harmfulPairs: process.argv.includes("--harmful-pairs") });
+const HARM_GROUP = `${OWN_GROUP}: harmful requests: `;
 
 type Example = { index: Uint32Array; value: Float32Array; attack: boolean; weight: number };
 
@@ -124,24 +129,31 @@ const embedding = await FirstSightEmbedding.load(config);
 const library = await libraryIndexInput(firewallEmbedderKey(config), (texts) => embedding.embedMany(texts));
 const shipped = WorkspacePatterns.defaults(new BuiltinIndex(library.patterns, library.contrast, CALIBRATION, embedding.embedder.dimensions, LexicalScorer.off(BUCKETS)));
 type Scored = { row: LabelledRow; windows: string[]; logits: number[] };
-const scored: Scored[] = [];
 const windowsOf = (text: string) => planWindows([text], () => false, { budgetTokens: 0, windowTokens: CALIBRATION.windowTokens, readability }).windows;
-await embedding.embedMany(calibration.flatMap((row) => windowsOf(row.text))); // one batched pass (cached on disk); the loop below reads the cache
 const logitOf = (score: number) => Math.log(Math.max(score, 1e-12) / Math.max(1 - score, 1e-12));
-for (const row of calibration) {
-  const windows = windowsOf(row.text);
-  if (windows.length === 0) continue;
-  const vectors = await embedding.embedMany(windows);
-  const custom = embedding.customSpace ? await embedding.customSpace.embedMany(windows) : vectors;
-  const logits = scoreInputWindows(shipped, windows, vectors, custom).map((w) => logitOf(w.best!.score));
-  scored.push({ row, windows, logits });
+async function scoreRows(rows: LabelledRow[]): Promise<Scored[]> {
+  await embedding.embedMany(rows.flatMap((row) => windowsOf(row.text))); // one batched pass (cached on disk); the loop below reads the cache
+  const out: Scored[] = [];
+  for (const row of rows) {
+    const windows = windowsOf(row.text);
+    if (windows.length === 0) continue;
+    const vectors = await embedding.embedMany(windows);
+    const custom = embedding.customSpace ? await embedding.customSpace.embedMany(windows) : vectors;
+    const logits = scoreInputWindows(shipped, windows, vectors, custom).map((w) => logitOf(w.best!.score));
+    out.push({ row, windows, logits });
+  }
+  return out;
 }
+const scored = await scoreRows(calibration);
+// The harmful-request pairs are training rows, but each category is a source group: scored by the
+// fold that never saw it, they show whether the signal carries to a kind of harm it has not seen.
+const harmScored = await scoreRows(own.filter((row) => row.group.startsWith(HARM_GROUP)));
 embedding.save();
 
 // 2. Validation: each fold's calibration rows scored by a lexical model that never saw their source groups.
 const lexicalLogit = new Map<Scored, number[]>();
 for (let fold = 0; fold < FOLDS; fold++) {
-  const held = scored.filter((s) => foldOf(s.row.group) === fold);
+  const held = [...scored, ...harmScored].filter((s) => foldOf(s.row.group) === fold);
   if (held.length === 0) continue;
   console.error(`fit: fold ${fold + 1}/${FOLDS}: ${held.length} calibration rows …`);
   const fit = train(examplesOf([...encoder, ...own, ...patterns].filter((row) => foldOf(row.group) !== fold)));
@@ -151,6 +163,14 @@ for (let fold = 0; fold < FOLDS; fold++) {
 const validation = WEIGHTS.map((a) => {
   const rows = scored.map((s) => ({ attack: s.row.attack, score: Math.max(...s.logits.map((z, w) => z + a * lexicalLogit.get(s)![w]!)) }));
   return { scoreWeight: a, auc: rocAuc(rows), tpr1: tprAtFpr(rows, 0.01), tpr5: tprAtFpr(rows, 0.05), benignAbove09: rows.filter((r) => !r.attack && sigmoid(r.score) > 0.9).length / rows.filter((r) => !r.attack).length };
+});
+const harmValidation = WEIGHTS.map((a) => {
+  const rowScore = (s: Scored) => Math.max(...s.logits.map((z, w) => z + a * lexicalLogit.get(s)![w]!));
+  const benign = scored.filter((s) => !s.row.attack).map(rowScore);
+  const attacks = harmScored.filter((s) => s.row.attack).map(rowScore);
+  const twins = harmScored.filter((s) => !s.row.attack).map(rowScore);
+  const atFpr = (fpr: number) => tprAtFpr([...attacks.map((score) => ({ attack: true, score })), ...benign.map((score) => ({ attack: false, score }))], fpr);
+  return { scoreWeight: a, twinAuc: rocAuc([...attacks.map((score) => ({ attack: true, score })), ...twins.map((score) => ({ attack: false, score }))]), tpr1: atFpr(0.01), tpr5: atFpr(0.05) };
 });
 const chosen = validation.reduce((best, v) => (v.tpr1 + v.tpr5 > best.tpr1 + best.tpr5 + 1e-9 ? v : best));
 
@@ -180,6 +200,12 @@ const attacks = scored.filter((s) => s.row.attack).length;
 console.log(`\n### Lexical signal: validation on ${scored.length} calibration rows (${attacks} attacks), each scored by a lexical model that never saw its source group\n`);
 console.log("| a (scoreWeight) | ROC AUC | TPR@1% FPR | TPR@5% FPR | benign rows above 0.9 |\n|---|---|---|---|---|");
 for (const v of validation) console.log(`| ${v.scoreWeight}${v === chosen ? " ← shipped" : ""} | ${v.auc.toFixed(3)} | ${percent(v.tpr1)} | ${percent(v.tpr5)} | ${percent(v.benignAbove09)} |`);
+if (harmScored.length > 0) {
+  console.log(`\n### Harmful requests (${harmScored.length} rows of the project's pairs), each category scored by a lexical model that never saw it\n`);
+  console.log("ROC AUC against their harmless twins; TPR at the thresholds where 1% / 5% of the calibration rows' benign rows score above.\n");
+  console.log("| a | ROC AUC vs twins | TPR@1% FPR | TPR@5% FPR |\n|---|---|---|---|");
+  for (const v of harmValidation) console.log(`| ${v.scoreWeight} | ${v.twinAuc.toFixed(3)} | ${percent(v.tpr1)} | ${percent(v.tpr5)} |`);
+}
 const quantised = new LexicalScorer(stored);
 const floatScorer = new LexicalScorer(modelOf(final), final.weights);
 const drift = Math.max(...scored.slice(0, 500).flatMap((s) => s.windows.map((w) => Math.abs(quantised.logit(w) - floatScorer.logit(w)))));

@@ -299,10 +299,12 @@ export const OWN_ATTACKS: string[] = [
  * lets the encoder's trainer weigh each category as a source group of its own. With
  * `matchedPairs`, also the 1,948 pairs of firewall-own-pairs.jsonl as one category, each row
  * carrying its pair's index (experiments of docs/firewall-experiments.md, *Matched pairs written for
- * the project*; nothing shipped uses them). Throws when any text is a near copy of a firewall-dev row
- * (dev-overlap.ts).
+ * the project*; nothing shipped uses them). With `harmfulPairs`, also the 960 harmful-request pairs of
+ * firewall-own-harmful-pairs.jsonl, one category per kind of harm (*Harmful requests and their harmless
+ * twins*; not shipped either; a fifth more is held out in scripts/eval/firewall-harmful-requests.jsonl).
+ * Throws when any text is a near copy of a firewall-dev row (dev-overlap.ts).
  */
-export function ownExamples({ matchedPairs = false } = {}): { text: string; attack: boolean; category: string; pair?: number }[] {
+export function ownExamples({ matchedPairs = false, harmfulPairs = false } = {}): { text: string; attack: boolean; category: string; pair?: number }[] {
   const carriers = OWN_BENIGN;
   const composed = OWN_ATTACKS.flatMap((attack, i) => [
     { text: attack, attack: true, category: "attack phrasings" },
@@ -319,6 +321,10 @@ export function ownExamples({ matchedPairs = false } = {}): { text: string; atta
       { text: benign, attack: false, category: "matched pairs", pair },
       { text: attack, attack: true, category: "matched pairs", pair },
     ]),
+    ...(harmfulPairs ? readPairs("firewall-own-harmful-pairs.jsonl") : []).flatMap(({ benign, attack, style }) => [
+      { text: benign, attack: false, category: harmCategory(style) },
+      { text: attack, attack: true, category: harmCategory(style) },
+    ]),
   ];
   assertNotFromDev(examples.map((e) => e.text));
   return examples;
@@ -331,7 +337,14 @@ export function ownExamples({ matchedPairs = false } = {}): { text: string; atta
  * goal hijacking, in English, German (525 pairs) and 19 more languages. `style` names the theme and language.
  */
 function ownMatchedPairs(): { benign: string; attack: string; style: string }[] {
-  return readFileSync(join(import.meta.dir, "firewall-own-pairs.jsonl"), "utf8")
+  return readPairs("firewall-own-pairs.jsonl");
+}
+
+/** A harmful-request pair's source group: its harm category ("harmful: weapons: de" → "harmful requests: weapons"). */
+const harmCategory = (style: string) => `harmful requests: ${style.split(": ")[1]}`;
+
+function readPairs(file: string): { benign: string; attack: string; style: string }[] {
+  return readFileSync(join(import.meta.dir, file), "utf8")
     .split("\n")
     .filter((line) => line.trim())
     .map((line) => JSON.parse(line));

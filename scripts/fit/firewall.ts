@@ -1,5 +1,8 @@
 /**
- * npm run fit:firewall [-- --all-forms] [--matched-pairs] [--encoder-split | train.jsonl]   (default ../shared/datasets/firewall-train.jsonl)
+ * npm run fit:firewall [-- --all-forms] [--matched-pairs] [--harmful-pairs] [--encoder-split | train.jsonl]   (default ../shared/datasets/firewall-train.jsonl)
+ *
+ * --matched-pairs, --harmful-pairs: add the project's matched pairs or harmful-request pairs to its
+ * examples (experiments of docs/firewall-experiments.md; the shipped calibration has neither).
  *
  * --encoder-split: fit on the fifth of firewall-train-v2/firewall-train that a trained firewall
  * encoder never saw (scripts/train/firewall-training-rows.ts); use it with SIEVE_FIREWALL_MODEL_DIR.
@@ -47,9 +50,9 @@ import { OWN_GROUP, ownExamples } from "./firewall-own-examples";
 const FIREWALL_DIR = resolve(import.meta.dir, "../../src/firewall");
 const { values: flags, positionals } = parseArgs({
   allowPositionals: true,
-  options: { "all-forms": { type: "boolean", default: false }, "encoder-split": { type: "boolean", default: false }, "matched-pairs": { type: "boolean", default: false } },
+  options: { "all-forms": { type: "boolean", default: false }, "encoder-split": { type: "boolean", default: false }, "matched-pairs": { type: "boolean", default: false }, "harmful-pairs": { type: "boolean", default: false } },
 });
-const OWN_EXAMPLES = ownExamples({ matchedPairs: flags["matched-pairs"] });
+const OWN_EXAMPLES = ownExamples({ matchedPairs: flags["matched-pairs"], harmfulPairs: flags["harmful-pairs"] });
 const trainFile = positionals[0] ?? join(DATASETS, "firewall-train.jsonl");
 const trainName = flags["encoder-split"] ? "firewall-train-v2.jsonl + firewall-train.jsonl, the fifth kept out of the encoder's training" : basename(trainFile);
 /**
@@ -110,9 +113,10 @@ const scorable = (text: string) => readability.readable(text) && /[\p{L}\p{N}\p{
 const windowsOf = (text: string) => planWindows([text], () => false, { budgetTokens: 0, windowTokens: WINDOW_TOKENS, readability }).windows.filter(scorable);
 const rows: LabelledRow[] = [
   ...(flags["encoder-split"] ? encoderDataRows().calibration : readLabelled(trainFile)),
-  ...OWN_EXAMPLES.map((example, i) => ({ id: `own-${i}`, text: example.text, attack: example.attack, family: null, source: OWN_GROUP, group: OWN_GROUP })),
+  // The harmful-request pairs weigh as a source of their own: a thousand of them must not drown the other project-written examples.
+  ...OWN_EXAMPLES.map((example, i) => ({ id: `own-${i}`, text: example.text, attack: example.attack, family: null, source: OWN_GROUP, group: example.category.startsWith("harmful requests:") ? `${OWN_GROUP}: harmful requests` : OWN_GROUP })),
 ].filter((row) => windowsOf(row.text).length > 0);
-const isOwn = (unit: Unit) => unit.row.group === OWN_GROUP;
+const isOwn = (unit: Unit) => unit.row.group.startsWith(OWN_GROUP);
 const neutral: Calibration = {
   ...CALIBRATION,
   window: { topWeight: 0, familyWeights: CALIBRATION.families.map(() => 0), contrastWeight: 0, headWeight: 0, bias: 0 },
@@ -336,7 +340,7 @@ console.log(`scale: score = σ(${scale.slope.toFixed(3)}·Z + ${scale.offset.toF
 // — helpers —
 
 function attackGroups(): string[] {
-  return groups.filter((g) => g !== OWN_GROUP && units.some((u) => u.row.group === g && u.row.attack));
+  return groups.filter((g) => !g.startsWith(OWN_GROUP) && units.some((u) => u.row.group === g && u.row.attack));
 }
 
 /** Attacks and benign weigh the same in total; within each side, every source weighs the same. */

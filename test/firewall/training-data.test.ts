@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { devNearCopies } from "../../scripts/fit/dev-overlap";
 import { ownExamples } from "../../scripts/fit/firewall-own-examples";
+import { readLabelled } from "../../scripts/eval/firewall-data";
 
 // The firewall's project-written training rows must never be near copies of firewall-dev rows
 // (the dev set is never fitted on, directly or through a text derived from it).
@@ -22,8 +23,17 @@ describe("project-written firewall training rows and firewall-dev", () => {
     expect(found[0]!.text).toBe(nearCopy);
   });
 
-  test("the committed examples and matched pairs copy no firewall-dev row", () => {
+  test("the committed examples, matched pairs and harmful-request pairs copy no firewall-dev row", () => {
     // ownExamples throws (naming the rows) when one does.
-    expect(ownExamples({ matchedPairs: true }).length).toBeGreaterThan(4000);
+    expect(ownExamples({ matchedPairs: true, harmfulPairs: true }).length).toBeGreaterThan(5900);
+  });
+
+  test("the held-out harmful requests share no text with the fitted pairs and copy no firewall-dev row", () => {
+    const heldOut = readLabelled(resolve(import.meta.dir, "../../scripts/eval/firewall-harmful-requests.jsonl"));
+    const fitted = new Set(ownExamples({ harmfulPairs: true }).filter((e) => e.category.startsWith("harmful requests:")).map((e) => e.text));
+    expect(heldOut.length).toBe(480);
+    expect(fitted.size).toBe(1920);
+    expect(heldOut.filter((row) => fitted.has(row.text))).toEqual([]);
+    expect(devNearCopies(heldOut.map((row) => row.text))).toEqual([]);
   });
 });
