@@ -1,5 +1,5 @@
 /**
- * npm run fit:firewall-lexical [-- --harmful-pairs]
+ * npm run fit:firewall-lexical [-- --harmful-pairs] [--persona-prompts]
  *
  * Fits the firewall's lexical signal (src/firewall/lexical.ts) and writes
  * src/firewall/lexical-model.json (numbers only, no training text). Run it after fit:firewall:
@@ -19,7 +19,9 @@
  *      1% and 5% FPR for every a in WEIGHTS.
  *      With --harmful-pairs (an experiment, not shipped: docs/firewall-experiments.md), the
  *      project's harmful-request pairs join the rows, one source group per harm category, and each
- *      category is also scored by the fold that never saw it (a second table).
+ *      category is also scored by the fold that never saw it (a second table). With
+ *      --persona-prompts (not shipped either), the project's 400 harmless persona and task prompts
+ *      join the benign rows. The report ends with each benign source's share above 0.9.
  *   2. scoreWeight: the a with the highest TPR@1% + TPR@5% (0 switches the signal off).
  *   3. The lexical model refitted on every row, its weights stored as int8.
  */
@@ -50,7 +52,7 @@ const TRAINING = { epochs: 40, batch: 256, learningRate: 0.5, l2: 1e-6, seed: 14
 const config = loadConfig([]);
 const { readability } = firewallScanOptions(config);
 const { encoder, calibration } = encoderDataRows();
-const { own, patterns } = projectRows({ matchedPairs: true, harmfulPairs: process.argv.includes("--harmful-pairs") });
+const { own, patterns } = projectRows({ matchedPairs: true, harmfulPairs: process.argv.includes("--harmful-pairs"), personaPrompts: process.argv.includes("--persona-prompts") });
 const HARM_GROUP = `${OWN_GROUP}: harmful requests: `;
 
 type Example = { index: Uint32Array; value: Float32Array; attack: boolean; weight: number };
@@ -200,6 +202,22 @@ const attacks = scored.filter((s) => s.row.attack).length;
 console.log(`\n### Lexical signal: validation on ${scored.length} calibration rows (${attacks} attacks), each scored by a lexical model that never saw its source group\n`);
 console.log("| a (scoreWeight) | ROC AUC | TPR@1% FPR | TPR@5% FPR | benign rows above 0.9 |\n|---|---|---|---|---|");
 for (const v of validation) console.log(`| ${v.scoreWeight}${v === chosen ? " ← shipped" : ""} | ${v.auc.toFixed(3)} | ${percent(v.tpr1)} | ${percent(v.tpr5)} | ${percent(v.benignAbove09)} |`);
+// Where the benign rows above 0.9 come from: long persona and task prompts are the signal's main cost.
+const aboveByGroup = (a: number) => {
+  const byGroup = new Map<string, { above: number; rows: number }>();
+  for (const s of scored.filter((x) => !x.row.attack)) {
+    const entry = byGroup.get(s.row.group) ?? { above: 0, rows: 0 };
+    entry.rows++;
+    if (sigmoid(Math.max(...s.logits.map((z, w) => z + a * lexicalLogit.get(s)![w]!))) > 0.9) entry.above++;
+    byGroup.set(s.row.group, entry);
+  }
+  return byGroup;
+};
+const [without, withChosen] = [aboveByGroup(0), aboveByGroup(chosen.scoreWeight)];
+console.log(`\nBenign calibration rows above 0.9 by source group, a = 0 → a = ${chosen.scoreWeight} (groups with any): ${[...without]
+  .filter(([group, w]) => w.above + withChosen.get(group)!.above > 0)
+  .map(([group, w]) => `${group} ${percent(w.above / w.rows)} → ${percent(withChosen.get(group)!.above / w.rows)} (${w.rows})`)
+  .join("; ")}.`);
 if (harmScored.length > 0) {
   console.log(`\n### Harmful requests (${harmScored.length} rows of the project's pairs), each category scored by a lexical model that never saw it\n`);
   console.log("ROC AUC against their harmless twins; TPR at the thresholds where 1% / 5% of the calibration rows' benign rows score above.\n");

@@ -302,9 +302,11 @@ export const OWN_ATTACKS: string[] = [
  * the project*; nothing shipped uses them). With `harmfulPairs`, also the 960 harmful-request pairs of
  * firewall-own-harmful-pairs.jsonl, one category per kind of harm (*Harmful requests and their harmless
  * twins*; not shipped either; a fifth more is held out in scripts/eval/firewall-harmful-requests.jsonl).
+ * With `personaPrompts`, also the 400 harmless persona and task prompts of
+ * firewall-own-persona-prompts.jsonl, one category per style (*Persona and task prompts*; not shipped).
  * Throws when any text is a near copy of a firewall-dev row (dev-overlap.ts).
  */
-export function ownExamples({ matchedPairs = false, harmfulPairs = false } = {}): { text: string; attack: boolean; category: string; pair?: number }[] {
+export function ownExamples({ matchedPairs = false, harmfulPairs = false, personaPrompts = false } = {}): { text: string; attack: boolean; category: string; pair?: number }[] {
   const carriers = OWN_BENIGN;
   const composed = OWN_ATTACKS.flatMap((attack, i) => [
     { text: attack, attack: true, category: "attack phrasings" },
@@ -321,10 +323,11 @@ export function ownExamples({ matchedPairs = false, harmfulPairs = false } = {})
       { text: benign, attack: false, category: "matched pairs", pair },
       { text: attack, attack: true, category: "matched pairs", pair },
     ]),
-    ...(harmfulPairs ? readPairs("firewall-own-harmful-pairs.jsonl") : []).flatMap(({ benign, attack, style }) => [
+    ...(harmfulPairs ? readJsonl<Pair>("firewall-own-harmful-pairs.jsonl") : []).flatMap(({ benign, attack, style }) => [
       { text: benign, attack: false, category: harmCategory(style) },
       { text: attack, attack: true, category: harmCategory(style) },
     ]),
+    ...(personaPrompts ? readJsonl<{ text: string; style: string }>("firewall-own-persona-prompts.jsonl") : []).map(({ text, style }) => ({ text, attack: false, category: `persona prompts: ${style}` })),
   ];
   assertNotFromDev(examples.map((e) => e.text));
   return examples;
@@ -336,14 +339,17 @@ export function ownExamples({ matchedPairs = false, harmfulPairs = false } = {})
  * requests, role-play, documents with a hidden instruction, technical requests, prompt extraction,
  * goal hijacking, in English, German (525 pairs) and 19 more languages. `style` names the theme and language.
  */
-function ownMatchedPairs(): { benign: string; attack: string; style: string }[] {
-  return readPairs("firewall-own-pairs.jsonl");
+function ownMatchedPairs(): Pair[] {
+  return readJsonl<Pair>("firewall-own-pairs.jsonl");
 }
+
+type Pair = { benign: string; attack: string; style: string };
 
 /** A harmful-request pair's source group: its harm category ("harmful: weapons: de" → "harmful requests: weapons"). */
 const harmCategory = (style: string) => `harmful requests: ${style.split(": ")[1]}`;
 
-function readPairs(file: string): { benign: string; attack: string; style: string }[] {
+
+function readJsonl<T>(file: string): T[] {
   return readFileSync(join(import.meta.dir, file), "utf8")
     .split("\n")
     .filter((line) => line.trim())

@@ -23,9 +23,9 @@ describe("project-written firewall training rows and firewall-dev", () => {
     expect(found[0]!.text).toBe(nearCopy);
   });
 
-  test("the committed examples, matched pairs and harmful-request pairs copy no firewall-dev row", () => {
+  test("the committed examples, matched pairs, harmful-request pairs and persona prompts copy no firewall-dev row", () => {
     // ownExamples throws (naming the rows) when one does.
-    expect(ownExamples({ matchedPairs: true, harmfulPairs: true }).length).toBeGreaterThan(5900);
+    expect(ownExamples({ matchedPairs: true, harmfulPairs: true, personaPrompts: true }).length).toBeGreaterThan(6300);
   });
 
   test("the held-out harmful requests share no text with the fitted pairs and copy no firewall-dev row", () => {
