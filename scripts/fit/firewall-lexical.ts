@@ -40,7 +40,7 @@ import { FirstSightEmbedding, type LabelledRow } from "../eval/firewall-data";
 import { percent, rocAuc, tprAtFpr } from "../eval/firewall-metrics";
 import { seededRandom } from "../seeded-random";
 import { encoderDataRows, keptWindows, projectRows } from "../train/firewall-training-rows";
-import { OWN_GROUP } from "./firewall-own-examples";
+import { HARMFUL_PAIR_CATEGORY, OWN_GROUP } from "./firewall-own-examples";
 
 const OUT = resolve(import.meta.dir, "../../src/firewall/lexical-model.json");
 const BUCKETS = 1 << 18;
@@ -53,7 +53,7 @@ const config = loadConfig([]);
 const { readability } = firewallScanOptions(config);
 const { encoder, calibration } = encoderDataRows();
 const { own, patterns } = projectRows({ matchedPairs: true, harmfulPairs: process.argv.includes("--harmful-pairs"), personaPrompts: process.argv.includes("--persona-prompts") });
-const HARM_GROUP = `${OWN_GROUP}: harmful requests: `;
+const HARM_GROUP = `${OWN_GROUP}: ${HARMFUL_PAIR_CATEGORY}`;
 
 type Example = { index: Uint32Array; value: Float32Array; attack: boolean; weight: number };
 

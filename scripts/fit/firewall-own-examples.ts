@@ -345,8 +345,11 @@ function ownMatchedPairs(): Pair[] {
 
 type Pair = { benign: string; attack: string; style: string };
 
+/** Prefix of a harmful-request pair's category (not "harmful requests", the handful of OWN_HARMFUL_REQUESTS). */
+export const HARMFUL_PAIR_CATEGORY = "harmful requests: ";
+
 /** A harmful-request pair's source group: its harm category ("harmful: weapons: de" → "harmful requests: weapons"). */
-const harmCategory = (style: string) => `harmful requests: ${style.split(": ")[1]}`;
+const harmCategory = (style: string) => `${HARMFUL_PAIR_CATEGORY}${style.split(": ")[1]}`;
 
 
 function readJsonl<T>(file: string): T[] {

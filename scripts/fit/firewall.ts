@@ -45,7 +45,7 @@ import { DATASETS, FirstSightEmbedding, readLabelled, type LabelledRow } from ".
 import { percent, tprAtFpr } from "../eval/firewall-metrics";
 import { fitLogistic, logitOf, type LogisticFit } from "./firewall-logistic";
 import { encoderDataRows } from "../train/firewall-training-rows";
-import { OWN_GROUP, ownExamples } from "./firewall-own-examples";
+import { HARMFUL_PAIR_CATEGORY, OWN_GROUP, ownExamples } from "./firewall-own-examples";
 
 const FIREWALL_DIR = resolve(import.meta.dir, "../../src/firewall");
 const { values: flags, positionals } = parseArgs({
@@ -114,7 +114,7 @@ const windowsOf = (text: string) => planWindows([text], () => false, { budgetTok
 const rows: LabelledRow[] = [
   ...(flags["encoder-split"] ? encoderDataRows().calibration : readLabelled(trainFile)),
   // The harmful-request pairs weigh as a source of their own: a thousand of them must not drown the other project-written examples.
-  ...OWN_EXAMPLES.map((example, i) => ({ id: `own-${i}`, text: example.text, attack: example.attack, family: null, source: OWN_GROUP, group: example.category.startsWith("harmful requests:") ? `${OWN_GROUP}: harmful requests` : OWN_GROUP })),
+  ...OWN_EXAMPLES.map((example, i) => ({ id: `own-${i}`, text: example.text, attack: example.attack, family: null, source: OWN_GROUP, group: example.category.startsWith(HARMFUL_PAIR_CATEGORY) ? `${OWN_GROUP}: harmful requests` : OWN_GROUP })),
 ].filter((row) => windowsOf(row.text).length > 0);
 const isOwn = (unit: Unit) => unit.row.group.startsWith(OWN_GROUP);
 const neutral: Calibration = {

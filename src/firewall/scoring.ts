@@ -58,7 +58,7 @@ export function scoreInputWindows(patterns: WorkspacePatterns, texts: string[], 
       builtins.input,
       patterns.inputEnabled,
       (r) => sims[base + r]!,
-      (s, r) => builtinScore(calibration, logit, top, s, lexicalFor(r)),
+      (s, lexicalTerm) => builtinScore(calibration, logit, top, s, lexicalTerm),
       lexicalFor,
     );
     merge(window, custom[w]);
@@ -92,14 +92,17 @@ function collect(
   metas: PatternMeta[],
   enabled: Uint8Array,
   similarity: (row: number) => number,
-  score: (similarity: number, row: number) => number,
+  score: (similarity: number, lexicalTerm: number) => number,
+  /** The lexical term of each row (built-in input patterns only): passed to `score` and kept on the hit. */
   lexical?: (row: number) => number,
 ): WindowScore {
   const window: WindowScore = { best: undefined, fired: [] };
   for (let r = 0; r < metas.length; r++) {
     if (!enabled[r]) continue;
     const s = similarity(r);
-    const hit: PatternHit = { pattern: metas[r]!, similarity: s, score: score(s, r), ...(lexical ? { lexical: lexical(r) } : {}) };
+    const term = lexical?.(r);
+    const hit: PatternHit = { pattern: metas[r]!, similarity: s, score: score(s, term ?? 0) };
+    if (term !== undefined) hit.lexical = term;
     if (!window.best || hit.score > window.best.score) window.best = hit;
     if (hit.score > hit.pattern.threshold) window.fired.push(hit);
   }

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { devNearCopies } from "../../scripts/fit/dev-overlap";
-import { ownExamples } from "../../scripts/fit/firewall-own-examples";
+import { HARMFUL_PAIR_CATEGORY, ownExamples } from "../../scripts/fit/firewall-own-examples";
 import { readLabelled } from "../../scripts/eval/firewall-data";
 
 // The firewall's project-written training rows must never be near copies of firewall-dev rows
@@ -30,7 +30,7 @@ describe("project-written firewall training rows and firewall-dev", () => {
 
   test("the held-out harmful requests share no text with the fitted pairs and copy no firewall-dev row", () => {
     const heldOut = readLabelled(resolve(import.meta.dir, "../../scripts/eval/firewall-harmful-requests.jsonl"));
-    const fitted = new Set(ownExamples({ harmfulPairs: true }).filter((e) => e.category.startsWith("harmful requests:")).map((e) => e.text));
+    const fitted = new Set(ownExamples({ harmfulPairs: true }).filter((e) => e.category.startsWith(HARMFUL_PAIR_CATEGORY)).map((e) => e.text));
     expect(heldOut.length).toBe(480);
     expect(fitted.size).toBe(1920);
     expect(heldOut.filter((row) => fitted.has(row.text))).toEqual([]);
