@@ -21,7 +21,7 @@
  *      project's harmful-request pairs join the rows, one source group per harm category, and each
  *      category is also scored by the fold that never saw it (a second table). With
  *      --persona-prompts (not shipped either), the project's 400 harmless persona and task prompts
- *      join the benign rows. The report ends with each benign source's share above 0.9.
+ *      join the benign rows. The report ends with each source's share of benign and of attack rows above 0.9.
  *   2. scoreWeight: the a with the highest TPR@1% + TPR@5% (0 switches the signal off).
  *   3. The lexical model refitted on every row, its weights stored as int8.
  */
@@ -202,10 +202,11 @@ const attacks = scored.filter((s) => s.row.attack).length;
 console.log(`\n### Lexical signal: validation on ${scored.length} calibration rows (${attacks} attacks), each scored by a lexical model that never saw its source group\n`);
 console.log("| a (scoreWeight) | ROC AUC | TPR@1% FPR | TPR@5% FPR | benign rows above 0.9 |\n|---|---|---|---|---|");
 for (const v of validation) console.log(`| ${v.scoreWeight}${v === chosen ? " ← shipped" : ""} | ${v.auc.toFixed(3)} | ${percent(v.tpr1)} | ${percent(v.tpr5)} | ${percent(v.benignAbove09)} |`);
-// Where the benign rows above 0.9 come from: long persona and task prompts are the signal's main cost.
-const aboveByGroup = (a: number) => {
+// Where the rows above 0.9 come from, by source: long persona and task prompts are the signal's main
+// cost on the benign side; the attack side shows whether a change of data costs the attacks in the same clothes.
+const aboveByGroup = (a: number, attack: boolean) => {
   const byGroup = new Map<string, { above: number; rows: number }>();
-  for (const s of scored.filter((x) => !x.row.attack)) {
+  for (const s of scored.filter((x) => x.row.attack === attack)) {
     const entry = byGroup.get(s.row.group) ?? { above: 0, rows: 0 };
     entry.rows++;
     if (sigmoid(Math.max(...s.logits.map((z, w) => z + a * lexicalLogit.get(s)![w]!))) > 0.9) entry.above++;
@@ -213,11 +214,13 @@ const aboveByGroup = (a: number) => {
   }
   return byGroup;
 };
-const [without, withChosen] = [aboveByGroup(0), aboveByGroup(chosen.scoreWeight)];
-console.log(`\nBenign calibration rows above 0.9 by source group, a = 0 → a = ${chosen.scoreWeight} (groups with any): ${[...without]
-  .filter(([group, w]) => w.above + withChosen.get(group)!.above > 0)
-  .map(([group, w]) => `${group} ${percent(w.above / w.rows)} → ${percent(withChosen.get(group)!.above / w.rows)} (${w.rows})`)
-  .join("; ")}.`);
+for (const attack of [false, true]) {
+  const [without, withChosen] = [aboveByGroup(0, attack), aboveByGroup(chosen.scoreWeight, attack)];
+  console.log(`\n${attack ? "Attack" : "Benign"} calibration rows above 0.9 by source group, a = 0 → a = ${chosen.scoreWeight} (groups with any): ${[...without]
+    .filter(([group, w]) => w.above + withChosen.get(group)!.above > 0)
+    .map(([group, w]) => `${group} ${percent(w.above / w.rows)} → ${percent(withChosen.get(group)!.above / w.rows)} (${w.rows})`)
+    .join("; ")}.`);
+}
 if (harmScored.length > 0) {
   console.log(`\n### Harmful requests (${harmScored.length} rows of the project's pairs), each category scored by a lexical model that never saw it\n`);
   console.log("ROC AUC against their harmless twins; TPR at the thresholds where 1% / 5% of the calibration rows' benign rows score above.\n");
