@@ -1,8 +1,10 @@
 /**
  * npm run eval:firewall [--baseline REF | --no-baseline] [--scores OUT.jsonl] [file.jsonl ...]
- *   default files: ../shared/datasets/firewall-dev.jsonl, scripts/eval/firewall-overdefense.jsonl and
+ *   default files: ../shared/datasets/firewall-dev.jsonl, scripts/eval/firewall-overdefense.jsonl,
  *   scripts/eval/firewall-harmful-requests.jsonl (the project's harmful requests and their harmless
  *   twins held out of every fit: content safety, which a prompt-attack firewall is not built for)
+ *   and scripts/eval/firewall-task-prompts.jsonl (ordinary instruction-and-input tasks: classify,
+ *   rewrite, format; a quarter of the project's task prompts, held out of every fit)
  *
  * Runs the server's input decision (scan.ts: windows, window budget, one matrix product,
  * calibration, thresholds, strongest action) over labelled JSONL files of {text, label:
@@ -43,7 +45,7 @@ const { values: args, positionals } = parseArgs({
   allowPositionals: true,
   options: { baseline: { type: "string", default: "main" }, "no-baseline": { type: "boolean", default: false }, scores: { type: "string" } },
 });
-const files = positionals.length > 0 ? positionals : [join(DATASETS, "firewall-dev.jsonl"), ...["firewall-overdefense.jsonl", "firewall-harmful-requests.jsonl"].map((file) => resolve(import.meta.dir, file))];
+const files = positionals.length > 0 ? positionals : [join(DATASETS, "firewall-dev.jsonl"), ...["firewall-overdefense.jsonl", "firewall-harmful-requests.jsonl", "firewall-task-prompts.jsonl"].map((file) => resolve(import.meta.dir, file))];
 // SIEVE_* variables apply (e.g. SIEVE_FIREWALL_MODEL_DIR for a firewall model of its own).
 const config = loadConfig([]);
 const options = firewallScanOptions(config);

@@ -1,5 +1,5 @@
 /**
- * npm run fit:firewall-lexical [-- --harmful-pairs] [--persona-prompts]
+ * npm run fit:firewall-lexical [-- --harmful-pairs] [--persona-prompts] [--task-prompts]
  *
  * Fits the firewall's lexical signal (src/firewall/lexical.ts) and writes
  * src/firewall/lexical-model.json (numbers only, no training text). Run it after fit:firewall:
@@ -21,7 +21,8 @@
  *      project's harmful-request pairs join the rows, one source group per harm category, and each
  *      category is also scored by the fold that never saw it (a second table). With
  *      --persona-prompts (not shipped either), the project's 400 harmless persona and task prompts
- *      join the benign rows. The report ends with each source's share of benign and of attack rows above 0.9.
+ *      join the benign rows; with --task-prompts (not shipped), its instruction-and-input tasks.
+ *      The report ends with each source's share of benign and of attack rows above 0.9.
  *   2. scoreWeight: the a with the highest TPR@1% + TPR@5% (0 switches the signal off).
  *   3. The lexical model refitted on every row, its weights stored as int8.
  */
@@ -52,7 +53,7 @@ const TRAINING = { epochs: 40, batch: 256, learningRate: 0.5, l2: 1e-6, seed: 14
 const config = loadConfig([]);
 const { readability } = firewallScanOptions(config);
 const { encoder, calibration } = encoderDataRows();
-const { own, patterns } = projectRows({ matchedPairs: true, harmfulPairs: process.argv.includes("--harmful-pairs"), personaPrompts: process.argv.includes("--persona-prompts") });
+const { own, patterns } = projectRows({ matchedPairs: true, harmfulPairs: process.argv.includes("--harmful-pairs"), personaPrompts: process.argv.includes("--persona-prompts"), taskPrompts: process.argv.includes("--task-prompts") });
 const HARM_GROUP = `${OWN_GROUP}: ${HARMFUL_PAIR_CATEGORY}`;
 
 type Example = { index: Uint32Array; value: Float32Array; attack: boolean; weight: number };

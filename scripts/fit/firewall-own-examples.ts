@@ -304,9 +304,11 @@ export const OWN_ATTACKS: string[] = [
  * twins*; not shipped either; a fifth more is held out in scripts/eval/firewall-harmful-requests.jsonl).
  * With `personaPrompts`, also the 400 harmless persona and task prompts of
  * firewall-own-persona-prompts.jsonl, one category per style (*Persona and task prompts*; not shipped).
+ * With `taskPrompts`, also the harmless instruction-and-input tasks of firewall-own-task-prompts.jsonl
+ * (classification, rewriting, structured output) as one category, TASK_PROMPT_CATEGORY.
  * Throws when any text is a near copy of a firewall-dev row (dev-overlap.ts).
  */
-export function ownExamples({ matchedPairs = false, harmfulPairs = false, personaPrompts = false } = {}): { text: string; attack: boolean; category: string; pair?: number }[] {
+export function ownExamples({ matchedPairs = false, harmfulPairs = false, personaPrompts = false, taskPrompts = false } = {}): { text: string; attack: boolean; category: string; pair?: number }[] {
   const carriers = OWN_BENIGN;
   const composed = OWN_ATTACKS.flatMap((attack, i) => [
     { text: attack, attack: true, category: "attack phrasings" },
@@ -328,6 +330,7 @@ export function ownExamples({ matchedPairs = false, harmfulPairs = false, person
       { text: attack, attack: true, category: harmCategory(style) },
     ]),
     ...(personaPrompts ? readJsonl<{ text: string; style: string }>("firewall-own-persona-prompts.jsonl") : []).map(({ text, style }) => ({ text, attack: false, category: `persona prompts: ${style}` })),
+    ...(taskPrompts ? readJsonl<{ text: string }>("firewall-own-task-prompts.jsonl") : []).map(({ text }) => ({ text, attack: false, category: TASK_PROMPT_CATEGORY })),
   ];
   assertNotFromDev(examples.map((e) => e.text));
   return examples;
@@ -344,6 +347,9 @@ function ownMatchedPairs(): Pair[] {
 }
 
 type Pair = { benign: string; attack: string; style: string };
+
+/** The category of the instruction-and-input task prompts. */
+export const TASK_PROMPT_CATEGORY = "task prompts";
 
 /** Prefix of a harmful-request pair's category (not "harmful requests", the handful of OWN_HARMFUL_REQUESTS). */
 export const HARMFUL_PAIR_CATEGORY = "harmful requests: ";

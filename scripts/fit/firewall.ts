@@ -1,8 +1,9 @@
 /**
- * npm run fit:firewall [-- --all-forms] [--matched-pairs] [--harmful-pairs] [--encoder-split | train.jsonl]   (default ../shared/datasets/firewall-train.jsonl)
+ * npm run fit:firewall [-- --all-forms] [--matched-pairs] [--harmful-pairs] [--task-prompts] [--encoder-split | train.jsonl]   (default ../shared/datasets/firewall-train.jsonl)
  *
- * --matched-pairs, --harmful-pairs: add the project's matched pairs or harmful-request pairs to its
- * examples (experiments of docs/firewall-experiments.md; the shipped calibration has neither).
+ * --matched-pairs, --harmful-pairs, --task-prompts: add the project's matched pairs, harmful-request
+ * pairs or task prompts to its examples (experiments of docs/firewall-experiments.md; the shipped
+ * calibration has none of them).
  *
  * --encoder-split: fit on the fifth of firewall-train-v2/firewall-train that a trained firewall
  * encoder never saw (scripts/train/firewall-training-rows.ts); use it with SIEVE_FIREWALL_MODEL_DIR.
@@ -45,14 +46,17 @@ import { DATASETS, FirstSightEmbedding, readLabelled, type LabelledRow } from ".
 import { percent, tprAtFpr } from "../eval/firewall-metrics";
 import { fitLogistic, logitOf, type LogisticFit } from "./firewall-logistic";
 import { encoderDataRows } from "../train/firewall-training-rows";
-import { HARMFUL_PAIR_CATEGORY, OWN_GROUP, ownExamples } from "./firewall-own-examples";
+import { HARMFUL_PAIR_CATEGORY, OWN_GROUP, ownExamples, TASK_PROMPT_CATEGORY } from "./firewall-own-examples";
 
 const FIREWALL_DIR = resolve(import.meta.dir, "../../src/firewall");
 const { values: flags, positionals } = parseArgs({
   allowPositionals: true,
-  options: { "all-forms": { type: "boolean", default: false }, "encoder-split": { type: "boolean", default: false }, "matched-pairs": { type: "boolean", default: false }, "harmful-pairs": { type: "boolean", default: false } },
+  options: { "all-forms": { type: "boolean", default: false }, "encoder-split": { type: "boolean", default: false }, "matched-pairs": { type: "boolean", default: false }, "harmful-pairs": { type: "boolean", default: false }, "task-prompts": { type: "boolean", default: false } },
 });
-const OWN_EXAMPLES = ownExamples({ matchedPairs: flags["matched-pairs"], harmfulPairs: flags["harmful-pairs"] });
+const OWN_EXAMPLES = ownExamples({ matchedPairs: flags["matched-pairs"], harmfulPairs: flags["harmful-pairs"], taskPrompts: flags["task-prompts"] });
+/** The harmful-request pairs and the task prompts weigh as sources of their own: hundreds of them must not drown the other project-written examples. */
+const ownGroupOf = (category: string) =>
+  category.startsWith(HARMFUL_PAIR_CATEGORY) ? `${OWN_GROUP}: harmful requests` : category === TASK_PROMPT_CATEGORY ? `${OWN_GROUP}: ${TASK_PROMPT_CATEGORY}` : OWN_GROUP;
 const trainFile = positionals[0] ?? join(DATASETS, "firewall-train.jsonl");
 const trainName = flags["encoder-split"] ? "firewall-train-v2.jsonl + firewall-train.jsonl, the fifth kept out of the encoder's training" : basename(trainFile);
 /**
@@ -113,8 +117,7 @@ const scorable = (text: string) => readability.readable(text) && /[\p{L}\p{N}\p{
 const windowsOf = (text: string) => planWindows([text], () => false, { budgetTokens: 0, windowTokens: WINDOW_TOKENS, readability }).windows.filter(scorable);
 const rows: LabelledRow[] = [
   ...(flags["encoder-split"] ? encoderDataRows().calibration : readLabelled(trainFile)),
-  // The harmful-request pairs weigh as a source of their own: a thousand of them must not drown the other project-written examples.
-  ...OWN_EXAMPLES.map((example, i) => ({ id: `own-${i}`, text: example.text, attack: example.attack, family: null, source: OWN_GROUP, group: example.category.startsWith(HARMFUL_PAIR_CATEGORY) ? `${OWN_GROUP}: harmful requests` : OWN_GROUP })),
+  ...OWN_EXAMPLES.map((example, i) => ({ id: `own-${i}`, text: example.text, attack: example.attack, family: null, source: OWN_GROUP, group: ownGroupOf(example.category) })),
 ].filter((row) => windowsOf(row.text).length > 0);
 const isOwn = (unit: Unit) => unit.row.group.startsWith(OWN_GROUP);
 const neutral: Calibration = {

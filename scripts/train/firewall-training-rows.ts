@@ -35,8 +35,8 @@ export function encoderDataRows(): { encoder: LabelledRow[]; calibration: Labell
  * two rows carry its index, for the encoder trainer's pair term) and the built-in input patterns
  * (attacks of their family).
  */
-export function projectRows({ matchedPairs = false, harmfulPairs = false, personaPrompts = false } = {}): { own: (LabelledRow & { pair?: number })[]; patterns: LabelledRow[] } {
-  const own = ownExamples({ matchedPairs, harmfulPairs, personaPrompts }).map((e, i) => ({ id: `own-${i}`, text: e.text, attack: e.attack, family: null, source: OWN_GROUP, group: `${OWN_GROUP}: ${e.category}`, pair: e.pair }));
+export function projectRows({ matchedPairs = false, harmfulPairs = false, personaPrompts = false, taskPrompts = false } = {}): { own: (LabelledRow & { pair?: number })[]; patterns: LabelledRow[] } {
+  const own = ownExamples({ matchedPairs, harmfulPairs, personaPrompts, taskPrompts }).map((e, i) => ({ id: `own-${i}`, text: e.text, attack: e.attack, family: null, source: OWN_GROUP, group: `${OWN_GROUP}: ${e.category}`, pair: e.pair }));
   const patterns = BUILTIN_PATTERNS.filter((p) => p.side === "input").map((p) => ({ id: p.slug, text: p.text, attack: true, family: p.family, source: "built-in patterns", group: "built-in patterns" }));
   return { own, patterns };
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { devNearCopies } from "../../scripts/fit/dev-overlap";
-import { HARMFUL_PAIR_CATEGORY, ownExamples } from "../../scripts/fit/firewall-own-examples";
+import { HARMFUL_PAIR_CATEGORY, ownExamples, TASK_PROMPT_CATEGORY } from "../../scripts/fit/firewall-own-examples";
 import { readLabelled } from "../../scripts/eval/firewall-data";
 
 // The firewall's project-written training rows must never be near copies of firewall-dev rows
@@ -23,9 +23,9 @@ describe("project-written firewall training rows and firewall-dev", () => {
     expect(found[0]!.text).toBe(nearCopy);
   });
 
-  test("the committed examples, matched pairs, harmful-request pairs and persona prompts copy no firewall-dev row", () => {
+  test("the committed examples, matched pairs, harmful-request pairs, persona and task prompts copy no firewall-dev row", () => {
     // ownExamples throws (naming the rows) when one does.
-    expect(ownExamples({ matchedPairs: true, harmfulPairs: true, personaPrompts: true }).length).toBeGreaterThan(6300);
+    expect(ownExamples({ matchedPairs: true, harmfulPairs: true, personaPrompts: true, taskPrompts: true }).length).toBeGreaterThan(6600);
   });
 
   test("the held-out harmful requests share no text with the fitted pairs and copy no firewall-dev row", () => {
@@ -33,6 +33,15 @@ describe("project-written firewall training rows and firewall-dev", () => {
     const fitted = new Set(ownExamples({ harmfulPairs: true }).filter((e) => e.category.startsWith(HARMFUL_PAIR_CATEGORY)).map((e) => e.text));
     expect(heldOut.length).toBe(480);
     expect(fitted.size).toBe(1920);
+    expect(heldOut.filter((row) => fitted.has(row.text))).toEqual([]);
+    expect(devNearCopies(heldOut.map((row) => row.text))).toEqual([]);
+  });
+
+  test("the held-out task prompts share no text with the fitted ones and copy no firewall-dev row", () => {
+    const heldOut = readLabelled(resolve(import.meta.dir, "../../scripts/eval/firewall-task-prompts.jsonl"));
+    const fitted = new Set(ownExamples({ taskPrompts: true }).filter((e) => e.category === TASK_PROMPT_CATEGORY).map((e) => e.text));
+    expect(heldOut.length).toBe(111);
+    expect(fitted.size).toBe(339);
     expect(heldOut.filter((row) => fitted.has(row.text))).toEqual([]);
     expect(devNearCopies(heldOut.map((row) => row.text))).toEqual([]);
   });
