@@ -321,7 +321,7 @@ export function ownExamples({ matchedPairs = false, harmfulPairs = false, person
     ...composed,
     ...OWN_ROLEPLAY_JAILBREAKS.map((text) => ({ text, attack: true, category: "role-play jailbreaks" })),
     ...OWN_HARMFUL_REQUESTS.map((text) => ({ text, attack: true, category: "harmful requests" })),
-    ...(matchedPairs ? ownMatchedPairs() : []).flatMap(({ benign, attack }, pair) => [
+    ...(matchedPairs ? readJsonl<Pair>("firewall-own-pairs.jsonl") : []).flatMap(({ benign, attack }, pair) => [
       { text: benign, attack: false, category: "matched pairs", pair },
       { text: attack, attack: true, category: "matched pairs", pair },
     ]),
@@ -338,14 +338,11 @@ export function ownExamples({ matchedPairs = false, harmfulPairs = false, person
 
 /**
  * The same message in the same style, harmless and turned into an attack (written for the project
- * by the helpers of the 2026-11-25 and 2026-11-27 sessions, none taken from a dataset): everyday
+ * by the helpers of the sessions, none taken from a dataset). firewall-own-pairs.jsonl: everyday
  * requests, role-play, documents with a hidden instruction, technical requests, prompt extraction,
- * goal hijacking, in English, German (525 pairs) and 19 more languages. `style` names the theme and language.
+ * goal hijacking, in English, German (525 pairs) and 19 more languages; firewall-own-harmful-pairs.jsonl:
+ * harmful requests and their harmless twins. `style` names the theme and language.
  */
-function ownMatchedPairs(): Pair[] {
-  return readJsonl<Pair>("firewall-own-pairs.jsonl");
-}
-
 type Pair = { benign: string; attack: string; style: string };
 
 /** The category of the instruction-and-input task prompts. */
@@ -356,7 +353,6 @@ export const HARMFUL_PAIR_CATEGORY = "harmful requests: ";
 
 /** A harmful-request pair's source group: its harm category ("harmful: weapons: de" → "harmful requests: weapons"). */
 const harmCategory = (style: string) => `${HARMFUL_PAIR_CATEGORY}${style.split(": ")[1]}`;
-
 
 function readJsonl<T>(file: string): T[] {
   return readFileSync(join(import.meta.dir, file), "utf8")
