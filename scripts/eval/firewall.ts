@@ -58,10 +58,13 @@ async function setup(name: string, describe: string, embedding: FirstSightEmbedd
   return { name, describe, patterns, embedding, calibration, options };
 }
 
-/** A data file of src/firewall/ as committed at `ref`, or undefined when git cannot show it. */
+/** A fitted file of the firewall as committed at `ref` (under src/firewall/ until 2026-11-28), or undefined when git cannot show it. */
 function committedAt<T>(ref: string, file: string): T | undefined {
-  const shown = Bun.spawnSync(["git", "show", `${ref}:src/firewall/${file}`], { cwd: import.meta.dir });
-  return shown.exitCode === 0 ? (JSON.parse(shown.stdout.toString()) as T) : undefined;
+  for (const dir of ["models/sieve-firewall", "src/firewall"]) {
+    const shown = Bun.spawnSync(["git", "show", `${ref}:${dir}/${file}`], { cwd: import.meta.dir });
+    if (shown.exitCode === 0) return JSON.parse(shown.stdout.toString()) as T;
+  }
+  return undefined;
 }
 
 /** The lexical signal as committed at `ref`: off where `ref` had none, or one of another feature version. */
@@ -74,7 +77,7 @@ const setups: Setup[] = [await setup("current", `${firewallEmbedderKey(config)},
 if (!args["no-baseline"]) {
   const old = committedAt<Calibration>(args.baseline!, "calibration.json");
   const oldLexical = lexicalAt(args.baseline!);
-  if (!old) console.log(`(no baseline: git cannot show ${args.baseline}:src/firewall/calibration.json)`);
+  if (!old) console.log(`(no baseline: git cannot show the calibration.json of ${args.baseline})`);
   else if (Bun.deepEquals(old, CALIBRATION) && Bun.deepEquals(oldLexical.model, LEXICAL.model)) console.log(`(no baseline: ${args.baseline} ships the same calibration and lexical model)`);
   else {
     // "<model>/<precision>[/<view>]": the view the baseline's calibration was fitted in, if any.

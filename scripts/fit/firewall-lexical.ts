@@ -2,7 +2,8 @@
  * npm run fit:firewall-lexical [-- --harmful-pairs] [--persona-prompts] [--task-prompts]
  *
  * Fits the firewall's lexical signal (src/firewall/lexical.ts) and writes
- * src/firewall/lexical-model.json (numbers only, no training text). Run it after fit:firewall:
+ * models/sieve-firewall/lexical-model.json (numbers only, no training text) and that folder's
+ * MODEL_CARD.md (firewall-model-card.ts). Run it after fit:firewall:
  * its weight is chosen on the scores the shipped calibration gives.
  *
  * Rows: firewall-train-v2.jsonl and firewall-train.jsonl, the project-written examples with the
@@ -27,7 +28,7 @@
  *   3. The lexical model refitted on every row, its weights stored as int8.
  */
 import { writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { loadConfig } from "../../src/config";
 import { libraryIndexInput } from "../../src/firewall/builtins";
 import { CALIBRATION, sigmoid } from "../../src/firewall/calibration";
@@ -41,9 +42,10 @@ import { FirstSightEmbedding, type LabelledRow } from "../eval/firewall-data";
 import { percent, rocAuc, tprAtFpr } from "../eval/firewall-metrics";
 import { seededRandom } from "../seeded-random";
 import { encoderDataRows, keptWindows, projectRows } from "../train/firewall-training-rows";
+import { FITTED_DIR, gitCommit, writeFirewallModelCard, type LexicalFit } from "./firewall-model-card";
 import { HARMFUL_PAIR_CATEGORY, OWN_GROUP } from "./firewall-own-examples";
 
-const OUT = resolve(import.meta.dir, "../../src/firewall/lexical-model.json");
+const OUT = join(FITTED_DIR, "lexical-model.json");
 const BUCKETS = 1 << 18;
 const FOLDS = 5;
 const WEIGHTS = [0, 0.25, 0.5, 0.75, 1, 1.5, 2];
@@ -176,33 +178,6 @@ const harmValidation = WEIGHTS.map((a) => {
   return { scoreWeight: a, twinAuc: rocAuc([...attacks.map((score) => ({ attack: true, score })), ...twins.map((score) => ({ attack: false, score }))]), tpr1: atFpr(0.01), tpr5: atFpr(0.05) };
 });
 const chosen = validation.reduce((best, v) => (v.tpr1 + v.tpr5 > best.tpr1 + best.tpr5 + 1e-9 ? v : best));
-
-// 3. Final fit on every row.
-console.error("fit: final lexical model on every row …");
-const final = train(examplesOf([...encoder, ...calibration, ...own, ...patterns]));
-const stored: LexicalModel = {
-  ...modelOf(final, chosen.scoreWeight),
-  ...quantise(final.weights),
-  fit: {
-    // What a model card holds: the data (licences: ../shared/datasets/README.md), seed and settings, the commit, the validation.
-    data: {
-      public: "firewall-train-v2.jsonl + firewall-train.jsonl (rows not in v2)",
-      publicRows: encoder.length + calibration.length,
-      projectWritten: "scripts/fit/firewall-own-examples.ts with scripts/fit/firewall-own-pairs.jsonl, and the built-in input patterns",
-      projectRows: own.length + patterns.length,
-      licences: "../shared/datasets/README.md",
-    },
-    commit: gitCommit(),
-    training: TRAINING,
-    validation: validation.map((v) => ({ scoreWeight: v.scoreWeight, rocAuc: round4(v.auc), tprAt1: round4(v.tpr1), tprAt5: round4(v.tpr5) })),
-  },
-};
-writeFileSync(OUT, `${JSON.stringify(stored)}\n`);
-
-const attacks = scored.filter((s) => s.row.attack).length;
-console.log(`\n### Lexical signal: validation on ${scored.length} calibration rows (${attacks} attacks), each scored by a lexical model that never saw its source group\n`);
-console.log("| a (scoreWeight) | ROC AUC | TPR@1% FPR | TPR@5% FPR | benign rows above 0.9 |\n|---|---|---|---|---|");
-for (const v of validation) console.log(`| ${v.scoreWeight}${v === chosen ? " ← shipped" : ""} | ${v.auc.toFixed(3)} | ${percent(v.tpr1)} | ${percent(v.tpr5)} | ${percent(v.benignAbove09)} |`);
 // Where the rows above 0.9 come from, by source: long persona and task prompts are the signal's main
 // cost on the benign side; the attack side shows whether a change of data costs the attacks in the same clothes.
 const aboveByGroup = (a: number, attack: boolean) => {
@@ -215,11 +190,43 @@ const aboveByGroup = (a: number, attack: boolean) => {
   }
   return byGroup;
 };
-for (const attack of [false, true]) {
+const aboveRecord: LexicalFit["aboveByGroup"] = [false, true].flatMap((attack) => {
   const [without, withChosen] = [aboveByGroup(0, attack), aboveByGroup(chosen.scoreWeight, attack)];
-  console.log(`\n${attack ? "Attack" : "Benign"} calibration rows above 0.9 by source group, a = 0 → a = ${chosen.scoreWeight} (groups with any): ${[...without]
-    .filter(([group, w]) => w.above + withChosen.get(group)!.above > 0)
-    .map(([group, w]) => `${group} ${percent(w.above / w.rows)} → ${percent(withChosen.get(group)!.above / w.rows)} (${w.rows})`)
+  return [...without].map(([group, w]) => ({ group, attack, rows: w.rows, without: w.above / w.rows, with: withChosen.get(group)!.above / w.rows }));
+});
+
+// 3. Final fit on every row.
+console.error("fit: final lexical model on every row …");
+const final = train(examplesOf([...encoder, ...calibration, ...own, ...patterns]));
+const stored: LexicalModel = {
+  ...modelOf(final, chosen.scoreWeight),
+  ...quantise(final.weights),
+  fit: {
+    // What the model card (firewall-model-card.ts) shows: the data, seed and settings, the commit, the validation.
+    data: {
+      public: "firewall-train-v2.jsonl + firewall-train.jsonl (rows not in v2)",
+      publicRows: encoder.length + calibration.length,
+      projectWritten: "scripts/fit/firewall-own-examples.ts with scripts/fit/firewall-own-pairs.jsonl, and the built-in input patterns",
+      projectRows: own.length + patterns.length,
+      calibrationRows: scored.length,
+    },
+    commit: gitCommit(),
+    training: TRAINING,
+    validation: validation.map((v) => ({ scoreWeight: v.scoreWeight, rocAuc: round4(v.auc), tprAt1: round4(v.tpr1), tprAt5: round4(v.tpr5) })),
+    aboveByGroup: aboveRecord,
+  } satisfies LexicalFit,
+};
+writeFileSync(OUT, `${JSON.stringify(stored)}\n`);
+writeFirewallModelCard();
+
+const attacks = scored.filter((s) => s.row.attack).length;
+console.log(`\n### Lexical signal: validation on ${scored.length} calibration rows (${attacks} attacks), each scored by a lexical model that never saw its source group\n`);
+console.log("| a (scoreWeight) | ROC AUC | TPR@1% FPR | TPR@5% FPR | benign rows above 0.9 |\n|---|---|---|---|---|");
+for (const v of validation) console.log(`| ${v.scoreWeight}${v === chosen ? " ← shipped" : ""} | ${v.auc.toFixed(3)} | ${percent(v.tpr1)} | ${percent(v.tpr5)} | ${percent(v.benignAbove09)} |`);
+for (const attack of [false, true]) {
+  console.log(`\n${attack ? "Attack" : "Benign"} calibration rows above 0.9 by source group, a = 0 → a = ${chosen.scoreWeight} (groups with any): ${aboveRecord
+    .filter((g) => g.attack === attack && g.without + g.with > 0)
+    .map((g) => `${g.group} ${percent(g.without)} → ${percent(g.with)} (${g.rows})`)
     .join("; ")}.`);
 }
 if (harmScored.length > 0) {
@@ -231,13 +238,7 @@ if (harmScored.length > 0) {
 const quantised = new LexicalScorer(stored);
 const floatScorer = new LexicalScorer(modelOf(final), final.weights);
 const drift = Math.max(...scored.slice(0, 500).flatMap((s) => s.windows.map((w) => Math.abs(quantised.logit(w) - floatScorer.logit(w)))));
-console.log(`\nwrote ${join("src/firewall", "lexical-model.json")}: ${BUCKETS} buckets, int8 (largest logit change from quantising, 500 rows: ${drift.toFixed(3)}), scoreWeight ${chosen.scoreWeight}`);
-
-/** HEAD, marked "+changes" when tracked files differ from it. */
-function gitCommit(): string {
-  const git = (...args: string[]) => Bun.spawnSync(["git", ...args], { cwd: import.meta.dir }).stdout.toString().trim();
-  return `${git("rev-parse", "--short", "HEAD")}${git("status", "--porcelain", "--untracked-files=no") ? "+changes" : ""}`;
-}
+console.log(`\nwrote models/sieve-firewall/lexical-model.json and MODEL_CARD.md: ${BUCKETS} buckets, int8 (largest logit change from quantising, 500 rows: ${drift.toFixed(3)}), scoreWeight ${chosen.scoreWeight}`);
 
 function round4(x: number): number {
   return Math.round(x * 1e4) / 1e4;

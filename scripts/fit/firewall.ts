@@ -8,8 +8,8 @@
  * --encoder-split: fit on the fifth of firewall-train-v2/firewall-train that a trained firewall
  * encoder never saw (scripts/train/firewall-training-rows.ts); use it with SIEVE_FIREWALL_MODEL_DIR.
  *
- * Fits the firewall's calibration and writes two data files under src/firewall/ (numbers only,
- * no training text):
+ * Fits the firewall's calibration and writes two data files under models/sieve-firewall/ (numbers
+ * only, no training text), then that folder's MODEL_CARD.md (firewall-model-card.ts):
  *   builtin-vectors.json  embeddings of the built-in patterns and contrast texts;
  *   calibration.json      the mapping from raw similarities to scores (see calibration.ts).
  *
@@ -29,7 +29,7 @@
  *      each benign source weighted equally). Custom and output patterns: SINGLE_ANCHORS.
  */
 import { writeFileSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { basename, join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../../src/config";
 import { builtinMeta } from "../../src/firewall/builtins";
@@ -46,9 +46,9 @@ import { DATASETS, FirstSightEmbedding, readLabelled, type LabelledRow } from ".
 import { percent, tprAtFpr } from "../eval/firewall-metrics";
 import { fitLogistic, logitOf, type LogisticFit } from "./firewall-logistic";
 import { encoderDataRows } from "../train/firewall-training-rows";
+import { FITTED_DIR, gitCommit, writeFirewallModelCard, type CalibrationFit } from "./firewall-model-card";
 import { HARMFUL_PAIR_CATEGORY, OWN_GROUP, ownExamples, TASK_PROMPT_CATEGORY } from "./firewall-own-examples";
 
-const FIREWALL_DIR = resolve(import.meta.dir, "../../src/firewall");
 const { values: flags, positionals } = parseArgs({
   allowPositionals: true,
   options: { "all-forms": { type: "boolean", default: false }, "encoder-split": { type: "boolean", default: false }, "matched-pairs": { type: "boolean", default: false }, "harmful-pairs": { type: "boolean", default: false }, "task-prompts": { type: "boolean", default: false } },
@@ -100,7 +100,7 @@ const shipped: ShippedVectors = {
   patterns: Object.fromEntries(BUILTIN_PATTERNS.map((p, i) => [p.slug, { sha: textSha(p.text), vector: encodeVector(freshLibrary[i]!) }])),
   contrast: CONTRAST_TEXTS.map((text, i) => ({ sha: textSha(text), vector: encodeVector(freshContrast[i]!) })),
 };
-writeFileSync(join(FIREWALL_DIR, "builtin-vectors.json"), JSON.stringify(shipped));
+writeFileSync(join(FITTED_DIR, "builtin-vectors.json"), JSON.stringify(shipped));
 const libraryVector = new Map(BUILTIN_PATTERNS.map((p) => [p.slug, decodeVector(shipped.patterns[p.slug]!.vector)]));
 const contrast = shipped.contrast.map((c) => decodeVector(c.vector));
 const library = BUILTIN_PATTERNS.map((p) => ({ meta: builtinMeta(p), vector: libraryVector.get(p.slug)! }));
@@ -302,7 +302,7 @@ for (const fold of [0, 1]) {
 const scale = anchorScale((u) => benignOof.get(u)!);
 const single = pointScale(SINGLE_ANCHORS);
 
-const calibration: Calibration & { fit: unknown } = {
+const calibration: Calibration & { fit: CalibrationFit } = {
   model,
   libraryVersion: LIBRARY_VERSION,
   contrastVersion: CONTRAST_VERSION,
@@ -321,11 +321,25 @@ const calibration: Calibration & { fit: unknown } = {
     train: trainName,
     rows: rows.length - OWN_EXAMPLES.length,
     projectWrittenExamples: OWN_EXAMPLES.length,
+    commit: gitCommit(),
+    settings: {
+      shippedForm: SHIPPED_FORM,
+      headL2: HEAD_L2,
+      rankPenalty: RANK_PENALTY,
+      anchors: `score ${ANCHORS.high.score} exceeded by ${ANCHORS.high.fpr * 100}% and ${ANCHORS.low.score} by ${ANCHORS.low.fpr * 100}% of benign training rows (out of fold, each source weighted equally)`,
+      singleAnchors: `score ${SINGLE_ANCHORS.high.score} at raw cosine ${SINGLE_ANCHORS.high.cosine}, ${SINGLE_ANCHORS.low.score} at ${SINGLE_ANCHORS.low.cosine}`,
+    },
     chosen: chosen.variant.name,
-    validation: [rawValidation, ...validations].map((v) => ({ signal: v.variant.name, meanTprAt1: round6(v.meanTpr1), meanTprAt5: round6(v.meanTpr5) })),
+    validation: [rawValidation, ...validations].map((v) => ({
+      signal: v.variant.name,
+      meanTprAt1: round6(v.meanTpr1),
+      meanTprAt5: round6(v.meanTpr5),
+      bySource: Object.fromEntries(attackGroups().map((g) => [g, { tprAt1: round6(v.perGroup.get(g)!.tpr1), tprAt5: round6(v.perGroup.get(g)!.tpr5) }])),
+    })),
   },
 };
-writeFileSync(join(FIREWALL_DIR, "calibration.json"), `${JSON.stringify(calibration, null, 1)}\n`);
+writeFileSync(join(FITTED_DIR, "calibration.json"), `${JSON.stringify(calibration, null, 1)}\n`);
+writeFirewallModelCard();
 
 // Report.
 console.log(`\n### Leave-one-source-out validation on ${trainName} (${rows.length} rows)\n`);
@@ -336,7 +350,7 @@ for (const v of [rawValidation, ...validations]) {
   const cells = attackGroups().flatMap((g) => [percent(v.perGroup.get(g)!.tpr1), percent(v.perGroup.get(g)!.tpr5)]);
   console.log(`| ${[v.variant.name + (v === chosen ? " ← shipped" : ""), ...cells, percent(v.meanTpr1), percent(v.meanTpr5)].join(" | ")} |`);
 }
-console.log(`\nwrote src/firewall/builtin-vectors.json (${BUILTIN_PATTERNS.length} patterns, ${CONTRAST_TEXTS.length} contrast texts) and src/firewall/calibration.json`);
+console.log(`\nwrote models/sieve-firewall/builtin-vectors.json (${BUILTIN_PATTERNS.length} patterns, ${CONTRAST_TEXTS.length} contrast texts), calibration.json and MODEL_CARD.md`);
 console.log(`window logit: ${JSON.stringify(calibration.window)}`);
 console.log(`scale: score = σ(${scale.slope.toFixed(3)}·Z + ${scale.offset.toFixed(3)}); single similarity: σ(${single.slope.toFixed(3)}·s + ${single.offset.toFixed(3)})`);
 

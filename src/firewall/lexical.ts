@@ -7,7 +7,7 @@
  * a negative term every pattern's, a positive one only the closest pattern's family), with a weight
  * chosen by validation on sources the lexical model never saw; measured in docs/firewall.md.
  */
-import fitted from "./lexical-model.json";
+import fitted from "../../models/sieve-firewall/lexical-model.json";
 
 export type LexicalModel = {
   /** Bumped whenever lexicalFeatures changes: weights of another version mean nothing. */

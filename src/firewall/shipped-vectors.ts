@@ -5,7 +5,7 @@
  * the one they were computed with and the text is unchanged; anything else is embedded.
  */
 import { createHash } from "node:crypto";
-import shipped from "./builtin-vectors.json";
+import shipped from "../../models/sieve-firewall/builtin-vectors.json";
 
 export type ShippedVectors = {
   model: string;

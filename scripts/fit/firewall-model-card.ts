@@ -1,0 +1,143 @@
+/**
+ * models/sieve-firewall/MODEL_CARD.md: what the firewall's fitted files were made from, how, and
+ * what they measured. It is rendered from the `fit` record each fit writes into its own file, so
+ * fit:firewall and fit:firewall-lexical rewrite it, and a test checks that the committed card is
+ * the one the committed files give.
+ *
+ *   bun scripts/fit/firewall-model-card.ts    render it again by hand
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { percent } from "../eval/firewall-metrics";
+import { DATA_SOURCES } from "../train/model-card";
+
+/** Where the fits write and the server reads (bundled into the executable by the imports of src/firewall/). */
+export const FITTED_DIR = resolve(import.meta.dir, "../../models/sieve-firewall");
+
+/** calibration.json's `fit` record (scripts/fit/firewall.ts). */
+export type CalibrationFit = {
+  train: string;
+  rows: number;
+  projectWrittenExamples: number;
+  commit: string;
+  settings: { shippedForm: string; headL2: number; rankPenalty: number; anchors: string; singleAnchors: string };
+  chosen: string;
+  validation: { signal: string; meanTprAt1: number; meanTprAt5: number; bySource: Record<string, { tprAt1: number; tprAt5: number }> }[];
+};
+
+/** lexical-model.json's `fit` record (scripts/fit/firewall-lexical.ts). */
+export type LexicalFit = {
+  data: { public: string; publicRows: number; projectWritten: string; projectRows: number; calibrationRows: number };
+  commit: string;
+  training: { epochs: number; batch: number; learningRate: number; l2: number; seed: number };
+  validation: { scoreWeight: number; rocAuc: number; tprAt1: number; tprAt5: number }[];
+  /** Share of each source group's calibration rows above 0.9, without the lexical term and with it at the chosen weight. */
+  aboveByGroup: { group: string; attack: boolean; rows: number; without: number; with: number }[];
+};
+
+type Fitted = {
+  vectors: { model: string; dims: number; patterns: Record<string, unknown>; contrast: unknown[] };
+  calibration: { model: string; windowTokens: number; window: Record<string, unknown>; head: { weights: number[]; lastLayerWeights?: number[] }; scale: { slope: number; offset: number }; fit: CalibrationFit };
+  lexical: { buckets: number; scoreWeight: number; fit: LexicalFit };
+};
+
+export function readFitted(dir = FITTED_DIR): Fitted {
+  const read = (file: string) => JSON.parse(readFileSync(join(dir, file), "utf8"));
+  return { vectors: read("builtin-vectors.json"), calibration: read("calibration.json"), lexical: read("lexical-model.json") };
+}
+
+export function firewallModelCard({ vectors, calibration, lexical }: Fitted): string {
+  const cal = calibration.fit;
+  const lex = lexical.fit;
+  const sources = Object.keys(cal.validation[0]?.bySource ?? {});
+  const headInputs = calibration.head.weights.length + (calibration.head.lastLayerWeights?.length ?? 0);
+  const row = (cells: (string | number)[]) => `| ${cells.join(" | ")} |`;
+  const table = (header: string[], rows: (string | number)[][]) => [row(header), `|${header.map(() => "---").join("|")}|`, ...rows.map(row)].join("\n");
+  const above = (attack: boolean) =>
+    lex.aboveByGroup
+      .filter((g) => g.attack === attack && (g.without > 0 || g.with > 0))
+      .map((g) => [g.group, g.rows, percent(g.without), percent(g.with)]);
+  return `# sieve-firewall
+
+The firewall's fitted files. They read the general model (\`models/all-MiniLM-L6-v2\`, the space
+\`${vectors.model}\`); the firewall has no encoder of its own, because every fine-tuned one
+measured worse on sources it never saw (docs/firewall-experiments.md). Numbers only: no training
+text is stored. Licence: Apache-2.0 (this project); the data's licences are below. Written by
+\`npm run fit:firewall\` (the first two files) and then \`npm run fit:firewall-lexical\`; this card
+is rendered from their \`fit\` records.
+
+| file | what |
+|---|---|
+| \`builtin-vectors.json\` | the ${Object.keys(vectors.patterns).length} built-in patterns' and ${vectors.contrast.length} contrast texts' vectors (${vectors.dims} dimensions, int16), used when the running model is \`${vectors.model}\` |
+| \`calibration.json\` | the score: a window logit over the best pattern similarity and a logistic head on the window's vector (${headInputs} inputs), windows of ${calibration.windowTokens} tokens, the scale σ(${calibration.scale.slope}·Z + ${calibration.scale.offset}) |
+| \`lexical-model.json\` | the lexical signal: a logistic model on hashed words and character n-grams (${lexical.buckets.toLocaleString("en")} buckets, int8), added to the score's logit with weight ${lexical.scoreWeight} |
+
+## How it was made
+
+**Calibration** (\`scripts/fit/firewall.ts\`, commit \`${cal.commit}\`): fitted on ${cal.rows.toLocaleString("en")} rows of
+\`${cal.train}\` and ${cal.projectWrittenExamples} project-written examples, each windowed as the server windows a message. Every fit
+is a full-batch logistic regression with no random draw, so a rerun gives the same file. Settings:
+similarity form "${cal.settings.shippedForm}", head L2 ${cal.settings.headL2}, rank penalty ${cal.settings.rankPenalty}; scale anchors
+${cal.settings.anchors}; custom and output patterns ${cal.settings.singleAnchors}. Validation chose "${cal.chosen}".
+
+**Lexical signal** (\`scripts/fit/firewall-lexical.ts\`, commit \`${lex.commit}\`): ${lex.data.public}, ${lex.data.publicRows.toLocaleString("en")} rows;
+${lex.data.projectWritten}, ${lex.data.projectRows.toLocaleString("en")} rows. SGD on the log loss, seed ${lex.training.seed} (a rerun gives the same file),
+${lex.training.epochs} epochs, batch ${lex.training.batch}, learning rate ${lex.training.learningRate}, L2 ${lex.training.l2}. Its weight in the score was chosen
+by the validation below.
+
+Never fitted or tuned on \`firewall-dev.jsonl\` (it is for reporting only).
+
+## Data
+
+| data | rows | sources and licences |
+|---|---|---|
+${DATA_SOURCES.map((source) => row([...source])).join("\n")}
+
+## Measured by the fits
+
+Calibration: each attack source of \`${cal.train}\` is scored by a fit that never saw it; benign rows
+are split in halves (fit on one, measured on the other). Detection at 1% / 5% false positives:
+
+${table(
+  ["signal", ...sources, "mean"],
+  cal.validation.map((v) => [
+    v.signal === cal.chosen ? `${v.signal} (shipped)` : v.signal,
+    ...sources.map((s) => `${percent(v.bySource[s]!.tprAt1)} / ${percent(v.bySource[s]!.tprAt5)}`),
+    `${percent(v.meanTprAt1)} / ${percent(v.meanTprAt5)}`,
+  ]),
+)}
+
+Lexical signal: the ${lex.data.calibrationRows.toLocaleString("en")} calibration rows (a fifth of the public rows, never in a
+fit), each scored by a lexical model that never saw its source group, combined with the
+calibration's score at weight a:
+
+${table(
+  ["a", "ROC AUC", "TPR@1% FPR", "TPR@5% FPR"],
+  lex.validation.map((v) => [v.scoreWeight === lexical.scoreWeight ? `${v.scoreWeight} (shipped)` : v.scoreWeight, v.rocAuc.toFixed(3), percent(v.tprAt1), percent(v.tprAt5)]),
+)}
+
+Calibration rows above 0.9 by source group, without the lexical term and with it (groups with any):
+
+${table(["benign source", "rows", "without", "with"], above(false))}
+
+${table(["attack source", "rows", "without", "with"], above(true))}
+
+firewall-dev, the over-defense probe set, indirect injection and languages are measured by
+\`npm run eval:firewall\`; docs/firewall.md (*Accuracy, measured*) carries the figures.
+`;
+}
+
+export function writeFirewallModelCard(dir = FITTED_DIR): void {
+  writeFileSync(join(dir, "MODEL_CARD.md"), firewallModelCard(readFitted(dir)));
+}
+
+/** HEAD, marked "+changes" when tracked files differ from it: the fits record the code that made them. */
+export function gitCommit(): string {
+  const git = (...args: string[]) => Bun.spawnSync(["git", ...args], { cwd: import.meta.dir }).stdout.toString().trim();
+  return `${git("rev-parse", "--short", "HEAD")}${git("status", "--porcelain", "--untracked-files=no") ? "+changes" : ""}`;
+}
+
+if (import.meta.main) {
+  writeFirewallModelCard();
+  console.error(`wrote ${join(FITTED_DIR, "MODEL_CARD.md")}`);
+}
