@@ -76,7 +76,7 @@ is rendered from their \`fit\` records.
 
 **Calibration** (\`scripts/fit/firewall.ts\`, commit \`${cal.commit}\`): fitted on ${cal.rows.toLocaleString("en")} rows of
 \`${cal.train}\` and ${cal.projectWrittenExamples} project-written examples, each windowed as the server windows a message. Every fit
-is a full-batch logistic regression with no random draw, so a rerun gives the same file. Settings:
+is a logistic regression solved by Newton's method, with no random draw, so a rerun gives the same file. Settings:
 similarity form "${cal.settings.shippedForm}", head L2 ${cal.settings.headL2}, rank penalty ${cal.settings.rankPenalty}; scale anchors
 ${cal.settings.anchors}; custom and output patterns ${cal.settings.singleAnchors}. Validation chose "${cal.chosen}".
 
@@ -131,10 +131,14 @@ export function writeFirewallModelCard(dir = FITTED_DIR): void {
   writeFileSync(join(dir, "MODEL_CARD.md"), firewallModelCard(readFitted(dir)));
 }
 
-/** HEAD, marked "+changes" when tracked files differ from it: the fits record the code that made them. */
+/**
+ * HEAD, marked "+changes" when tracked files other than the fitted ones differ from it: the fits
+ * record the code that made them (fit:firewall-lexical runs on the calibration fit:firewall just wrote).
+ */
 export function gitCommit(): string {
   const git = (...args: string[]) => Bun.spawnSync(["git", ...args], { cwd: import.meta.dir }).stdout.toString().trim();
-  return `${git("rev-parse", "--short", "HEAD")}${git("status", "--porcelain", "--untracked-files=no") ? "+changes" : ""}`;
+  const changed = git("status", "--porcelain", "--untracked-files=no", "--", ":/", ":(top,exclude)models/sieve-firewall");
+  return `${git("rev-parse", "--short", "HEAD")}${changed ? "+changes" : ""}`;
 }
 
 if (import.meta.main) {
