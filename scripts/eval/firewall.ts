@@ -67,6 +67,12 @@ function committedAt<T>(ref: string, file: string): T | undefined {
   return undefined;
 }
 
+/** A fitted file's numbers, without the record of how it was fitted (a refit that only rewrote that record is the same firewall). */
+function withoutFitRecord(fitted: object): object {
+  const { fit: _record, ...numbers } = fitted as { fit?: unknown };
+  return numbers;
+}
+
 /** The lexical signal as committed at `ref`: off where `ref` had none, or one of another feature version. */
 function lexicalAt(ref: string): LexicalScorer {
   const model = committedAt<LexicalModel>(ref, "lexical-model.json");
@@ -78,7 +84,7 @@ if (!args["no-baseline"]) {
   const old = committedAt<Calibration>(args.baseline!, "calibration.json");
   const oldLexical = lexicalAt(args.baseline!);
   if (!old) console.log(`(no baseline: git cannot show the calibration.json of ${args.baseline})`);
-  else if (Bun.deepEquals(old, CALIBRATION) && Bun.deepEquals(oldLexical.model, LEXICAL.model)) console.log(`(no baseline: ${args.baseline} ships the same calibration and lexical model)`);
+  else if (Bun.deepEquals(withoutFitRecord(old), withoutFitRecord(CALIBRATION)) && Bun.deepEquals(withoutFitRecord(oldLexical.model), withoutFitRecord(LEXICAL.model))) console.log(`(no baseline: ${args.baseline} ships the same calibration and lexical model)`);
   else {
     // "<model>/<precision>[/<view>]": the view the baseline's calibration was fitted in, if any.
     const oldView = old.model.split("/")[2];
