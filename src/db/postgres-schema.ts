@@ -130,6 +130,7 @@ export const {
   firewall_builtin_patterns: firewallBuiltinPatterns,
   firewall_custom_patterns: firewallCustomPatterns,
   firewall_disabled_builtins: firewallDisabledBuiltins,
+  firewall_builtin_overrides: firewallBuiltinOverrides,
   firewall_disabled_families: firewallDisabledFamilies,
   cache_entries: cacheEntries,
   cache_counters: cacheCounters,

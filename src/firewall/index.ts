@@ -51,7 +51,9 @@ export const firewallController = (ctx: AppContext) => {
       params: patternIdParams,
       body: updatePatternBody,
       detail: {
-        summary: "Change a custom pattern, or switch a built-in on/off ({enabled} is the only field built-ins accept)",
+        summary: "Change a custom pattern, or a built-in's enabled, action and threshold for this workspace",
+        description:
+          "Built-ins accept enabled, action and threshold (their text, family and side belong to the library: 400). A built-in's action or threshold set back to its family's default (GET /v1/firewall/families) follows the library's default again.",
         responses: { 200: { description: "The pattern after the change", ...json(patternView) } },
       },
     })

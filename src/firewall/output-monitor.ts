@@ -36,7 +36,7 @@ export class FirewallOutputMonitor implements OutputMonitor {
     private readonly options: ScanOptions,
     systemPrompt: string,
   ) {
-    const leak = patterns.systemPromptEnabled ? new SystemPromptLeak(systemPrompt, options.windowTokens, options.readability) : undefined;
+    const leak = patterns.systemPrompt ? new SystemPromptLeak(systemPrompt, options.windowTokens, options.readability) : undefined;
     this.#leak = leak?.active ? leak : undefined;
     if (this.#leak) {
       this.#promptVectors = embedding.embedMany(this.#leak.windows);
@@ -49,7 +49,7 @@ export class FirewallOutputMonitor implements OutputMonitor {
 
   /** Whether anything on the output side is switched on for this workspace. */
   static needed(patterns: WorkspacePatterns, systemPrompt: string): boolean {
-    return patterns.outputEnabled.includes(1) || patterns.customOutput.length > 0 || (patterns.systemPromptEnabled && SystemPromptLeak.checks(systemPrompt));
+    return patterns.outputEnabled.includes(1) || patterns.customOutput.length > 0 || (patterns.systemPrompt !== undefined && SystemPromptLeak.checks(systemPrompt));
   }
 
   /** A verdict at once when no window is due (the relay sends on without waiting), a promise when one is embedded. */
@@ -114,7 +114,7 @@ export class FirewallOutputMonitor implements OutputMonitor {
 
   /** The system-prompt check as one more scored "window", so the usual decision applies. */
   #leakWindow(): WindowScore {
-    const pattern = this.patterns.builtins.systemPrompt;
+    const pattern = this.patterns.systemPrompt;
     if (!this.#leak || !pattern) return { best: undefined, fired: [] };
     const hit: PatternHit = { pattern, similarity: this.#leak.bestCosine, score: this.#leak.share };
     return { best: hit, fired: hit.score > pattern.threshold ? [hit] : [] };

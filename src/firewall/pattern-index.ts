@@ -60,11 +60,18 @@ export class BuiltinIndex {
   }
 }
 
-/** A workspace's view: which built-ins are on, and its own patterns (one small matrix per side). */
+/**
+ * A workspace's view: which built-ins are on, with the workspace's own action and threshold where
+ * it set them, and its own patterns (one small matrix per side).
+ */
 export class WorkspacePatterns {
+  /** The built-ins as this workspace sees them, in the rows of BuiltinIndex.input / output. */
+  readonly builtinInput: PatternMeta[];
+  readonly builtinOutput: PatternMeta[];
   readonly inputEnabled: Uint8Array;
   readonly outputEnabled: Uint8Array;
-  readonly systemPromptEnabled: boolean;
+  /** The system-prompt check as this workspace sees it; undefined when off. */
+  readonly systemPrompt: PatternMeta | undefined;
   readonly customInput: PatternMeta[];
   readonly customOutput: PatternMeta[];
   readonly customInputMatrix: VectorMatrix;
@@ -72,22 +79,27 @@ export class WorkspacePatterns {
 
   constructor(
     readonly builtins: BuiltinIndex,
-    isBuiltinOn: (meta: PatternMeta) => boolean,
+    /** The workspace's version of a built-in pattern (its own action or threshold, if any), or undefined when it is off. */
+    builtinFor: (meta: PatternMeta) => PatternMeta | undefined,
     custom: IndexedPattern[],
   ) {
-    this.inputEnabled = Uint8Array.from(builtins.input, (meta) => (isBuiltinOn(meta) ? 1 : 0));
-    this.outputEnabled = Uint8Array.from(builtins.output, (meta) => (isBuiltinOn(meta) ? 1 : 0));
-    this.systemPromptEnabled = builtins.systemPrompt !== undefined && isBuiltinOn(builtins.systemPrompt);
-    const input = custom.filter((p) => p.meta.side === "input");
-    const output = custom.filter((p) => p.meta.side === "output");
-    this.customInput = input.map((p) => p.meta);
-    this.customOutput = output.map((p) => p.meta);
-    this.customInputMatrix = new VectorMatrix(input.map((p) => p.vector), builtins.dims);
-    this.customOutputMatrix = new VectorMatrix(output.map((p) => p.vector), builtins.dims);
+    const input = builtins.input.map(builtinFor);
+    const output = builtins.output.map(builtinFor);
+    this.builtinInput = input.map((meta, r) => meta ?? builtins.input[r]!);
+    this.builtinOutput = output.map((meta, r) => meta ?? builtins.output[r]!);
+    this.inputEnabled = Uint8Array.from(input, (meta) => (meta ? 1 : 0));
+    this.outputEnabled = Uint8Array.from(output, (meta) => (meta ? 1 : 0));
+    this.systemPrompt = builtins.systemPrompt && builtinFor(builtins.systemPrompt);
+    const customIn = custom.filter((p) => p.meta.side === "input");
+    const customOut = custom.filter((p) => p.meta.side === "output");
+    this.customInput = customIn.map((p) => p.meta);
+    this.customOutput = customOut.map((p) => p.meta);
+    this.customInputMatrix = new VectorMatrix(customIn.map((p) => p.vector), builtins.dims);
+    this.customOutputMatrix = new VectorMatrix(customOut.map((p) => p.vector), builtins.dims);
   }
 
-  /** Every built-in on, no custom patterns: what the evaluation and a fresh workspace use. */
+  /** Every built-in on at its defaults, no custom patterns: what the evaluation and a fresh workspace use. */
   static defaults(builtins: BuiltinIndex): WorkspacePatterns {
-    return new WorkspacePatterns(builtins, () => true, []);
+    return new WorkspacePatterns(builtins, (meta) => meta, []);
   }
 }

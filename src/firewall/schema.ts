@@ -52,6 +52,22 @@ export const firewallDisabledBuiltins = sqliteTable(
   (t) => [primaryKey({ columns: [t.workspaceId, t.patternId] })],
 );
 
+/**
+ * A workspace's own action or threshold for a built-in pattern; null keeps the library's default
+ * (so a library upgrade that moves a default still reaches the field the workspace never set).
+ */
+export const firewallBuiltinOverrides = sqliteTable(
+  "firewall_builtin_overrides",
+  {
+    workspaceId: workspaceIdColumn().references(() => workspaces.id, { onDelete: "cascade" }),
+    patternId: text("pattern_id").notNull(),
+    action: text("action", { enum: ["block", "warn", "log"] }),
+    threshold: real("threshold"),
+    updatedAt: timestamp("updated_at"),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.patternId] })],
+);
+
 /** Built-in families a workspace switched off (row present = off); custom patterns keep their own switch. */
 export const firewallDisabledFamilies = sqliteTable(
   "firewall_disabled_families",

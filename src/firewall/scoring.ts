@@ -55,7 +55,7 @@ export function scoreInputWindows(patterns: WorkspacePatterns, texts: string[], 
     const lexicalFor = (row: number) => (lexical < 0 || builtins.familyOfRow[row] === topFamily ? lexical : 0);
 
     const window = collect(
-      builtins.input,
+      patterns.builtinInput,
       patterns.inputEnabled,
       (r) => sims[base + r]!,
       (s, lexicalTerm) => builtinScore(calibration, logit, top, s, lexicalTerm),
@@ -75,7 +75,7 @@ export function scoreOutputWindows(patterns: WorkspacePatterns, vectors: Float32
   const sims = rows > 0 ? builtins.outputMatrix.product(vectors) : new Float32Array(0);
   const custom = customScores(patterns.customOutput, patterns.customOutputMatrix, vectors, score);
   return vectors.map((_, w) => {
-    const window = collect(builtins.output, patterns.outputEnabled, (r) => sims[w * rows + r]!, score);
+    const window = collect(patterns.builtinOutput, patterns.outputEnabled, (r) => sims[w * rows + r]!, score);
     merge(window, custom[w]);
     return window;
   });

@@ -22,14 +22,16 @@ import { scannedTexts, systemPromptText } from "./messages";
 import type { z } from "zod";
 import { BUILTIN_FAMILIES, type BuiltinFamily, type CreatePatternBody, type PatternSide, type patternView, type UpdatePatternBody } from "./model";
 import { FirewallOutputMonitor } from "./output-monitor";
-import { BuiltinIndex, WorkspacePatterns } from "./pattern-index";
+import { BuiltinIndex, WorkspacePatterns, type PatternMeta } from "./pattern-index";
 import { scanTexts, type Embedding, type ScanOptions } from "./scan";
 import { shippedPatternVector } from "./shipped-vectors";
-import { PatternStore, type BuiltinRow, type CustomRow } from "./store";
+import { PatternStore, type BuiltinOverride, type BuiltinRow, type CustomRow } from "./store";
 
 /** Workspaces whose pattern view stays in memory (least recently used dropped first). */
 const WORKSPACE_CACHE = 1_000;
 const CUSTOM_FAMILY = "custom";
+/** What a workspace may change of a built-in pattern. */
+const BUILTIN_EDITABLE = ["enabled", "action", "threshold"];
 
 export type PatternRecord = z.infer<typeof patternView>;
 
@@ -131,6 +133,7 @@ export class FirewallService {
     const builtins = await this.builtins();
     const disabled = await this.store.disabledBuiltins(scope);
     const families = await this.store.disabledFamilies(scope);
+    const overrides = await this.store.builtinOverrides(scope);
     let { patterns, stale } = await this.store.loadCustom(scope, this.model);
     if (stale.length > 0) {
       // Stored by another embedder (or before a crash): embed again, once.
@@ -138,7 +141,12 @@ export class FirewallService {
       await this.store.saveCustomVectors(scope, this.model, stale.map((row, i) => ({ id: row.id, vector: vectors[i]! })));
       ({ patterns } = await this.store.loadCustom(scope, this.model));
     }
-    return new WorkspacePatterns(builtins, (meta) => !disabled.has(meta.id) && !families.has(meta.family), patterns);
+    const builtinFor = (meta: PatternMeta) => {
+      if (disabled.has(meta.id) || families.has(meta.family)) return undefined;
+      const override = overrides.get(meta.id);
+      return override ? { ...meta, ...override } : meta;
+    };
+    return new WorkspacePatterns(builtins, builtinFor, patterns);
   }
 
   /** Drops a workspace's pattern view: changed here, or on another instance (fleet notification). */
@@ -207,8 +215,9 @@ export class FirewallService {
   async listPatterns(scope: WorkspaceScope): Promise<PatternRecord[]> {
     const disabled = await this.store.disabledBuiltins(scope);
     const families = await this.store.disabledFamilies(scope);
+    const overrides = await this.store.builtinOverrides(scope);
     return [
-      ...(await this.store.builtinRows()).map((row) => builtinRecord(row, !disabled.has(row.id) && !families.has(row.family))),
+      ...(await this.store.builtinRows()).map((row) => builtinRecord(row, !disabled.has(row.id) && !families.has(row.family), overrides.get(row.id))),
       ...(await this.store.customRows(scope)).map(customRecord),
     ];
   }
@@ -221,15 +230,19 @@ export class FirewallService {
     return customRecord(row);
   }
 
-  /** Custom patterns: any field. Built-ins: `enabled` only (their text and defaults belong to the library). */
+  /**
+   * Custom patterns: any field. Built-ins: `enabled`, `action` and `threshold`, for this workspace
+   * (their text, family and side belong to the library).
+   */
   async updatePattern(scope: WorkspaceScope, id: string, body: UpdatePatternBody): Promise<PatternRecord> {
     const builtin = await this.store.findBuiltin(id);
     if (builtin) {
-      const edited = Object.keys(body).filter((key) => key !== "enabled");
-      if (edited.length > 0) throw httpError(400, "invalid_request", `body.${edited[0]}: built-in patterns can only be enabled or disabled`);
-      await this.store.setBuiltinEnabled(scope, id, body.enabled!);
+      const fixed = Object.keys(body).filter((key) => !BUILTIN_EDITABLE.includes(key));
+      if (fixed.length > 0) throw httpError(400, "invalid_request", `body.${fixed[0]}: a built-in pattern's ${fixed[0]} belongs to the library; a workspace can change its ${BUILTIN_EDITABLE.join(", ")}`);
+      await this.store.updateBuiltin(scope, builtin, { enabled: body.enabled, action: body.action, threshold: body.threshold });
       this.#changed(scope);
-      return builtinRecord(builtin, body.enabled! && !(await this.store.disabledFamilies(scope)).has(builtin.family));
+      const enabled = !(await this.store.disabledBuiltins(scope)).has(id) && !(await this.store.disabledFamilies(scope)).has(builtin.family);
+      return builtinRecord(builtin, enabled, (await this.store.builtinOverrides(scope)).get(id));
     }
     const existing = await this.store.findCustom(scope, id);
     if (!existing) throw patternNotFound();
@@ -277,8 +290,10 @@ export class FirewallService {
 
 const patternNotFound = () => httpError(404, "not_found", "firewall pattern not found");
 
-function builtinRecord(row: BuiltinRow, enabled: boolean): PatternRecord {
-  return { id: row.id, family: row.family, side: row.side, text: row.text, action: row.action, threshold: row.threshold, enabled, built_in: true, created_at: row.createdAt.toISOString() };
+/** A built-in as the workspace sees it: its switch, and its own action and threshold where it set them. */
+function builtinRecord(row: BuiltinRow, enabled: boolean, override: BuiltinOverride = {}): PatternRecord {
+  const { action, threshold } = { action: row.action, threshold: row.threshold, ...override };
+  return { id: row.id, family: row.family, side: row.side, text: row.text, action, threshold, enabled, built_in: true, created_at: row.createdAt.toISOString() };
 }
 
 function customRecord(row: CustomRow): PatternRecord {

@@ -10,11 +10,13 @@ import { builtinMeta } from "./builtins";
 import { BUILTIN_PATTERNS, LIBRARY_VERSION, type LibraryPattern } from "./library";
 import type { PatternAction, PatternSide } from "./model";
 import type { IndexedPattern, PatternMeta } from "./pattern-index";
-import { firewallBuiltinPatterns, firewallCustomPatterns, firewallDisabledBuiltins, firewallDisabledFamilies } from "./schema";
+import { firewallBuiltinOverrides, firewallBuiltinPatterns, firewallCustomPatterns, firewallDisabledBuiltins, firewallDisabledFamilies } from "./schema";
 
 export type BuiltinRow = typeof firewallBuiltinPatterns.$inferSelect;
 export type CustomRow = typeof firewallCustomPatterns.$inferSelect;
 export type NewCustomPattern = { family: string; side: PatternSide; text: string; action: PatternAction; threshold: number };
+/** A workspace's own action and threshold for a built-in pattern; an absent field keeps the library's default. */
+export type BuiltinOverride = { action?: PatternAction; threshold?: number };
 
 const vectorOf = (blob: Uint8Array) => new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
 
@@ -101,9 +103,34 @@ export class PatternStore {
     return new Set((await scope.select(firewallDisabledFamilies)).map((r) => r.family));
   }
 
-  async setBuiltinEnabled(scope: WorkspaceScope, patternId: string, enabled: boolean): Promise<void> {
-    if (enabled) await scope.delete(firewallDisabledBuiltins, eq(firewallDisabledBuiltins.patternId, patternId));
-    else await scope.insert(firewallDisabledBuiltins, { patternId }).onConflictDoNothing();
+  async builtinOverrides(scope: WorkspaceScope): Promise<Map<string, BuiltinOverride>> {
+    return new Map(
+      (await scope.select(firewallBuiltinOverrides)).map((r) => [r.patternId, { ...(r.action !== null ? { action: r.action } : {}), ...(r.threshold !== null ? { threshold: r.threshold } : {}) }]),
+    );
+  }
+
+  /**
+   * A workspace's switch, action and threshold for a built-in, in one transaction. An action or
+   * threshold equal to the library's default is not kept (the field then follows the default);
+   * the override row goes when neither differs.
+   */
+  updateBuiltin(scope: WorkspaceScope, row: BuiltinRow, changes: BuiltinOverride & { enabled?: boolean }): Promise<void> {
+    return scope.transaction(async (tx) => {
+      if (changes.enabled === true) await tx.delete(firewallDisabledBuiltins, eq(firewallDisabledBuiltins.patternId, row.id));
+      if (changes.enabled === false) await tx.insert(firewallDisabledBuiltins, { patternId: row.id }).onConflictDoNothing();
+      if (changes.action === undefined && changes.threshold === undefined) return;
+      await tx.serialise(`firewall-builtin-override:${row.id}`); // fleet mode: two PATCHes of one pattern merge one after the other
+      const where = eq(firewallBuiltinOverrides.patternId, row.id);
+      const stored = await tx.first(firewallBuiltinOverrides, where);
+      const wanted = { action: changes.action ?? stored?.action ?? null, threshold: changes.threshold ?? stored?.threshold ?? null };
+      const kept = { action: wanted.action === row.action ? null : wanted.action, threshold: wanted.threshold === row.threshold ? null : wanted.threshold };
+      if (kept.action === null && kept.threshold === null) await tx.delete(firewallBuiltinOverrides, where);
+      else if (stored) await tx.update(firewallBuiltinOverrides, { ...kept, updatedAt: new Date() }, where);
+      else {
+        const values: Omit<typeof firewallBuiltinOverrides.$inferInsert, "workspaceId"> = { patternId: row.id, ...kept, updatedAt: new Date() };
+        await tx.insert(firewallBuiltinOverrides, values);
+      }
+    });
   }
 
   async setFamilyEnabled(scope: WorkspaceScope, family: string, enabled: boolean): Promise<void> {
