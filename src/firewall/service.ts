@@ -22,10 +22,10 @@ import { scannedTexts, systemPromptText } from "./messages";
 import type { z } from "zod";
 import { BUILTIN_FAMILIES, type BuiltinFamily, type CreatePatternBody, type PatternSide, type patternView, type UpdatePatternBody } from "./model";
 import { FirewallOutputMonitor } from "./output-monitor";
-import { BuiltinIndex, WorkspacePatterns, type PatternMeta } from "./pattern-index";
+import { BuiltinIndex, WorkspacePatterns } from "./pattern-index";
 import { scanTexts, type Embedding, type ScanOptions } from "./scan";
 import { shippedPatternVector } from "./shipped-vectors";
-import { PatternStore, type BuiltinOverride, type BuiltinRow, type CustomRow } from "./store";
+import { PatternStore, type BuiltinRow, type CustomRow, type WorkspaceBuiltins } from "./store";
 
 /** Workspaces whose pattern view stays in memory (least recently used dropped first). */
 const WORKSPACE_CACHE = 1_000;
@@ -131,9 +131,7 @@ export class FirewallService {
 
   async #buildWorkspace(scope: WorkspaceScope): Promise<WorkspacePatterns> {
     const builtins = await this.builtins();
-    const disabled = await this.store.disabledBuiltins(scope);
-    const families = await this.store.disabledFamilies(scope);
-    const overrides = await this.store.builtinOverrides(scope);
+    const seen = await this.store.workspaceBuiltins(scope);
     let { patterns, stale } = await this.store.loadCustom(scope, this.model);
     if (stale.length > 0) {
       // Stored by another embedder (or before a crash): embed again, once.
@@ -141,12 +139,7 @@ export class FirewallService {
       await this.store.saveCustomVectors(scope, this.model, stale.map((row, i) => ({ id: row.id, vector: vectors[i]! })));
       ({ patterns } = await this.store.loadCustom(scope, this.model));
     }
-    const builtinFor = (meta: PatternMeta) => {
-      if (disabled.has(meta.id) || families.has(meta.family)) return undefined;
-      const override = overrides.get(meta.id);
-      return override ? { ...meta, ...override } : meta;
-    };
-    return new WorkspacePatterns(builtins, builtinFor, patterns);
+    return new WorkspacePatterns(builtins, (meta) => seen.meta(meta), patterns);
   }
 
   /** Drops a workspace's pattern view: changed here, or on another instance (fleet notification). */
@@ -213,11 +206,9 @@ export class FirewallService {
   // — pattern management —
 
   async listPatterns(scope: WorkspaceScope): Promise<PatternRecord[]> {
-    const disabled = await this.store.disabledBuiltins(scope);
-    const families = await this.store.disabledFamilies(scope);
-    const overrides = await this.store.builtinOverrides(scope);
+    const seen = await this.store.workspaceBuiltins(scope);
     return [
-      ...(await this.store.builtinRows()).map((row) => builtinRecord(row, !disabled.has(row.id) && !families.has(row.family), overrides.get(row.id))),
+      ...(await this.store.builtinRows()).map((row) => builtinRecord(row, seen)),
       ...(await this.store.customRows(scope)).map(customRecord),
     ];
   }
@@ -241,8 +232,7 @@ export class FirewallService {
       if (fixed.length > 0) throw httpError(400, "invalid_request", `body.${fixed[0]}: a built-in pattern's ${fixed[0]} belongs to the library; a workspace can change its ${BUILTIN_EDITABLE.join(", ")}`);
       await this.store.updateBuiltin(scope, builtin, { enabled: body.enabled, action: body.action, threshold: body.threshold });
       this.#changed(scope);
-      const enabled = !(await this.store.disabledBuiltins(scope)).has(id) && !(await this.store.disabledFamilies(scope)).has(builtin.family);
-      return builtinRecord(builtin, enabled, (await this.store.builtinOverrides(scope)).get(id));
+      return builtinRecord(builtin, await this.store.workspaceBuiltins(scope));
     }
     const existing = await this.store.findCustom(scope, id);
     if (!existing) throw patternNotFound();
@@ -291,9 +281,9 @@ export class FirewallService {
 const patternNotFound = () => httpError(404, "not_found", "firewall pattern not found");
 
 /** A built-in as the workspace sees it: its switch, and its own action and threshold where it set them. */
-function builtinRecord(row: BuiltinRow, enabled: boolean, override: BuiltinOverride = {}): PatternRecord {
-  const { action, threshold } = { action: row.action, threshold: row.threshold, ...override };
-  return { id: row.id, family: row.family, side: row.side, text: row.text, action, threshold, enabled, built_in: true, created_at: row.createdAt.toISOString() };
+function builtinRecord(row: BuiltinRow, seen: WorkspaceBuiltins): PatternRecord {
+  const { action, threshold } = { action: row.action, threshold: row.threshold, ...seen.override(row.id) };
+  return { id: row.id, family: row.family, side: row.side, text: row.text, action, threshold, enabled: seen.enabled(row), built_in: true, created_at: row.createdAt.toISOString() };
 }
 
 function customRecord(row: CustomRow): PatternRecord {

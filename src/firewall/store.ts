@@ -95,18 +95,17 @@ export class PatternStore {
 
   // — tenant data —
 
-  async disabledBuiltins(scope: WorkspaceScope): Promise<Set<string>> {
-    return new Set((await scope.select(firewallDisabledBuiltins)).map((r) => r.patternId));
+  /** The workspace's switches and its own actions and thresholds for the built-ins. */
+  async workspaceBuiltins(scope: WorkspaceScope): Promise<WorkspaceBuiltins> {
+    const overrides = (await scope.select(firewallBuiltinOverrides)).map((r): [string, BuiltinOverride] => [
+      r.patternId,
+      { ...(r.action !== null && { action: r.action }), ...(r.threshold !== null && { threshold: r.threshold }) },
+    ]);
+    return new WorkspaceBuiltins(new Set((await scope.select(firewallDisabledBuiltins)).map((r) => r.patternId)), await this.disabledFamilies(scope), new Map(overrides));
   }
 
   async disabledFamilies(scope: WorkspaceScope): Promise<Set<string>> {
     return new Set((await scope.select(firewallDisabledFamilies)).map((r) => r.family));
-  }
-
-  async builtinOverrides(scope: WorkspaceScope): Promise<Map<string, BuiltinOverride>> {
-    return new Map(
-      (await scope.select(firewallBuiltinOverrides)).map((r) => [r.patternId, { ...(r.action !== null ? { action: r.action } : {}), ...(r.threshold !== null ? { threshold: r.threshold } : {}) }]),
-    );
   }
 
   /**
@@ -206,6 +205,30 @@ export class PatternStore {
   private async replaceCustomVector(scope: WorkspaceScope, id: string, vector: Float32Array) {
     await scope.run("delete from firewall_custom_vectors where pattern_id = $id and workspace_id = $workspace_id", { id });
     await scope.run("insert into firewall_custom_vectors(pattern_id, workspace_id, embedding) values ($id, $workspace_id, $embedding)", { id, embedding: vector });
+  }
+}
+
+/** How one workspace sees the built-in patterns: which are on, and its own action and threshold where it set them. */
+export class WorkspaceBuiltins {
+  constructor(
+    private readonly disabled: Set<string>,
+    private readonly disabledFamilies: Set<string>,
+    private readonly overrides: Map<string, BuiltinOverride>,
+  ) {}
+
+  enabled(pattern: { id: string; family: string }): boolean {
+    return !this.disabled.has(pattern.id) && !this.disabledFamilies.has(pattern.family);
+  }
+
+  /** The pattern as the workspace scores it, or undefined when it is off. */
+  meta(meta: PatternMeta): PatternMeta | undefined {
+    if (!this.enabled(meta)) return undefined;
+    const override = this.overrides.get(meta.id);
+    return override ? { ...meta, ...override } : meta;
+  }
+
+  override(id: string): BuiltinOverride | undefined {
+    return this.overrides.get(id);
   }
 }
 
