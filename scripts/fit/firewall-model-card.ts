@@ -8,6 +8,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { markdownTable } from "../bench/stats";
 import { percent } from "../eval/firewall-metrics";
 import { DATA_SOURCES } from "../train/model-card";
 
@@ -51,8 +52,6 @@ export function firewallModelCard({ vectors, calibration, lexical }: Fitted): st
   const lex = lexical.fit;
   const sources = Object.keys(cal.validation[0]?.bySource ?? {});
   const headInputs = calibration.head.weights.length + (calibration.head.lastLayerWeights?.length ?? 0);
-  const row = (cells: (string | number)[]) => `| ${cells.join(" | ")} |`;
-  const table = (header: string[], rows: (string | number)[][]) => [row(header), `|${header.map(() => "---").join("|")}|`, ...rows.map(row)].join("\n");
   const above = (attack: boolean) =>
     lex.aboveByGroup
       .filter((g) => g.attack === attack && (g.without > 0 || g.with > 0))
@@ -89,16 +88,14 @@ Never fitted or tuned on \`firewall-dev.jsonl\` (it is for reporting only).
 
 ## Data
 
-| data | rows | sources and licences |
-|---|---|---|
-${DATA_SOURCES.map((source) => row([...source])).join("\n")}
+${markdownTable(["data", "rows", "sources and licences"], DATA_SOURCES.map((source) => [...source]))}
 
 ## Measured by the fits
 
 Calibration: each attack source of \`${cal.train}\` is scored by a fit that never saw it; benign rows
 are split in halves (fit on one, measured on the other). Detection at 1% / 5% false positives:
 
-${table(
+${markdownTable(
   ["signal", ...sources, "mean"],
   cal.validation.map((v) => [
     v.signal === cal.chosen ? `${v.signal} (shipped)` : v.signal,
@@ -111,16 +108,16 @@ Lexical signal: the ${lex.data.calibrationRows.toLocaleString("en")} calibration
 fit), each scored by a lexical model that never saw its source group, combined with the
 calibration's score at weight a:
 
-${table(
+${markdownTable(
   ["a", "ROC AUC", "TPR@1% FPR", "TPR@5% FPR"],
   lex.validation.map((v) => [v.scoreWeight === lexical.scoreWeight ? `${v.scoreWeight} (shipped)` : v.scoreWeight, v.rocAuc.toFixed(3), percent(v.tprAt1), percent(v.tprAt5)]),
 )}
 
 Calibration rows above 0.9 by source group, without the lexical term and with it (groups with any):
 
-${table(["benign source", "rows", "without", "with"], above(false))}
+${markdownTable(["benign source", "rows", "without", "with"], above(false))}
 
-${table(["attack source", "rows", "without", "with"], above(true))}
+${markdownTable(["attack source", "rows", "without", "with"], above(true))}
 
 firewall-dev, the over-defense probe set, indirect injection and languages are measured by
 \`npm run eval:firewall\`; docs/firewall.md (*Accuracy, measured*) carries the figures.
