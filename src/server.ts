@@ -19,6 +19,10 @@ import { EmbedderSlot } from "./runtime/embedder-slot";
 import { checkFirewallModel, firewallModel } from "./firewall/encoder";
 import { RateLimiter } from "./tenancy/rate-limit";
 import { onboardingHint } from "./tenancy/onboarding";
+import { Breakers } from "./routing/breaker";
+import { RoutingFileError } from "./routing/config-file";
+import { RoutingFileSource } from "./routing/routing-file";
+import { UsageError } from "./config";
 
 const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
 
@@ -71,6 +75,16 @@ export function loadEmbedder(config: Config, model = { modelDir: modelDirOf(conf
   return inferencePool(config).loadModel(model);
 }
 
+/** A routing file that cannot be read or is invalid stops start-up with its problems (exit status 2). */
+function openRoutingFile(config: Config, breakers: Breakers, log: Logger): RoutingFileSource {
+  try {
+    return new RoutingFileSource(config.config, { timeoutMs: config.upstreamTimeoutMs, env: process.env }, breakers, log);
+  } catch (error) {
+    if (error instanceof RoutingFileError) throw new UsageError(`--config ${error.message}`);
+    throw error;
+  }
+}
+
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const assets = assetPaths();
   // A missing or corrupt model file stops start-up here, naming the file, before anything listens.
@@ -82,6 +96,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   }
   checkFirewallModel(config);
   const log = new Logger(config.logLevel, options.logSink);
+  const breakers = new Breakers();
+  const routingFile = config.config ? openRoutingFile(config, breakers, log) : undefined;
   const database = await openStorage({ dataDir: config.dataDir, databaseUrl: config.database || undefined, vecExtension: assets.vecExtension, migrationsDir: assets.migrationsDir });
   const embedder = options.embedder ? EmbedderSlot.of(options.embedder) : new EmbedderSlot(() => loadEmbedder(config));
   const ownFirewallModel = firewallModel(config);
@@ -91,10 +107,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     evidenceQueueLength: () => evidence.pending,
     inference: () => processPool?.metrics.registry,
     cacheIndex: cacheIndex && (() => cacheIndex.size),
+    breakers,
   });
   const evidence = new EvidenceWriter(database, log, config.evidenceFlushMs, metrics.database);
   const vectors = new VectorMemo(() => embedder.require());
-  const ctx: AppContext = { config, log, database, embedder, firewallEncoder, vectors, evidence, rateLimiter: new RateLimiter(config.rateLimitRpm), allowedUpstreamHosts: parseAllowedHosts(config.allowUpstreamHosts), metrics, sessionTtlMs: SESSION_TTL_MS };
+  const ctx: AppContext = { config, log, database, embedder, firewallEncoder, vectors, evidence, rateLimiter: new RateLimiter(config.rateLimitRpm), allowedUpstreamHosts: parseAllowedHosts(config.allowUpstreamHosts), metrics, routing: { file: routingFile, breakers }, sessionTtlMs: SESSION_TTL_MS };
 
   const app = createApp(ctx, assets.docsUiScript);
   const server = Bun.serve({
@@ -129,6 +146,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         log.warn("grace period over; closing remaining connections");
         await server.stop(true);
       }
+      routingFile?.close();
       await documentJobs(ctx).stop();
       await evidence.close();
       metrics.close();

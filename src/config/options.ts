@@ -105,6 +105,14 @@ export const serveOptions = {
     default: "https://api.anthropic.com",
     parse: httpUrl,
   },
+  config: {
+    flag: "--config",
+    env: "SIEVE_CONFIG",
+    help: "A routing file (YAML or JSON): targets, routes, retries, fallbacks, load balancing, circuit breakers; reloaded on SIGHUP and when it changes (README: Routing)",
+    default: "",
+    defaultLabel: "none: each API goes to its upstream URL above",
+    parse: nonEmpty,
+  },
   modelDir: {
     flag: "--model-dir",
     env: "SIEVE_MODEL_DIR",

@@ -1,6 +1,7 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { createdAt, workspaceIdColumn } from "../db/columns";
 import { workspaces } from "../tenancy/schema";
+import type { UpstreamAttempt } from "../proxy/upstream";
 
 /** A cache candidate above the threshold that the verifier rejected: its similarity and the reason. */
 export type CacheRejection = { similarity: number; reason: string };
@@ -34,6 +35,8 @@ export const evidence = sqliteTable(
     requestBody: text("request_body"),
     responseBody: text("response_body"),
     error: text("error"),
+    /** A routed request's tries, in order: [{target, outcome, status, ms}] (null: no route applied). */
+    attempts: text("attempts", { mode: "json" }).$type<UpstreamAttempt[]>(),
   },
   (t) => [index("evidence_workspace_time_idx").on(t.workspaceId, t.createdAt)],
 );

@@ -56,6 +56,7 @@ function evidenceView(row: EvidenceRow, withBodies: boolean) {
     usage: row.totalTokens === null ? null : { prompt_tokens: row.promptTokens, completion_tokens: row.completionTokens, total_tokens: row.totalTokens },
     prompt_sha256: row.promptSha256,
     error: row.error,
+    attempts: row.attempts,
     ...(withBodies ? { request_body: row.requestBody, response_body: row.responseBody } : {}),
   };
 }

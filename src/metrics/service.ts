@@ -4,6 +4,8 @@ import { DatabaseMetrics } from "./database";
 import { HttpMetrics } from "./http";
 import { ProcessMetrics } from "./process";
 import { ProxyMetrics } from "./proxy";
+import { RoutingMetrics } from "./routing";
+import type { Breakers } from "../routing/breaker";
 
 export type MetricsSources = {
   /** Evidence records waiting for the background writer. */
@@ -12,6 +14,8 @@ export type MetricsSources = {
   inference: () => Registry | undefined;
   /** SQLite: what the cache's in-memory sign-bit index holds (src/db/sign-bit-index.ts); absent on PostgreSQL. */
   cacheIndex?: () => { partitions: number; entries: number };
+  /** The routed targets' circuit breakers (src/routing). */
+  breakers: Breakers;
 };
 
 /**
@@ -28,9 +32,11 @@ export class Metrics {
   readonly database = new DatabaseMetrics(this.#registry);
   readonly cache = new CacheMetrics(this.#registry, this.database);
   readonly #process = new ProcessMetrics(this.#registry);
+  readonly routing: RoutingMetrics;
 
   constructor(sources: MetricsSources) {
     this.#sources = sources;
+    this.routing = new RoutingMetrics(this.#registry, () => sources.breakers.entries());
     const evidenceQueue: Gauge = new Gauge({
       name: "sieve_evidence_queue_length",
       help: "Evidence records queued for the background writer",

@@ -2,6 +2,7 @@ import { sha256Hex } from "../tenancy/secrets";
 import type { CacheRejection } from "../evidence/schema";
 import type { EvidenceRecord } from "../evidence/writer";
 import type { Usage } from "./dialects/dialect";
+import type { UpstreamAttempt } from "./upstream";
 import type { ProxiedRequest } from "./request";
 import { strongest, type FirewallVerdict } from "./stages";
 
@@ -15,6 +16,8 @@ export type RequestOutcome = {
   usage?: Usage;
   responseBody?: string;
   error?: string;
+  /** A routed request's tries at its targets (src/routing); undefined without a route. */
+  attempts?: UpstreamAttempt[];
 };
 
 /** What the record is about: a whole ProxiedRequest, or one refused before its body was understood. */
@@ -44,6 +47,7 @@ export function evidenceEntry(request: EvidenceSubject, outcome: RequestOutcome,
     requestBody: logBodies ? loggedBody(request.rawBody) : null,
     responseBody: logBodies ? loggedBody(outcome.responseBody) : null,
     error: outcome.error ?? null,
+    attempts: outcome.attempts ?? null,
   };
 }
 

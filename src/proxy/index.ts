@@ -12,7 +12,9 @@ import { openaiResponses } from "./dialects/openai-responses";
 import { forwardPassthrough, isSievePath } from "./passthrough";
 import { failedRequest, runPipeline, type PipelineDeps } from "./pipeline";
 import { readProxiedRequest, readRequestBody } from "./request";
-import type { CacheStage, FirewallStage } from "./stages";
+import type { CacheStage, FirewallStage, UpstreamStage } from "./stages";
+import { directUpstream } from "./upstream";
+import { routedUpstream } from "../routing/routed-upstream";
 
 export type ProxyStages = { firewall: FirewallStage; cache: CacheStage };
 
@@ -29,6 +31,14 @@ const routeDoc = (dialect: Dialect, summary: string) => ({
   },
 });
 
+/** The spec's single upstream; with a routing file (--config), its routes in front of it. */
+function upstreamStage(ctx: AppContext): UpstreamStage {
+  const direct = directUpstream(ctx.config.upstreamTimeoutMs, ctx.allowedUpstreamHosts);
+  const { file, breakers } = ctx.routing;
+  if (!file) return direct;
+  return routedUpstream({ table: () => file.table, breakers, direct, metrics: ctx.metrics.routing, allowedUpstreamHosts: ctx.allowedUpstreamHosts });
+}
+
 /**
  * The provider APIs Sieve speaks (spec §4.1): chat completions, OpenAI's Responses API and
  * Anthropic's Messages API run the pipeline, each through its dialect adapter; every other
@@ -37,11 +47,11 @@ const routeDoc = (dialect: Dialect, summary: string) => ({
 export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
   const deps: PipelineDeps = {
     ...stages,
+    upstream: upstreamStage(ctx),
     evidence: ctx.evidence,
     metrics: ctx.metrics.proxy,
     log: ctx.log,
     upstreamTimeoutMs: ctx.config.upstreamTimeoutMs,
-    allowedUpstreamHosts: ctx.allowedUpstreamHosts,
   };
   const providerUrls = { openai: ctx.config.upstreamUrl, anthropic: ctx.config.anthropicUpstreamUrl };
   const handle = (dialect: Dialect) => async ({ request, scope, requestId, receivedAt }: Context) => {

@@ -1,4 +1,3 @@
-import type { AllowedHosts } from "../egress/allowed-hosts";
 import type { EvidenceWriter } from "../evidence/writer";
 import { HttpError, jsonResponse } from "../http/errors";
 import type { Logger } from "../logging/logger";
@@ -8,9 +7,9 @@ import { evidenceEntry, type EvidenceSubject, type RequestOutcome } from "./evid
 import { sampleLongText } from "./long-text";
 import type { ProxiedRequest } from "./request";
 import { firewallHeader, serviceHeaders } from "./service-headers";
-import type { CacheStage, FirewallStage, FirewallVerdict } from "./stages";
+import type { CacheStage, FirewallStage, FirewallVerdict, UpstreamStage } from "./stages";
 import { relayStream, type StreamOutcome } from "./stream-relay";
-import { callUpstream, relayedHeaders, UpstreamError } from "./upstream";
+import { relayedHeaders, UpstreamError, type UpstreamCall } from "./upstream";
 
 /**
  * Larger answers are relayed but not cached: storing (and later replaying) a 20 MB completion
@@ -23,10 +22,11 @@ export type PipelineDeps = {
   cache: CacheStage;
   evidence: EvidenceWriter;
   metrics: ProxyMetrics;
+  /** The provider: the spec's single upstream, or the routing file's routes (src/routing). */
+  upstream: UpstreamStage;
   log: Logger;
+  /** The longest pause inside a stream when no route sets its own (--upstream-timeout-ms). */
   upstreamTimeoutMs: number;
-  /** Where a workspace's own upstream_url may lead (--allow-upstream-hosts). */
-  allowedUpstreamHosts: AllowedHosts;
 };
 
 /**
@@ -93,28 +93,27 @@ async function forward(
 ): Promise<Response> {
   const { dialect } = request;
   const cacheStatus = request.cacheControl.lookup ? "miss" : "skip";
-  let call;
+  let call: UpstreamCall;
   try {
-    call = await callUpstream(
-      { url: request.upstreamUrl + dialect.upstreamPath, method: "POST", headers: request.forwardHeaders, body: request.rawBody, clientSignal: request.clientSignal, checkAddress: request.upstreamFromWorkspace },
-      deps.upstreamTimeoutMs,
-      deps.allowedUpstreamHosts,
-    );
+    call = await deps.upstream.send(request);
   } catch (error) {
     if (!(error instanceof UpstreamError)) throw error;
     release?.();
     if (error.cause) deps.log.warn("provider unreachable", { request_id: request.requestId, error: error.cause.message });
-    const { status } = error;
+    const { status, attempts } = error;
     const upstreamMs = performance.now() - request.receivedAt;
     const body = dialect.errorBody(error.code, error.message, request.requestId);
-    record({ status, cacheStatus, verdicts: [inputVerdict], overheadMs: 0, upstreamMs, error: error.message });
-    return jsonResponse(status, body, serviceHeaders({ requestId: request.requestId, cache: "miss", receivedAt: request.receivedAt, upstreamMs }));
+    record({ status, cacheStatus, verdicts: [inputVerdict], overheadMs: 0, upstreamMs, error: error.message, attempts });
+    const extra = attempts ? { "x-service-attempts": String(attempts.length) } : undefined;
+    return jsonResponse(status, body, serviceHeaders({ requestId: request.requestId, cache: "miss", receivedAt: request.receivedAt, upstreamMs, extra }));
   }
 
-  const { response, upstreamMs } = call;
+  const { response, upstreamMs, routed } = call;
+  const routedHeaders = routed ? { "x-service-target": routed.target, "x-service-attempts": String(routed.attempts.length) } : undefined;
+  const attempts = routed?.attempts;
   /** The response's headers once the provider has had `providerMs`, and the overhead they report. */
   const headersAfter = (providerMs: number) => {
-    const headers = { ...relayedHeaders(response), ...serviceHeaders({ requestId: request.requestId, cache: "miss", receivedAt: request.receivedAt, upstreamMs: providerMs, extra: warnHeader }) };
+    const headers = { ...relayedHeaders(response), ...serviceHeaders({ requestId: request.requestId, cache: "miss", receivedAt: request.receivedAt, upstreamMs: providerMs, extra: { ...warnHeader, ...routedHeaders } }) };
     return { headers, overheadMs: Number(headers["x-service-latency-ms"]) };
   };
   const monitor = response.ok ? deps.firewall.outputMonitor(request) : undefined;
@@ -134,7 +133,7 @@ async function forward(
       upstream: response.body,
       abortUpstream: call.abort,
       monitor,
-      idleTimeoutMs: deps.upstreamTimeoutMs,
+      idleTimeoutMs: routed?.idleTimeoutMs ?? deps.upstreamTimeoutMs,
       onEnd: (outcome: StreamOutcome) => {
         const verdicts = [inputVerdict, ...(outcome.kind === "completed" || outcome.kind === "blocked" ? (outcome.outputVerdict ? [outcome.outputVerdict] : []) : [])];
         const completion = outcome.transcript.toResponse();
@@ -149,6 +148,7 @@ async function forward(
           usage: outcome.transcript.usage,
           responseBody: JSON.stringify(completion),
           error: outcome.kind === "upstream_error" ? outcome.error : outcome.kind === "client_aborted" ? "client disconnected" : undefined,
+          attempts,
         });
       },
     });
@@ -170,7 +170,7 @@ async function forward(
     const message = "the provider response broke off";
     const providerMs = withBody();
     const { headers, overheadMs } = headersAfter(providerMs);
-    record({ status: 502, cacheStatus, verdicts: [inputVerdict], overheadMs, upstreamMs: providerMs, error: message });
+    record({ status: 502, cacheStatus, verdicts: [inputVerdict], overheadMs, upstreamMs: providerMs, error: message, attempts });
     return jsonResponse(502, dialect.errorBody("upstream_error", message, request.requestId), headers);
   }
   const providerMs = withBody();
@@ -182,12 +182,12 @@ async function forward(
   if (outputVerdict?.action === "block") {
     release?.();
     const body = dialect.errorBody("blocked", outputVerdict.reason ?? "blocked", request.requestId, outputVerdict.reason);
-    record({ status: 403, cacheStatus, verdicts, overheadMs, upstreamMs: providerMs, usage: answer?.usage, responseBody: text });
+    record({ status: 403, cacheStatus, verdicts, overheadMs, upstreamMs: providerMs, usage: answer?.usage, responseBody: text, attempts });
     return jsonResponse(403, body, headers);
   }
   if (completion && answer?.complete && text.length <= MAX_CACHED_RESPONSE_CHARS) storeThenRelease(completion, providerMs);
   else release?.();
-  record({ status: response.status, cacheStatus, verdicts, overheadMs, upstreamMs: providerMs, usage: answer?.usage, responseBody: text });
+  record({ status: response.status, cacheStatus, verdicts, overheadMs, upstreamMs: providerMs, usage: answer?.usage, responseBody: text, attempts });
   return new Response(text, { status: response.status, headers });
 }
 

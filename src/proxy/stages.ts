@@ -1,5 +1,6 @@
 import type { CacheRejection } from "../evidence/schema";
 import type { ProxiedRequest } from "./request";
+import type { UpstreamCall } from "./upstream";
 
 export type FirewallAction = "allow" | "log" | "warn" | "block";
 
@@ -52,6 +53,14 @@ export interface CacheStage {
   claim?(request: ProxiedRequest): Promise<(() => void) | undefined>;
   /** The most similar candidate the lookup of this request turned down, for the evidence. */
   rejectedCandidate?(request: ProxiedRequest): CacheRejection | undefined;
+}
+
+/**
+ * Stage 3: the provider. Resolves with the provider's response (an error status included) once
+ * its headers are in; rejects with UpstreamError when no provider answered.
+ */
+export interface UpstreamStage {
+  send(request: ProxiedRequest): Promise<UpstreamCall>;
 }
 
 export const firewallOff: FirewallStage = {

@@ -1,9 +1,19 @@
 import type { AllowedHosts } from "../egress/allowed-hosts";
 import { pinnedUpstream, UpstreamTargetRefused } from "../egress/upstream-target";
+import type { AttemptOutcome } from "../routing/retry-policy";
+import type { ProxiedRequest } from "./request";
+import type { UpstreamStage } from "./stages";
+
+/** One try at one target of a route, as the evidence lists it. */
+export type UpstreamAttempt = { target: string; outcome: AttemptOutcome; status: number | null; ms: number };
 
 export class UpstreamError extends Error {
+  /** A routed request's tries, each failed (src/routing). */
+  attempts: UpstreamAttempt[] | undefined;
+
   constructor(
-    readonly kind: "unreachable" | "timeout" | "refused",
+    /** unavailable: every target of the route is out of rotation (circuit open). */
+    readonly kind: "unreachable" | "timeout" | "refused" | "unavailable",
     message: string,
     /** The network error, for the server log only. */
     readonly cause?: Error,
@@ -11,9 +21,9 @@ export class UpstreamError extends Error {
     super(message);
   }
 
-  /** The status Sieve answers with: the provider was too slow (504) or not reached (502). */
-  get status(): 502 | 504 {
-    return this.kind === "timeout" ? 504 : 502;
+  /** The status Sieve answers with: the provider was too slow (504), not reached (502), or is known to be down (503). */
+  get status(): 502 | 503 | 504 {
+    return this.kind === "timeout" ? 504 : this.kind === "unavailable" ? 503 : 502;
   }
 
   /** The error code of the body, one per kind (spec's upstream_* codes). */
@@ -28,6 +38,8 @@ export type UpstreamCall = {
   upstreamMs: number;
   /** Aborts the provider request (client gone, firewall block, stall). */
   abort: (reason?: string) => void;
+  /** A routed request: the target that answered and every try it took (src/routing). */
+  routed?: { target: string; attempts: UpstreamAttempt[]; idleTimeoutMs: number };
 };
 
 /**
@@ -94,4 +106,16 @@ export async function callUpstream(target: UpstreamTarget, timeoutMs: number, al
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The spec's forwarding: the dialect's path at the workspace's (or the server's) provider, one attempt. */
+export function directUpstream(timeoutMs: number, allowed: AllowedHosts): UpstreamStage {
+  return {
+    send: (request: ProxiedRequest) =>
+      callUpstream(
+        { url: request.upstreamUrl + request.dialect.upstreamPath, method: "POST", headers: request.forwardHeaders, body: request.rawBody, clientSignal: request.clientSignal, checkAddress: request.upstreamFromWorkspace },
+        timeoutMs,
+        allowed,
+      ),
+  };
 }

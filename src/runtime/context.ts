@@ -6,6 +6,8 @@ import type { VectorMemo } from "../embeddings/vector-memo";
 import type { Logger } from "../logging/logger";
 import type { Metrics } from "../metrics/service";
 import type { RateLimiter } from "../tenancy/rate-limit";
+import type { Breakers } from "../routing/breaker";
+import type { RoutingFileSource } from "../routing/routing-file";
 import type { EmbedderSlot } from "./embedder-slot";
 
 /**
@@ -27,6 +29,8 @@ export type AppContext = {
   allowedUpstreamHosts: AllowedHosts;
   /** What GET /metrics exposes; the stages record into it. */
   metrics: Metrics;
+  /** The routing file (--config) when there is one, and the routed targets' circuit breakers (per instance). */
+  routing: { file: RoutingFileSource | undefined; breakers: Breakers };
   /** Session lifetime for dashboard logins. */
   sessionTtlMs: number;
 };

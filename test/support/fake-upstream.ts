@@ -6,6 +6,11 @@
  *   any model          → an answer echoing the last user message ("echo: …")
  *   "stall"            → never answers (until the caller aborts)
  *   "error-<status>"   → that status with the dialect's error body
+ *   "flaky-<status>-<n>[-after-<ms>]"
+ *                      → the first n requests naming this model get that status (with
+ *                        retry-after-ms: <ms> and Retry-After in seconds when -after- is given),
+ *                        later ones the echo
+ *   "malformed"        → (non-stream) status 200 with a body that breaks off mid-JSON
  *   with stream: true  → the dialect's events, one word per text delta, then its end event
  *   "drop"             → (stream) two deltas, then the connection breaks
  *   "no-done"          → (stream) ends cleanly without the end event ([DONE], response.completed, message_stop)
@@ -192,6 +197,7 @@ export function startFakeUpstream(): FakeUpstream {
   let gateWaiters: (() => void)[] = [];
   let abortedCount = 0;
   let requestCount = 0;
+  const seenModels = new Map<string, number>();
 
   async function answerDialect(request: Request, dialect: Dialect, rawBody: string): Promise<Response> {
     const wire = WIRES[dialect];
@@ -202,6 +208,14 @@ export function startFakeUpstream(): FakeUpstream {
       await new Promise<void>((resolve) => request.signal.addEventListener("abort", () => resolve()));
       return new Response("aborted", { status: 499 });
     }
+    const seen = (seenModels.get(model) ?? 0) + 1;
+    seenModels.set(model, seen);
+    const flaky = /^flaky-(\d{3})-(\d+)(?:-after-(\d+))?$/.exec(model);
+    if (flaky && seen <= Number(flaky[2])) {
+      const after = flaky[3] === undefined ? {} : { "retry-after-ms": flaky[3], "retry-after": String(Math.ceil(Number(flaky[3]) / 1000)) };
+      return Response.json(wire.error(Number(flaky[1]), "fake provider error"), { status: Number(flaky[1]), headers: after });
+    }
+    if (model === "malformed" && !streamed) return new Response('{"id": "broken", "choices": [{"mess', { headers: { "content-type": "application/json" } });
     const errorStatus = /^error-(\d{3})$/.exec(model);
     if (errorStatus) return Response.json(wire.error(Number(errorStatus[1]), "fake provider error"), { status: Number(errorStatus[1]), headers: { "x-request-id": "fake-req" } });
     const id = `${dialect === "chat" ? "chatcmpl" : dialect === "responses" ? "resp" : "msg"}-fake-${++requestCount}`;

@@ -16,6 +16,7 @@ const ANTHROPIC_ERROR_TYPES: Record<ErrorKind, string> = {
   upstream_timeout: "timeout_error",
   upstream_unreachable: "api_error",
   upstream_refused: "api_error",
+  upstream_unavailable: "overloaded_error",
 };
 
 type Block = { type: string; text?: unknown; content?: unknown };

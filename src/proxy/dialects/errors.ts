@@ -7,6 +7,7 @@ export const ERROR_CODES: Record<ErrorKind, string> = {
   upstream_timeout: "upstream_timeout",
   upstream_unreachable: "upstream_unreachable",
   upstream_refused: "upstream_refused",
+  upstream_unavailable: "upstream_unavailable",
 };
 
 /** Bodies of the OpenAI dialects: the spec's `{error, reason, request_id}` for a block, `{error, detail, request_id}` otherwise. */

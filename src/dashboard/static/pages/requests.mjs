@@ -151,6 +151,7 @@ export async function requestDetailPage({ view, params }) {
       ["API key", keyName(record.key_id, keys)],
       ["Prompt SHA-256", h("code", { class: "wrap" }, record.prompt_sha256)],
       ["Error", record.error ?? "–"],
+      ["Attempts", record.attempts ? attemptsList(record.attempts) : "–"],
     ]),
     (record.firewall_matches ?? []).length
       ? h("section", {}, h("h2", {}, "Firewall matches"), h("pre", { class: "code", tabindex: "0" }, JSON.stringify(record.firewall_matches, null, 2)))
@@ -158,4 +159,9 @@ export async function requestDetailPage({ view, params }) {
     bodyBlock("Request body", record.request_body),
     bodyBlock("Response body", record.response_body),
   );
+}
+
+/** A routed request's tries in order, e.g. "openai-main: 503 server_error, 41 ms → claude: 200 ok, 612 ms". */
+function attemptsList(attempts) {
+  return attempts.map((a) => `${a.target}: ${a.status ?? "–"} ${a.outcome}, ${ms(a.ms)}`).join(" → ");
 }

@@ -1,0 +1,147 @@
+import { readFileSync } from "node:fs";
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document } from "yaml";
+import type { z } from "zod";
+import { breakerSchema, ENV_REFERENCE, routingFileSchema, type RoutingFile } from "./model";
+import { isGlob, RoutingTable, type Route, type Target } from "./table";
+
+/** A routing file is an operator's hand-written configuration: a megabyte is far more than any needs. */
+const MAX_FILE_BYTES = 1024 * 1024;
+
+/** Every problem of a routing file, each naming its key and line: `routes[0].strategy (line 14): …`. */
+export class RoutingFileError extends Error {
+  constructor(
+    readonly file: string,
+    readonly problems: string[],
+  ) {
+    super(`${file}: ${problems.join("; ")}`);
+  }
+}
+
+export type RoutingDefaults = {
+  /** --upstream-timeout-ms: a route's timeout_ms and deadline_ms when it sets none. */
+  timeoutMs: number;
+  env: Record<string, string | undefined>;
+};
+
+/** Reads and validates a routing file (YAML, or JSON, which YAML reads too). Throws RoutingFileError. */
+export function readRoutingFile(path: string, defaults: RoutingDefaults): RoutingTable {
+  let text: string;
+  try {
+    const bytes = readFileSync(path);
+    if (bytes.byteLength > MAX_FILE_BYTES) throw new RoutingFileError(path, [`the file is larger than ${MAX_FILE_BYTES} bytes`]);
+    text = bytes.toString("utf8");
+  } catch (error) {
+    if (error instanceof RoutingFileError) throw error;
+    throw new RoutingFileError(path, [`cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`]);
+  }
+  return parseRoutingFile(text, path, defaults);
+}
+
+export function parseRoutingFile(text: string, file: string, defaults: RoutingDefaults): RoutingTable {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: true });
+  if (doc.errors.length > 0) {
+    throw new RoutingFileError(
+      file,
+      doc.errors.slice(0, 5).map((error) => `line ${error.linePos?.[0].line ?? "?"}: ${error.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "")}`),
+    );
+  }
+  const where = (path: readonly PropertyKey[]) => {
+    const line = lineOf(doc, lines, path);
+    return `${formatPath(path)}${line ? ` (line ${line})` : ""}`;
+  };
+  const parsed = routingFileSchema.safeParse(doc.toJS({ maxAliasCount: 100 }) ?? {});
+  if (!parsed.success) throw new RoutingFileError(file, describeIssues(parsed.error.issues, where));
+  const problems: string[] = [];
+  const table = compile(parsed.data, defaults, (path, message) => problems.push(`${where(path)}: ${message}`));
+  if (problems.length > 0) throw new RoutingFileError(file, problems);
+  return table;
+}
+
+/** Cross-references and environment look-ups zod cannot check; every problem is reported, not just the first. */
+function compile(file: RoutingFile, defaults: RoutingDefaults, problem: (path: PropertyKey[], message: string) => void): RoutingTable {
+  const fromEnv = (raw: string, path: PropertyKey[]): string => {
+    const reference = ENV_REFERENCE.exec(raw);
+    if (!reference) return raw;
+    const value = defaults.env[reference[1]!];
+    if (!value) problem(path, `the environment variable ${reference[1]} is not set`);
+    return value ?? "";
+  };
+  const breakerDefaults = breakerSchema.parse(file.breaker ?? {});
+  const targets = new Map<string, Target>();
+  file.targets.forEach((spec, i) => {
+    if (targets.has(spec.name)) problem(["targets", i, "name"], `a second target named "${spec.name}"`);
+    targets.set(spec.name, {
+      name: spec.name,
+      kind: spec.kind,
+      baseUrl: spec.base_url.replace(/\/+$/, ""),
+      apiKey: spec.api_key === undefined ? undefined : fromEnv(spec.api_key, ["targets", i, "api_key"]),
+      headers: Object.fromEntries(Object.entries(spec.headers ?? {}).map(([name, value]) => [name.toLowerCase(), fromEnv(value, ["targets", i, "headers", name])])),
+      query: spec.query ? `?${new URLSearchParams(spec.query)}` : "",
+      models: spec.models ?? {},
+      weight: spec.weight,
+      breaker: { ...breakerDefaults, ...spec.breaker },
+    });
+  });
+
+  const exactMatches = new Map<string, number>();
+  const routes = file.routes.map((spec, i) => {
+    const match = typeof spec.match === "string" ? [spec.match] : spec.match;
+    match.forEach((each, j) => {
+      if (isGlob(each)) return;
+      const earlier = exactMatches.get(each);
+      if (earlier !== undefined) problem(["routes", i, "match", ...(typeof spec.match === "string" ? [] : [j])], `"${each}" is already matched by routes[${earlier}]`);
+      exactMatches.set(each, i);
+    });
+    const routeTargets = spec.targets.flatMap((entry, j) => {
+      const { name, weight, model } = typeof entry === "string" ? { name: entry, weight: undefined, model: undefined } : entry;
+      const target = targets.get(name);
+      if (!target) {
+        problem(["routes", i, "targets", j], `no target is named "${name}" (targets: ${[...targets.keys()].join(", ")})`);
+        return [];
+      }
+      return [{ target, weight: weight ?? target.weight, model }];
+    });
+    const route: Route = {
+      name: spec.name ?? match.join(","),
+      strategy: spec.strategy,
+      targets: routeTargets,
+      retry: spec.retry,
+      timeoutMs: spec.timeout_ms ?? defaults.timeoutMs,
+      deadlineMs: spec.deadline_ms ?? Math.max(defaults.timeoutMs, spec.timeout_ms ?? 0),
+    };
+    return { route, match };
+  });
+  return new RoutingTable([...targets.values()], routes);
+}
+
+function describeIssues(issues: z.core.$ZodIssue[], where: (path: readonly PropertyKey[]) => string): string[] {
+  return issues.slice(0, 10).flatMap((issue) => {
+    // An unknown key is named itself, at its own line.
+    if (issue.code === "unrecognized_keys") return issue.keys.map((key) => `${where([...issue.path, key])}: unknown key (check its spelling)`);
+    if (issue.code === "invalid_union") return [`${where(issue.path)}: expected a target's name or {name, weight, model}`];
+    return [`${where(issue.path)}: ${issue.message}`];
+  });
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  return path.map((part, i) => (typeof part === "number" ? `[${part}]` : i === 0 ? String(part) : `.${String(part)}`)).join("") || "(the file)";
+}
+
+/** The line of the deepest node on `path` that the document has (a missing key: its parent's line). */
+function lineOf(doc: Document, lines: LineCounter, path: readonly PropertyKey[]): number | undefined {
+  let node: unknown = doc.contents;
+  let offset = (doc.contents as { range?: number[] } | null)?.range?.[0];
+  for (const part of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((item) => isPair(item) && isScalar(item.key) && String(item.key.value) === String(part));
+      if (!pair) break;
+      offset = (pair.key as { range?: number[] }).range?.[0] ?? offset;
+      node = pair.value;
+    } else if (isSeq(node) && typeof part === "number" && node.items[part]) {
+      node = node.items[part];
+      offset = (node as { range?: number[] }).range?.[0] ?? offset;
+    } else break;
+  }
+  return offset === undefined ? undefined : lines.linePos(offset).line;
+}
