@@ -9,10 +9,14 @@
  * row each for OpenAI's Responses API and Anthropic's Messages API, against the same fake provider.
  * With --database (a postgres:// URL, or `cluster` for a throw-away one from scripts/pg/cluster.ts),
  * the exact-hit and fresh-prompt (miss) cells again with Sieve on PostgreSQL, in the same run.
+ * Routing (--config, stages off): a route whose first target answers, and one whose first target
+ * refuses every connection so the second answers (tried each time, and skipped by its open circuit).
  *
  *   bun scripts/bench/proxy.ts [--requests 400] [--embed-backend auto|native|wasm] [--database postgres://…|cluster]
  */
-import { loadavg } from "node:os";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startCluster, type PgCluster } from "../pg/cluster";
 import { startProcess, startSieveProcess } from "./processes";
@@ -27,10 +31,10 @@ const BACKEND = values["embed-backend"]!;
 const LONG_ANSWER = "echo-long";
 
 /** Sieve in its own process with default settings (or both stages off), one workspace. */
-async function startSieve(upstreamUrl: string, stages: boolean, database = "") {
+async function startSieve(upstreamUrl: string, stages: boolean, database = "", extraArgs: string[] = []) {
   const sieve = await startSieveProcess({
     database,
-    serveArgs: ["--upstream-url", upstreamUrl, "--anthropic-upstream-url", upstreamUrl.replace(/\/v1$/, ""), "--firewall", String(stages), "--cache", String(stages), "--embed-backend", BACKEND],
+    serveArgs: ["--upstream-url", upstreamUrl, "--anthropic-upstream-url", upstreamUrl.replace(/\/v1$/, ""), "--firewall", String(stages), "--cache", String(stages), "--embed-backend", BACKEND, ...extraArgs],
   });
   return { ...sieve, headers: sieve.tenants[0]!.serviceHeaders };
 }
@@ -130,6 +134,31 @@ for (const stages of [false, true]) {
     await cell(sieve, stages, "fresh prompt, Anthropic Messages, non-stream", { stream: false, concurrency: 1, prompt: fresh("messages"), api: MESSAGES });
   }
   await sieve.stop();
+}
+
+// Routing: the same plain-proxy cells through a routing file (stages off, so the routes' cost shows alone).
+{
+  const refusing = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+  const deadPort = refusing.port;
+  refusing.stop(true); // nothing listens there now: every connection is refused at once
+  const file = join(mkdtempSync(join(tmpdir(), "sieve-bench-routing-")), "routes.yaml");
+  writeFileSync(
+    file,
+    `targets:
+  - { name: dead, kind: openai, base_url: "http://127.0.0.1:${deadPort}/v1", breaker: { consecutive_failures: 10000, min_requests: 1000000 } }
+  - { name: dead-with-breaker, kind: openai, base_url: "http://127.0.0.1:${deadPort}/v1" }
+  - { name: live, kind: openai, base_url: "${upstreamUrl}" }
+routes:
+  - { match: routed, targets: [live] }
+  - { match: fallback, targets: [dead, live], retry: { attempts: 0 } }
+  - { match: fallback-breaker, targets: [dead-with-breaker, live], retry: { attempts: 0 } }
+`,
+  );
+  const routed = await startSieve(upstreamUrl, false, "", ["--config", file]);
+  await cell(routed, false, "routed, first target answers", { stream: false, concurrency: 1, prompt: fresh("routed"), model: "routed" });
+  await cell(routed, false, "routed, first target refuses, second answers", { stream: false, concurrency: 1, prompt: fresh("fallback"), model: "fallback" });
+  await cell(routed, false, "routed, first target's circuit open, second answers", { stream: false, concurrency: 1, prompt: fresh("breaker"), model: "fallback-breaker" });
+  await routed.stop();
 }
 
 // The same exact-hit and miss cells on PostgreSQL, right after SQLite's in this run.
