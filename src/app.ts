@@ -10,6 +10,7 @@ import { healthController } from "./health";
 import { httpBasics } from "./http/basics";
 import { metricsController } from "./metrics";
 import { proxyController } from "./proxy";
+import { routingController } from "./routing";
 import type { AppContext } from "./runtime/context";
 import { authController, keysController, workspaceController } from "./tenancy";
 
@@ -26,6 +27,7 @@ export function createApp(ctx: AppContext, docsUiScript: string) {
     .use(authController(ctx))
     .use(keysController(ctx))
     .use(workspaceController(ctx))
+    .use(routingController(ctx))
     .use(embeddingsController(ctx))
     .use(proxyController(ctx, { firewall: firewallStage(ctx), cache: cacheStage(ctx) }))
     .use(cacheController(ctx))

@@ -22,6 +22,8 @@ import { onboardingHint } from "./tenancy/onboarding";
 import { Breakers } from "./routing/breaker";
 import { RoutingFileError } from "./routing/config-file";
 import { RoutingFileSource } from "./routing/routing-file";
+import { SecretKeySource } from "./routing/secret-box";
+import { WorkspaceRoutes } from "./routing/workspace-routes";
 import { UsageError } from "./config";
 
 const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -111,7 +113,16 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   });
   const evidence = new EvidenceWriter(database, log, config.evidenceFlushMs, metrics.database);
   const vectors = new VectorMemo(() => embedder.require());
-  const ctx: AppContext = { config, log, database, embedder, firewallEncoder, vectors, evidence, rateLimiter: new RateLimiter(config.rateLimitRpm), allowedUpstreamHosts: parseAllowedHosts(config.allowUpstreamHosts), metrics, routing: { file: routingFile, breakers }, sessionTtlMs: SESSION_TTL_MS };
+  const allowedUpstreamHosts = parseAllowedHosts(config.allowUpstreamHosts);
+  const secretKeys = new SecretKeySource({ secretKey: config.secretKey, dataDir: config.dataDir, shared: database.shared });
+  const routing = {
+    file: routingFile,
+    breakers,
+    tenantBreakers: new Breakers(),
+    workspaceRoutes: new WorkspaceRoutes(secretKeys, { timeoutMs: config.upstreamTimeoutMs, allowedHosts: allowedUpstreamHosts, log }),
+    secretKeys,
+  };
+  const ctx: AppContext = { config, log, database, embedder, firewallEncoder, vectors, evidence, rateLimiter: new RateLimiter(config.rateLimitRpm), allowedUpstreamHosts, metrics, routing, sessionTtlMs: SESSION_TTL_MS };
 
   const app = createApp(ctx, assets.docsUiScript);
   const server = Bun.serve({

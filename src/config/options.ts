@@ -1,4 +1,5 @@
 import { invalidAllowedHostEntry } from "../egress/allowed-hosts";
+import { parseSecretKey } from "../routing/secret-box";
 
 /**
  * Every setting Sieve reads, in one table: its flag, its environment variable, its default and
@@ -112,6 +113,18 @@ export const serveOptions = {
     default: "",
     defaultLabel: "none: each API goes to its upstream URL above",
     parse: nonEmpty,
+  },
+  secretKey: {
+    flag: "--secret-key",
+    env: "SIEVE_SECRET_KEY",
+    help: "32 bytes (64 hex characters or base64) that seal workspace routing secrets at rest; give every instance of a fleet the same one",
+    default: "",
+    defaultLabel: "a random key kept in <data-dir>/secret.key (SQLite); none on PostgreSQL",
+    parse: (raw: string) => {
+      if (!raw.trim()) return "";
+      if (!parseSecretKey(raw)) throw new OptionValueError("expected 32 bytes as 64 hex characters or base64 (e.g. `openssl rand -hex 32`)");
+      return raw.trim();
+    },
   },
   modelDir: {
     flag: "--model-dir",

@@ -31,12 +31,18 @@ const routeDoc = (dialect: Dialect, summary: string) => ({
   },
 });
 
-/** The spec's single upstream; with a routing file (--config), its routes in front of it. */
+/** The spec's single upstream, with the workspace's own routes and the routing file's (--config) in front of it. */
 function upstreamStage(ctx: AppContext): UpstreamStage {
-  const direct = directUpstream(ctx.config.upstreamTimeoutMs, ctx.allowedUpstreamHosts);
-  const { file, breakers } = ctx.routing;
-  if (!file) return direct;
-  return routedUpstream({ table: () => file.table, breakers, direct, metrics: ctx.metrics.routing, allowedUpstreamHosts: ctx.allowedUpstreamHosts });
+  const { file, breakers, tenantBreakers, workspaceRoutes } = ctx.routing;
+  return routedUpstream({
+    fileTable: () => file?.table,
+    workspaceRoutes,
+    breakers,
+    tenantBreakers,
+    direct: directUpstream(ctx.config.upstreamTimeoutMs, ctx.allowedUpstreamHosts),
+    metrics: ctx.metrics.routing,
+    allowedUpstreamHosts: ctx.allowedUpstreamHosts,
+  });
 }
 
 /**

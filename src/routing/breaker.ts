@@ -111,17 +111,25 @@ export class CircuitBreaker {
   }
 }
 
-/** The breakers of every target by name; a reloaded file keeps the state of the targets it still names. */
+/**
+ * Circuit breakers by key: a file target's name, or `<workspace>/<name>` for a workspace's own. A
+ * reloaded file keeps the state of the targets it still names.
+ */
 export class Breakers {
   readonly #byTarget = new Map<string, CircuitBreaker>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  for(target: { name: string; breaker: BreakerPolicy }): CircuitBreaker {
-    let breaker = this.#byTarget.get(target.name);
-    if (!breaker) this.#byTarget.set(target.name, (breaker = new CircuitBreaker(target.breaker, this.now)));
-    else breaker.policy = target.breaker;
+  for(key: string, policy: BreakerPolicy): CircuitBreaker {
+    let breaker = this.#byTarget.get(key);
+    if (!breaker) this.#byTarget.set(key, (breaker = new CircuitBreaker(policy, this.now)));
+    else breaker.policy = policy;
     return breaker;
+  }
+
+  /** The breaker of `key` if one was made (a target never tried has none: it is closed). */
+  peek(key: string): CircuitBreaker | undefined {
+    return this.#byTarget.get(key);
   }
 
   /** Drops the breakers of targets a new file no longer names. */

@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document } from "yaml";
 import type { z } from "zod";
-import { breakerSchema, ENV_REFERENCE, routingFileSchema, type RoutingFile } from "./model";
-import { isGlob, RoutingTable, type Route, type Target } from "./table";
+import { compileRouting } from "./compile";
+import { routingDocumentSchema } from "./model";
+import type { RoutingTable } from "./table";
 
 /** A routing file is an operator's hand-written configuration: a megabyte is far more than any needs. */
 const MAX_FILE_BYTES = 1024 * 1024;
@@ -50,72 +51,20 @@ export function parseRoutingFile(text: string, file: string, defaults: RoutingDe
     const line = lineOf(doc, lines, path);
     return `${formatPath(path)}${line ? ` (line ${line})` : ""}`;
   };
-  const parsed = routingFileSchema.safeParse(doc.toJS({ maxAliasCount: 100 }) ?? {});
+  const parsed = routingDocumentSchema("env").safeParse(doc.toJS({ maxAliasCount: 100 }) ?? {});
   if (!parsed.success) throw new RoutingFileError(file, describeIssues(parsed.error.issues, where));
   const problems: string[] = [];
-  const table = compile(parsed.data, defaults, (path, message) => problems.push(`${where(path)}: ${message}`));
+  const table = compileRouting(
+    parsed.data,
+    { timeoutMs: defaults.timeoutMs, secrets: "env", resolve: (name) => defaults.env[name] || undefined, tenant: false },
+    (path, message) => problems.push(`${where(path)}: ${message}`),
+  );
   if (problems.length > 0) throw new RoutingFileError(file, problems);
   return table;
 }
 
-/** Cross-references and environment look-ups zod cannot check; every problem is reported, not just the first. */
-function compile(file: RoutingFile, defaults: RoutingDefaults, problem: (path: PropertyKey[], message: string) => void): RoutingTable {
-  const fromEnv = (raw: string, path: PropertyKey[]): string => {
-    const reference = ENV_REFERENCE.exec(raw);
-    if (!reference) return raw;
-    const value = defaults.env[reference[1]!];
-    if (!value) problem(path, `the environment variable ${reference[1]} is not set`);
-    return value ?? "";
-  };
-  const breakerDefaults = breakerSchema.parse(file.breaker ?? {});
-  const targets = new Map<string, Target>();
-  file.targets.forEach((spec, i) => {
-    if (targets.has(spec.name)) problem(["targets", i, "name"], `a second target named "${spec.name}"`);
-    targets.set(spec.name, {
-      name: spec.name,
-      kind: spec.kind,
-      baseUrl: spec.base_url.replace(/\/+$/, ""),
-      apiKey: spec.api_key === undefined ? undefined : fromEnv(spec.api_key, ["targets", i, "api_key"]),
-      headers: Object.fromEntries(Object.entries(spec.headers ?? {}).map(([name, value]) => [name.toLowerCase(), fromEnv(value, ["targets", i, "headers", name])])),
-      query: spec.query ? `?${new URLSearchParams(spec.query)}` : "",
-      models: spec.models ?? {},
-      weight: spec.weight,
-      breaker: { ...breakerDefaults, ...spec.breaker },
-    });
-  });
-
-  const exactMatches = new Map<string, number>();
-  const routes = file.routes.map((spec, i) => {
-    const match = typeof spec.match === "string" ? [spec.match] : spec.match;
-    match.forEach((each, j) => {
-      if (isGlob(each)) return;
-      const earlier = exactMatches.get(each);
-      if (earlier !== undefined) problem(["routes", i, "match", ...(typeof spec.match === "string" ? [] : [j])], `"${each}" is already matched by routes[${earlier}]`);
-      exactMatches.set(each, i);
-    });
-    const routeTargets = spec.targets.flatMap((entry, j) => {
-      const { name, weight, model } = typeof entry === "string" ? { name: entry, weight: undefined, model: undefined } : entry;
-      const target = targets.get(name);
-      if (!target) {
-        problem(["routes", i, "targets", j], `no target is named "${name}" (targets: ${[...targets.keys()].join(", ")})`);
-        return [];
-      }
-      return [{ target, weight: weight ?? target.weight, model }];
-    });
-    const route: Route = {
-      name: spec.name ?? match.join(","),
-      strategy: spec.strategy,
-      targets: routeTargets,
-      retry: spec.retry,
-      timeoutMs: spec.timeout_ms ?? defaults.timeoutMs,
-      deadlineMs: spec.deadline_ms ?? Math.max(defaults.timeoutMs, spec.timeout_ms ?? 0),
-    };
-    return { route, match };
-  });
-  return new RoutingTable([...targets.values()], routes);
-}
-
-function describeIssues(issues: z.core.$ZodIssue[], where: (path: readonly PropertyKey[]) => string): string[] {
+/** Zod's issues as sentences that name the key (and, where `where` knows it, the line). */
+export function describeIssues(issues: z.core.$ZodIssue[], where: (path: readonly PropertyKey[]) => string): string[] {
   return issues.slice(0, 10).flatMap((issue) => {
     // An unknown key is named itself, at its own line.
     if (issue.code === "unrecognized_keys") return issue.keys.map((key) => `${where([...issue.path, key])}: unknown key (check its spelling)`);
@@ -124,7 +73,7 @@ function describeIssues(issues: z.core.$ZodIssue[], where: (path: readonly Prope
   });
 }
 
-function formatPath(path: readonly PropertyKey[]): string {
+export function formatPath(path: readonly PropertyKey[]): string {
   return path.map((part, i) => (typeof part === "number" ? `[${part}]` : i === 0 ? String(part) : `.${String(part)}`)).join("") || "(the file)";
 }
 

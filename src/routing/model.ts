@@ -23,10 +23,18 @@ const httpUrl = z.string().refine((raw) => {
   }
 }, "an http(s) URL without query, fragment or credentials (put query parameters under query:)");
 
-/** A secret is never written in the file: `env:NAME` names the environment variable that holds it. */
-export const ENV_REFERENCE = /^env:([A-Za-z_][A-Za-z0-9_]*)$/;
-const envReference = z.string().regex(ENV_REFERENCE, "write env:NAME and put the value in that environment variable (secrets are not written in the file)");
-/** A header value: literal text, or `env:NAME` for a secret. */
+/**
+ * Where a routing document's secrets come from. A secret is never written in the document itself:
+ * the operator's file names an environment variable (`env:NAME`), a workspace's routes name one of
+ * its stored secrets (`secret:NAME`, encrypted at rest). A workspace cannot read the server's
+ * environment, and the file cannot read a workspace's secrets.
+ */
+export type SecretSource = "env" | "secret";
+export const REFERENCES: Record<SecretSource, { pattern: RegExp; hint: string }> = {
+  env: { pattern: /^env:([A-Za-z_][A-Za-z0-9_]*)$/, hint: "write env:NAME and put the value in that environment variable (secrets are not written in the file)" },
+  secret: { pattern: /^secret:([A-Za-z0-9][A-Za-z0-9._-]{0,63})$/, hint: "write secret:NAME and store the value with PUT /api/routing/secrets/NAME (secrets are not written in the routes)" },
+};
+/** A header value: literal text, or a reference to a secret. */
 const headerValue = z.string().max(8192);
 
 const count = (min: number, max: number) => z.int().min(min).max(max);
@@ -45,14 +53,14 @@ export const breakerSchema = z.strictObject({
 });
 export type BreakerPolicy = z.infer<typeof breakerSchema>;
 
-export const targetSchema = z.strictObject({
+const targetSchema = (secrets: SecretSource) => z.strictObject({
   name,
   kind: z.enum(TARGET_KINDS),
   /** As the provider's SDK takes it: OpenAI kinds end in /v1 (or their deployment path), Anthropic's does not. */
   base_url: httpUrl,
   /** Else the caller's Authorization / x-api-key is forwarded as sent. */
-  api_key: envReference.optional(),
-  /** Extra request headers (e.g. Azure's `api-key: env:AZURE_KEY`); values may be env: references. */
+  api_key: z.string().regex(REFERENCES[secrets].pattern, REFERENCES[secrets].hint).optional(),
+  /** Extra request headers (e.g. Azure's `api-key: env:AZURE_KEY`); values may be secret references. */
   headers: z.record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/, "a header name"), headerValue).optional(),
   /** Query parameters added to every request (e.g. Azure's api-version). */
   query: z.record(z.string().min(1).max(64), z.string().max(256)).optional(),
@@ -91,10 +99,16 @@ export const routeSchema = z.strictObject({
   deadline_ms: count(1, 3_600_000).optional(),
 });
 
-export const routingFileSchema = z.strictObject({
-  targets: z.array(targetSchema).min(1).max(1_000),
-  routes: z.array(routeSchema).max(1_000).default([]),
-  /** Defaults for every target's breaker: (each may override some keys). */
-  breaker: breakerSchema.partial().optional(),
-});
-export type RoutingFile = z.infer<typeof routingFileSchema>;
+/** The operator's routing file, or a workspace's own routes (PUT /api/routing): one shape, two secret sources. */
+export const routingDocumentSchema = (secrets: SecretSource) =>
+  z.strictObject({
+    targets: z.array(targetSchema(secrets)).min(1).max(1_000),
+    routes: z.array(routeSchema).max(1_000).default([]),
+    /** Defaults for every target's breaker: (each may override some keys). */
+    breaker: breakerSchema.partial().optional(),
+  });
+export type RoutingDocument = z.infer<ReturnType<typeof routingDocumentSchema>>;
+
+/** PUT /api/routing/secrets/{name}: the value is sealed at once and never returned. */
+export const secretNameParams = z.object({ name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "a name of 1–64 letters, digits, '.', '_' or '-'") });
+export const secretBody = z.strictObject({ value: z.string().min(1).max(16_384) });

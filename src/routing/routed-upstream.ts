@@ -7,11 +7,20 @@ import { callUpstream, UpstreamError, type UpstreamAttempt, type UpstreamCall } 
 import type { Breakers } from "./breaker";
 import { backoffMs, isFailure, outcomeOfStatus, retryAfterMs, type AttemptOutcome } from "./retry-policy";
 import { speaks, type Route, type RouteTarget, type RoutingTable, type Target } from "./table";
+import type { WorkspaceRoutes } from "./workspace-routes";
+
+/** Metrics label of a workspace's own targets and routes: their names are a tenant's, so they never become label values. */
+const TENANT_LABEL = "(workspace)";
 
 export type RoutedUpstreamDeps = {
   /** The routing file's current table (undefined: no --config). Read once per request. */
-  table: () => RoutingTable | undefined;
+  fileTable: () => RoutingTable | undefined;
+  /** Each workspace's own routes (PUT /api/routing). */
+  workspaceRoutes: WorkspaceRoutes;
+  /** The file targets' breakers, by target name. */
   breakers: Breakers;
+  /** The workspaces' targets' breakers, by `<workspace>/<target>`. */
+  tenantBreakers: Breakers;
   /** The spec's single upstream: requests no route matches, and workspaces with their own upstream_url. */
   direct: UpstreamStage;
   metrics: RoutingMetrics;
@@ -33,9 +42,13 @@ const CREDENTIAL_HEADERS = ["authorization", "x-api-key", "api-key"];
 export function routedUpstream(deps: RoutedUpstreamDeps): UpstreamStage {
   return {
     send(request) {
-      // A workspace's own upstream_url is its tenant's choice: the operator's routes do not apply to it.
-      const route = request.upstreamFromWorkspace ? undefined : deps.table()?.routeFor(request.view.model);
-      return route ? dispatch(request, route, deps) : deps.direct.send(request);
+      // The workspace's own routes first; then the operator's, unless the workspace set its own upstream_url.
+      const own = deps.workspaceRoutes.tableOf(request.workspace);
+      const ownRoute = own?.routeFor(request.view.model);
+      if (own && ownRoute) return dispatch(request, ownRoute, own, deps);
+      const file = request.upstreamFromWorkspace ? undefined : deps.fileTable();
+      const route = file?.routeFor(request.view.model);
+      return file && route ? dispatch(request, route, file, deps) : deps.direct.send(request);
     },
   };
 }
@@ -45,7 +58,10 @@ type Tried =
   | { outcome: AttemptOutcome; response: Response; retryAfterMs: number | undefined }
   | { outcome: AttemptOutcome; error: UpstreamError };
 
-async function dispatch(request: ProxiedRequest, route: Route, deps: RoutedUpstreamDeps): Promise<UpstreamCall> {
+async function dispatch(request: ProxiedRequest, route: Route, table: RoutingTable, deps: RoutedUpstreamDeps): Promise<UpstreamCall> {
+  const breakers = table.tenant ? deps.tenantBreakers : deps.breakers;
+  const breakerKey = (target: Target) => (table.tenant ? `${request.scope.workspaceId}/${target.name}` : target.name);
+  const label = (name: string) => (table.tenant ? TENANT_LABEL : name);
   const provider = request.dialect.provider;
   const usable = route.targets.filter((entry) => speaks(entry.target.kind) === provider);
   if (usable.length === 0) {
@@ -63,8 +79,8 @@ async function dispatch(request: ProxiedRequest, route: Route, deps: RoutedUpstr
 
   for (const [position, entry] of order.entries()) {
     const { target } = entry;
-    const breaker = deps.breakers.for(target);
-    if (position > 0 && attempts.length > 0) deps.metrics.fallback(route.name);
+    const breaker = breakers.for(breakerKey(target), target.breaker);
+    if (position > 0 && attempts.length > 0) deps.metrics.fallback(label(route.name));
     let asked: number | undefined;
     for (let retry = 0; retry <= route.retry.attempts; retry++) {
       if (retry > 0) {
@@ -72,11 +88,11 @@ async function dispatch(request: ProxiedRequest, route: Route, deps: RoutedUpstr
         if (performance.now() + wait >= deadline) break;
         await pause(wait, request.clientSignal);
         if (request.clientSignal.aborted) throw clientGone(attempts);
-        deps.metrics.retry(target.name);
+        deps.metrics.retry(label(target.name));
       }
       if (!breaker.tryAcquire()) {
         attempts.push({ target: target.name, outcome: "circuit_open", status: null, ms: 0 });
-        deps.metrics.attempt(target.name, "circuit_open");
+        deps.metrics.attempt(label(target.name), "circuit_open");
         break;
       }
       const remaining = deadline - performance.now();
@@ -85,10 +101,10 @@ async function dispatch(request: ProxiedRequest, route: Route, deps: RoutedUpstr
         break;
       }
       const attemptStarted = performance.now();
-      const tried = await attempt(request, entry, Math.min(route.timeoutMs, remaining), deps.allowedUpstreamHosts);
+      const tried = await attempt(request, entry, Math.min(route.timeoutMs, remaining), table.tenant, deps.allowedUpstreamHosts);
       const status = "call" in tried ? tried.call.response.status : "response" in tried ? tried.response.status : null;
       attempts.push({ target: target.name, outcome: tried.outcome, status, ms: Math.round(performance.now() - attemptStarted) });
-      deps.metrics.attempt(target.name, tried.outcome);
+      deps.metrics.attempt(label(target.name), tried.outcome);
       if ("call" in tried) {
         breaker.success();
         discardLast();
@@ -124,13 +140,13 @@ async function dispatch(request: ProxiedRequest, route: Route, deps: RoutedUpstr
 }
 
 /** One request to one target: its headers, or for a non-streamed request its whole body, within `timeoutMs`. */
-async function attempt(request: ProxiedRequest, entry: RouteTarget, timeoutMs: number, allowed: AllowedHosts): Promise<Tried> {
+async function attempt(request: ProxiedRequest, entry: RouteTarget, timeoutMs: number, checkAddress: boolean, allowed: AllowedHosts): Promise<Tried> {
   const { target } = entry;
   const started = performance.now();
   let call: UpstreamCall;
   try {
     call = await callUpstream(
-      { url: target.baseUrl + request.dialect.upstreamPath + target.query, method: "POST", headers: targetHeaders(request, target), body: bodyFor(request, entry), clientSignal: request.clientSignal, checkAddress: false },
+      { url: target.baseUrl + request.dialect.upstreamPath + target.query, method: "POST", headers: targetHeaders(request, target), body: bodyFor(request, entry), clientSignal: request.clientSignal, checkAddress },
       timeoutMs,
       allowed,
     );

@@ -54,6 +54,8 @@ export class RoutingTable {
   constructor(
     readonly targets: readonly Target[],
     readonly routes: readonly { route: Route; match: readonly string[] }[],
+    /** A workspace's own routes: its targets are reached only at addresses allowed for tenants (src/egress). */
+    readonly tenant = false,
   ) {
     for (const { route, match } of routes) {
       for (const each of match) {

@@ -8,6 +8,8 @@ import type { Metrics } from "../metrics/service";
 import type { RateLimiter } from "../tenancy/rate-limit";
 import type { Breakers } from "../routing/breaker";
 import type { RoutingFileSource } from "../routing/routing-file";
+import type { SecretKeySource } from "../routing/secret-box";
+import type { WorkspaceRoutes } from "../routing/workspace-routes";
 import type { EmbedderSlot } from "./embedder-slot";
 
 /**
@@ -29,8 +31,11 @@ export type AppContext = {
   allowedUpstreamHosts: AllowedHosts;
   /** What GET /metrics exposes; the stages record into it. */
   metrics: Metrics;
-  /** The routing file (--config) when there is one, and the routed targets' circuit breakers (per instance). */
-  routing: { file: RoutingFileSource | undefined; breakers: Breakers };
+  /**
+   * Routing (src/routing): the operator's file (--config) when there is one, each workspace's own
+   * routes, the circuit breakers of both (per instance), and the key sealing workspace secrets.
+   */
+  routing: { file: RoutingFileSource | undefined; breakers: Breakers; workspaceRoutes: WorkspaceRoutes; tenantBreakers: Breakers; secretKeys: SecretKeySource };
   /** Session lifetime for dashboard logins. */
   sessionTtlMs: number;
 };

@@ -1,5 +1,6 @@
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { createdAt, timestamp, workspaceIdColumn } from "../db/columns";
+import type { RoutingDocument } from "../routing/model";
 
 export const KEY_ROLES = ["admin", "service"] as const;
 export type KeyRole = (typeof KEY_ROLES)[number];
@@ -22,6 +23,10 @@ export const workspaces = sqliteTable("workspaces", {
   upstreamUrl: text("upstream_url"),
   /** Null: the server's --anthropic-upstream-url. */
   anthropicUpstreamUrl: text("anthropic_upstream_url"),
+  /** The workspace's own routes (src/routing), as PUT /api/routing accepted them; null: the operator's only. */
+  routing: text("routing", { mode: "json" }).$type<RoutingDocument>(),
+  /** Its routing secrets, name → sealed value (src/routing/secret-box.ts). Never returned by any API. */
+  routingSecrets: text("routing_secrets", { mode: "json" }).$type<Record<string, string>>(),
 });
 
 export const users = sqliteTable(

@@ -16,6 +16,7 @@ import type { Tenant } from "../support/sieve";
 
 /** The issue's bound for a change to reach every instance. */
 const PROPAGATION_DEADLINE_MS = 1_000;
+const FLEET_SECRET_KEY = "ab".repeat(32);
 
 let cluster: PgCluster;
 let upstream: FakeUpstream;
@@ -25,7 +26,8 @@ let admin: Tenant;
 const running: ServeProcess[] = [];
 
 async function serve(): Promise<ServeProcess> {
-  const started = await spawnServe(["--database", cluster.url, "--upstream-url", upstream.url, "--log-level", "debug"]);
+  // One secret key for the fleet (workspace routing secrets); workspaces' own targets may be the loopback fake.
+  const started = await spawnServe(["--database", cluster.url, "--upstream-url", upstream.url, "--log-level", "debug", "--secret-key", FLEET_SECRET_KEY, "--allow-upstream-hosts", "127.0.0.1"]);
   running.push(started);
   await waitUntilReady(started.url, 1200);
   return started;
@@ -101,6 +103,21 @@ describe("two instances on one PostgreSQL", () => {
     expect(patched.status).toBe(200);
     await within(PROPAGATION_DEADLINE_MS, async () => (await read(b)) === false);
     await fetch(`${a.url}/api/workspace`, { method: "PATCH", headers: { ...admin.bearer, "content-type": "application/json" }, body: JSON.stringify({ log_bodies: true }) });
+  });
+
+  test("routes and a secret stored through A route B's requests within 1 s, with the secret as the provider key", async () => {
+    const call = (on: ServeProcess, method: string, path: string, body: unknown) =>
+      fetch(`${on.url}/api/routing${path}`, { method, headers: { ...admin.bearer, "content-type": "application/json" }, body: JSON.stringify(body) });
+    expect((await call(a, "PUT", "/secrets/fleet-key", { value: "sk-fleet-secret-value" })).status).toBe(200);
+    const routes = { targets: [{ name: "fleet-target", kind: "openai", base_url: upstream.url, api_key: "secret:fleet-key" }], routes: [{ match: "fleet-routed", targets: ["fleet-target"] }] };
+    expect((await call(a, "PUT", "/", routes)).status).toBe(200);
+    const targetOn = async (on: ServeProcess) => {
+      const { response } = await client(on, admin).chat.completions.create({ model: "fleet-routed", messages: [{ role: "user", content: "hi" }] }).withResponse();
+      return response.headers.get("x-service-target");
+    };
+    await within(PROPAGATION_DEADLINE_MS, async () => (await targetOn(b)) === "fleet-target");
+    expect(upstream.received.at(-1)!.headers.authorization).toBe("Bearer sk-fleet-secret-value");
+    expect((await call(a, "DELETE", "/", {})).status).toBe(200);
   });
 
   test("an answer cached through A is an exact hit through B", async () => {

@@ -1,0 +1,104 @@
+import { Elysia } from "elysia";
+import { z } from "zod";
+import { badRequest, httpError } from "../http/errors";
+import type { AppContext } from "../runtime/context";
+import { bearerKeyAuth } from "../tenancy/auth";
+import type { WorkspaceScope } from "../tenancy/scope";
+import type { Workspace } from "../tenancy/service";
+import { REFERENCES, secretBody, secretNameParams } from "./model";
+import { secretContext } from "./secret-box";
+import { RoutingDocumentError } from "./workspace-routes";
+
+/** Routes send the workspace's traffic (and its provider keys) somewhere: a dashboard session or an admin key only. */
+function requireAdmin(scope: WorkspaceScope): void {
+  if (scope.actor.userId === null && scope.actor.keyRole !== "admin") {
+    throw httpError(403, "forbidden", "the workspace's routes and secrets need a dashboard session or an admin key; this is a service key");
+  }
+}
+
+/** The secret names a routing document refers to (api_key and header values). */
+function referencedSecrets(routing: Workspace["routing"]): Set<string> {
+  const names = new Set<string>();
+  for (const target of routing?.targets ?? []) {
+    for (const value of [target.api_key, ...Object.values(target.headers ?? {})]) {
+      const reference = value === undefined ? null : REFERENCES.secret.pattern.exec(value);
+      if (reference) names.add(reference[1]!);
+    }
+  }
+  return names;
+}
+
+/**
+ * A workspace's own routes (the routing file's shape, with `secret:NAME` references) and the
+ * secrets they use. Secret values are sealed on arrival and never returned; the view lists names.
+ */
+export const routingController = (ctx: AppContext) => {
+  const { workspaceRoutes, tenantBreakers, secretKeys } = ctx.routing;
+  const view = (workspace: Workspace) => ({
+    routing: workspace.routing,
+    secrets: Object.keys(workspace.routingSecrets ?? {}).sort(),
+    /** This instance's view of each target's health (breakers are per instance). */
+    targets: (workspace.routing?.targets ?? []).map((target) => {
+      const breaker = tenantBreakers.peek(`${workspace.id}/${target.name}`);
+      return { name: target.name, kind: target.kind, breaker: breaker?.state ?? "closed", retry_in_ms: breaker?.retryInMs ?? 0 };
+    }),
+    server_routes: ctx.routing.file !== undefined,
+  });
+
+  return new Elysia({ prefix: "/api/routing", detail: { tags: ["routing"] } })
+    .use(bearerKeyAuth(ctx))
+    .onBeforeHandle(({ scope }) => requireAdmin(scope))
+    .get("/", async ({ scope }) => view(await scope.workspace()), {
+      detail: { summary: "The workspace's own routes, its secrets' names (never values) and its targets' health on this instance" },
+    })
+    .put(
+      "/",
+      async ({ scope, body }) => {
+        const workspace = await scope.workspace();
+        let routing;
+        try {
+          routing = workspaceRoutes.validate(body, workspace.routingSecrets, workspace.id);
+        } catch (error) {
+          if (error instanceof RoutingDocumentError) throw badRequest(error.problems.join("; "));
+          throw error;
+        }
+        return view(await scope.updateWorkspace({ routing }));
+      },
+      {
+        body: z.record(z.string(), z.unknown()),
+        detail: {
+          summary: "Replace the workspace's routes (README: Routing and resilience); they apply before the operator's routes",
+          description: "Same shape as the routing file; api_key and header values name stored secrets as secret:NAME. Targets follow the upstream_url rules (public addresses unless --allow-upstream-hosts).",
+        },
+      },
+    )
+    .delete("/", async ({ scope }) => view(await scope.updateWorkspace({ routing: null })), { detail: { summary: "Remove the workspace's routes (its secrets stay)" } })
+    .put(
+      "/secrets/:name",
+      async ({ scope, params, body }) => {
+        const unavailable = secretKeys.unavailable;
+        if (unavailable) throw httpError(409, "secret_key_missing", unavailable);
+        const box = secretKeys.box(true)!;
+        const updated = await scope.transaction(async (tx) => {
+          const secrets = (await tx.workspace()).routingSecrets ?? {};
+          return tx.updateWorkspace({ routingSecrets: { ...secrets, [params.name]: box.seal(body.value, secretContext(scope.workspaceId, params.name)) } });
+        });
+        return view(updated);
+      },
+      { params: secretNameParams, body: secretBody, detail: { summary: "Store a secret for secret:NAME references, sealed at rest (AES-256-GCM); the value is never returned" } },
+    )
+    .delete(
+      "/secrets/:name",
+      async ({ scope, params }) => {
+        const updated = await scope.transaction(async (tx) => {
+          const workspace = await tx.workspace();
+          if (!workspace.routingSecrets?.[params.name]) throw httpError(404, "not_found", `no secret named "${params.name}"`);
+          if (referencedSecrets(workspace.routing).has(params.name)) throw httpError(409, "secret_in_use", `the routes use secret:${params.name}; change them first`);
+          const { [params.name]: _removed, ...rest } = workspace.routingSecrets;
+          return tx.updateWorkspace({ routingSecrets: rest });
+        });
+        return view(updated);
+      },
+      { params: secretNameParams, detail: { summary: "Delete a secret the routes no longer use" } },
+    );
+};
