@@ -46,6 +46,9 @@ targets:
       bad-request: error-400
       drops: drop
       all-down: error-503
+      stalls-mid-stream: gated
+      trickle: slow
+      hang-then-leave: stall
   - name: backup
     kind: openai
     base_url: ${backup.url}
@@ -81,7 +84,7 @@ routes:
   - match: [limited, limited-long]
     targets: [primary, backup]
     retry: { attempts: 1, backoff_ms: 10 }
-  - match: hang
+  - match: [hang, stalls-mid-stream, trickle, hang-then-leave]
     targets: [primary, backup]
     timeout_ms: 300
     retry: { attempts: 0 }
@@ -203,6 +206,40 @@ describe("fallback", () => {
     })().catch((e) => e);
     expect(error).toBeInstanceOf(Error);
     expect(receivedModels(backup).filter((m) => m === "drops").length).toBe(before);
+  });
+});
+
+describe("streams and timeouts", () => {
+  test("a stream that stalls after it started ends with an error after the route's timeout, and is not retried", async () => {
+    const before = receivedModels(backup).filter((m) => m === "stalls-mid-stream").length;
+    const stream = await openai.chat.completions.create({ model: "stalls-mid-stream", stream: true, messages: [{ role: "user", content: "one two three" }] });
+    let text = "";
+    const error = await (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+    })().catch((e) => e);
+    expect(text).toBe("echo: ");
+    expect(error).toBeInstanceOf(Error);
+    expect(receivedModels(backup).filter((m) => m === "stalls-mid-stream").length).toBe(before);
+    primary.openGate();
+  });
+
+  test("a slow trickle within the route's timeout is relayed whole", async () => {
+    const words = Array.from({ length: 15 }, (_, i) => `word${i}`).join(" ");
+    const stream = await openai.chat.completions.create({ model: "trickle", stream: true, messages: [{ role: "user", content: words }] });
+    let text = "";
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+    expect(text).toBe(`echo: ${words}`);
+  });
+
+  test("a client that leaves during a try cancels it, and no other target is tried", async () => {
+    const before = receivedModels(backup).filter((m) => m === "hang-then-leave").length;
+    const leaving = new AbortController();
+    const pending = openai.chat.completions.create({ model: "hang-then-leave", messages: [{ role: "user", content: "hello" }] }, { signal: leaving.signal }).catch((e) => e);
+    await Bun.sleep(100);
+    leaving.abort();
+    expect(await pending).toBeInstanceOf(Error);
+    await Bun.sleep(400); // past the route's 300 ms timeout: a try still running would have fallen back by now
+    expect(receivedModels(backup).filter((m) => m === "hang-then-leave").length).toBe(before);
   });
 });
 
