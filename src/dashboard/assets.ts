@@ -19,6 +19,7 @@ import documentsPage from "./static/pages/documents.mjs" with { type: "file" };
 import firewallPage from "./static/pages/firewall.mjs" with { type: "file" };
 import keysPage from "./static/pages/keys.mjs" with { type: "file" };
 import requestsPage from "./static/pages/requests.mjs" with { type: "file" };
+import routingPage from "./static/pages/routing.mjs" with { type: "file" };
 
 export const DASHBOARD_ASSET_PREFIX = "/dashboard/assets/";
 
@@ -39,6 +40,7 @@ export const DASHBOARD_ASSETS: ReadonlyMap<string, string> = new Map([
   ["pages/cache.mjs", cachePage],
   ["pages/documents.mjs", documentsPage],
   ["pages/connect.mjs", connectPage],
+  ["pages/routing.mjs", routingPage],
 ]);
 
 export function assetContentType(name: string): string {

@@ -332,6 +332,29 @@ describe.skipIf(chromiumMissing && !process.env.CI)("dashboard in headless Chrom
     await shot("13-documents-list");
   });
 
+  test("Routing: a secret is stored (never shown again), routes saved as JSON, their targets listed with their health", async () => {
+    await open("#/routing", "Routing");
+    await page.getByLabel("Name").fill("e2e-provider");
+    await page.getByLabel("Value").fill("sk-e2e-routing-secret");
+    await page.getByRole("button", { name: "Store secret" }).click();
+    await page.getByRole("cell", { name: "secret:e2e-provider" }).waitFor();
+    expect(await page.content()).not.toContain("sk-e2e-routing-secret");
+    const routes = {
+      targets: [{ name: "e2e-target", kind: "openai", base_url: "https://api.openai.com/v1", api_key: "secret:e2e-provider" }],
+      routes: [{ match: "e2e-*", targets: ["e2e-target"] }],
+    };
+    await page.getByTestId("routing-json").fill(JSON.stringify({ ...routes, routes: [{ match: "x", targets: ["missing"] }] }));
+    await page.getByRole("button", { name: "Save routes" }).click();
+    await page.getByText('body.routes[0].targets[0]: no target is named "missing"').waitFor();
+    await page.getByTestId("routing-json").fill(JSON.stringify(routes));
+    await page.getByRole("button", { name: "Save routes" }).click();
+    await page.getByRole("cell", { name: "e2e-target" }).waitFor();
+    expect(await page.getByRole("row", { name: /e2e-target/ }).textContent()).toContain("closed");
+    await shot("13-routing");
+    await open("#/routing", "Routing");
+    expect(JSON.parse(await page.getByTestId("routing-json").inputValue())).toMatchObject(routes);
+  });
+
   test("Connect your app shows this server's base URL and the workspace's headers", async () => {
     await open("#/connect", "Connect your app");
     expect(await page.getByTestId("base-url").textContent()).toBe(`${sieve.url}/v1`);

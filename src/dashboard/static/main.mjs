@@ -12,6 +12,7 @@ import { documentPage, documentsPage } from "./pages/documents.mjs";
 import { firewallPage } from "./pages/firewall.mjs";
 import { keysPage } from "./pages/keys.mjs";
 import { requestDetailPage, requestsPage } from "./pages/requests.mjs";
+import { routingPage } from "./pages/routing.mjs";
 
 const HOME = "#/requests";
 
@@ -24,6 +25,7 @@ const routes = [
   { path: /^\/cache$/, page: cachePage, title: "Cache", section: "cache" },
   { path: /^\/documents$/, page: documentsPage, title: "Documents", section: "documents" },
   { path: /^\/documents\/([^/]+)$/, page: documentPage, title: "Document", section: "documents" },
+  { path: /^\/routing$/, page: routingPage, title: "Routing", section: "routing" },
   { path: /^\/connect$/, page: connectPage, title: "Connect your app", section: "connect" },
   { path: /^\/settings\/keys$/, page: keysPage, title: "Settings → API Keys", section: "settings" },
 ];
@@ -33,6 +35,7 @@ const sections = [
   ["firewall", "#/firewall", "Firewall"],
   ["cache", "#/cache", "Cache"],
   ["documents", "#/documents", "Documents"],
+  ["routing", "#/routing", "Routing"],
   ["connect", "#/connect", "Connect your app"],
   ["settings", "#/settings/keys", "Settings → API Keys"],
 ];
