@@ -171,6 +171,20 @@ export const serveOptions = {
     default: 10 * 1024 * 1024,
     parse: integer(1024, 1024 * 1024 * 1024),
   },
+  maxResponseBytes: {
+    flag: "--max-response-bytes",
+    env: "SIEVE_MAX_RESPONSE_BYTES",
+    help: "Most bytes read from the provider for one chat, responses or messages answer, streamed or not (502 naming the flag, or the stream's error event, above)",
+    default: 64 * 1024 * 1024,
+    parse: integer(1024, 4 * 1024 * 1024 * 1024),
+  },
+  maxSseEventBytes: {
+    flag: "--max-sse-event-bytes",
+    env: "SIEVE_MAX_SSE_EVENT_BYTES",
+    help: "Longest single server-sent event in a provider's stream (the stream's error event above)",
+    default: 1024 * 1024,
+    parse: integer(1024, 1024 * 1024 * 1024),
+  },
   maxUploadBytes: {
     flag: "--max-upload-bytes",
     env: "SIEVE_MAX_UPLOAD_BYTES",

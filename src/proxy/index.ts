@@ -42,6 +42,7 @@ function upstreamStage(ctx: AppContext): UpstreamStage {
     direct: directUpstream(ctx.config.upstreamTimeoutMs, ctx.allowedUpstreamHosts),
     metrics: ctx.metrics.routing,
     allowedUpstreamHosts: ctx.allowedUpstreamHosts,
+    maxResponseBytes: ctx.config.maxResponseBytes,
   });
 }
 
@@ -58,6 +59,8 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
     metrics: ctx.metrics.proxy,
     log: ctx.log,
     upstreamTimeoutMs: ctx.config.upstreamTimeoutMs,
+    maxResponseBytes: ctx.config.maxResponseBytes,
+    maxSseEventBytes: ctx.config.maxSseEventBytes,
   };
   const providerUrls = { openai: ctx.config.upstreamUrl, anthropic: ctx.config.anthropicUpstreamUrl };
   const handle = (dialect: Dialect) => async ({ request, scope, requestId, receivedAt }: Context) => {

@@ -9,7 +9,7 @@ import type { ProxiedRequest } from "./request";
 import { firewallHeader, serviceHeaders } from "./service-headers";
 import type { CacheStage, FirewallStage, FirewallVerdict, UpstreamStage } from "./stages";
 import { relayStream, type StreamOutcome } from "./stream-relay";
-import { relayedHeaders, UpstreamError, type UpstreamCall } from "./upstream";
+import { readAnswerText, relayedHeaders, UpstreamError, type UpstreamCall } from "./upstream";
 
 /**
  * Larger answers are relayed but not cached: storing (and later replaying) a 20 MB completion
@@ -27,6 +27,9 @@ export type PipelineDeps = {
   log: Logger;
   /** The longest pause inside a stream when no route sets its own (--upstream-timeout-ms). */
   upstreamTimeoutMs: number;
+  /** --max-response-bytes and --max-sse-event-bytes: no answer may take more of the server's memory. */
+  maxResponseBytes: number;
+  maxSseEventBytes: number;
 };
 
 /**
@@ -134,6 +137,8 @@ async function forward(
       abortUpstream: call.abort,
       monitor,
       idleTimeoutMs: routed?.idleTimeoutMs ?? deps.upstreamTimeoutMs,
+      maxBytes: deps.maxResponseBytes,
+      maxEventBytes: deps.maxSseEventBytes,
       onEnd: (outcome: StreamOutcome) => {
         const verdicts = [inputVerdict, ...(outcome.kind === "completed" || outcome.kind === "blocked" ? (outcome.outputVerdict ? [outcome.outputVerdict] : []) : [])];
         const completion = outcome.transcript.toResponse();
@@ -163,15 +168,16 @@ async function forward(
   const withBody = () => upstreamMs + (performance.now() - bodyFrom);
   let text: string;
   try {
-    text = await response.text();
+    text = await readAnswerText(response, deps.maxResponseBytes);
   } catch (error) {
     release?.();
-    deps.log.warn("provider response failed", { request_id: request.requestId, error: (error as Error).message });
-    const message = "the provider response broke off";
+    const tooLarge = error instanceof UpstreamError;
+    if (!tooLarge) deps.log.warn("provider response failed", { request_id: request.requestId, error: (error as Error).message });
+    const message = tooLarge ? error.message : "the provider response broke off";
     const providerMs = withBody();
     const { headers, overheadMs } = headersAfter(providerMs);
     record({ status: 502, cacheStatus, verdicts: [inputVerdict], overheadMs, upstreamMs: providerMs, error: message, attempts });
-    return jsonResponse(502, dialect.errorBody("upstream_error", message, request.requestId), headers);
+    return jsonResponse(502, dialect.errorBody(tooLarge ? error.code : "upstream_error", message, request.requestId), headers);
   }
   const providerMs = withBody();
   const completion = response.ok ? parseJson(text) : undefined;

@@ -10,6 +10,9 @@ export const SSE_DONE = "[DONE]";
 export class SseParser {
   #buffer = "";
 
+  /** `maxEventChars`: an unfinished event longer than this throws SseEventTooLong (a line that never ends must not grow without bound). */
+  constructor(private readonly maxEventChars = Number.POSITIVE_INFINITY) {}
+
   push(text: string): SseEvent[] {
     this.#buffer += text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
     const events: SseEvent[] = [];
@@ -19,6 +22,7 @@ export class SseParser {
       this.#buffer = this.#buffer.slice(end + 2);
       events.push(parseEvent(raw));
     }
+    if (this.#buffer.length > this.maxEventChars) throw new SseEventTooLong();
     return events;
   }
 
@@ -57,3 +61,5 @@ export function eventJson(event: SseEvent): Record<string, unknown> | undefined 
     return undefined;
   }
 }
+
+export class SseEventTooLong extends Error {}

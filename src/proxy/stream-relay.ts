@@ -1,5 +1,5 @@
 import type { Dialect, StreamTranscript } from "./dialects/dialect";
-import { SseParser } from "./sse";
+import { SseEventTooLong, SseParser } from "./sse";
 import type { FirewallVerdict, OutputMonitor } from "./stages";
 
 export type StreamOutcome =
@@ -17,6 +17,10 @@ export type RelayOptions = {
   monitor: OutputMonitor | undefined;
   /** Longest pause between two chunks before the stream is treated as stalled. */
   idleTimeoutMs: number;
+  /** --max-response-bytes: the most bytes read from the provider for this stream. */
+  maxBytes: number;
+  /** --max-sse-event-bytes: the longest single event (counted in characters). */
+  maxEventBytes: number;
   onEnd: (outcome: StreamOutcome) => void;
 };
 
@@ -31,8 +35,9 @@ const encoder = new TextEncoder();
 export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
   const reader = options.upstream.getReader();
   const decoder = new TextDecoder();
-  const parser = new SseParser();
+  const parser = new SseParser(options.maxEventBytes);
   const transcript = options.dialect.transcript();
+  let received = 0;
   let ended = false;
   let finalVerdict: FirewallVerdict | undefined;
   const end = (outcome: StreamOutcome) => {
@@ -65,7 +70,16 @@ export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
             controller.close();
             return end({ kind: "completed", transcript, outputVerdict: finalVerdict });
           }
-          const events = parser.push(decoder.decode(chunk.value, { stream: true }));
+          // A stream whose answer or whose one event never ends would hold ever more memory: both are bounded.
+          received += chunk.value.byteLength;
+          if (received > options.maxBytes) return fail(controller, `the provider's stream is longer than --max-response-bytes (${options.maxBytes} bytes)`);
+          let events;
+          try {
+            events = parser.push(decoder.decode(chunk.value, { stream: true }));
+          } catch (error) {
+            if (!(error instanceof SseEventTooLong)) throw error;
+            return fail(controller, `an event of the provider's stream is longer than --max-sse-event-bytes (${options.maxEventBytes})`);
+          }
           if (events.length === 0) continue;
           let out = "";
           /** Sends the events already passed: only the event a check is for waits for it, not those before it in the same read. */

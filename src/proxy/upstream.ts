@@ -12,8 +12,8 @@ export class UpstreamError extends Error {
   attempts: UpstreamAttempt[] | undefined;
 
   constructor(
-    /** unavailable: every target of the route is out of rotation (circuit open). */
-    readonly kind: "unreachable" | "timeout" | "refused" | "unavailable",
+    /** unavailable: every target of the route is out of rotation (circuit open); too_large: the answer passed --max-response-bytes. */
+    readonly kind: "unreachable" | "timeout" | "refused" | "unavailable" | "too_large",
     message: string,
     /** The network error, for the server log only. */
     readonly cause?: Error,
@@ -41,6 +41,32 @@ export type UpstreamCall = {
   /** A routed request: the target that answered and every try it took (src/routing). */
   routed?: { target: string; attempts: UpstreamAttempt[]; idleTimeoutMs: number };
 };
+
+/**
+ * A provider answer's body as text, reading at most `maxBytes` (--max-response-bytes): past it the
+ * rest is cancelled and UpstreamError "too_large" is thrown, so one answer cannot take the
+ * server's memory. Other read failures are rethrown as they are.
+ */
+export async function readAnswerText(response: Response, maxBytes: number): Promise<string> {
+  const tooLarge = () => new UpstreamError("too_large", `the provider's answer is larger than --max-response-bytes (${maxBytes} bytes)`);
+  if (Number(response.headers.get("content-length")) > maxBytes) {
+    await response.body?.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    total += read.value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(read.value);
+  }
+  return Buffer.concat(chunks, total).toString("utf8");
+}
 
 /**
  * Response headers of the provider that reach the client; transport headers (and a length fetch

@@ -15,10 +15,10 @@ export type AttemptOutcome =
   | "unreachable"
   /** A 200 whose body is not an answer of the request's API (non-streamed requests only). */
   | "malformed_response"
+  /** A non-streamed answer past --max-response-bytes. */
+  | "too_large"
   /** Skipped: the target's circuit is open. */
   | "circuit_open";
-
-export const ATTEMPT_OUTCOMES: readonly AttemptOutcome[] = ["ok", "client_error", "rate_limited", "server_error", "timeout", "unreachable", "malformed_response", "circuit_open"];
 
 /** 429 and the statuses of a provider or gateway in trouble are worth another try; 400/401/403/404/409/422 never are. */
 export function outcomeOfStatus(status: number): AttemptOutcome {

@@ -3,7 +3,7 @@ import { badRequest } from "../http/errors";
 import type { RoutingMetrics } from "../metrics/routing";
 import type { ProxiedRequest } from "../proxy/request";
 import type { UpstreamStage } from "../proxy/stages";
-import { callUpstream, UpstreamError, type UpstreamAttempt, type UpstreamCall } from "../proxy/upstream";
+import { callUpstream, readAnswerText, UpstreamError, type UpstreamAttempt, type UpstreamCall } from "../proxy/upstream";
 import type { Breakers } from "./breaker";
 import { backoffMs, isFailure, outcomeOfStatus, retryAfterMs, type AttemptOutcome } from "./retry-policy";
 import { speaks, type Route, type RouteTarget, type RoutingTable, type Target } from "./table";
@@ -25,6 +25,8 @@ export type RoutedUpstreamDeps = {
   direct: UpstreamStage;
   metrics: RoutingMetrics;
   allowedUpstreamHosts: AllowedHosts;
+  /** --max-response-bytes, for the non-streamed answers read here. */
+  maxResponseBytes: number;
   random?: () => number;
 };
 
@@ -101,7 +103,7 @@ async function dispatch(request: ProxiedRequest, route: Route, table: RoutingTab
         break;
       }
       const attemptStarted = performance.now();
-      const tried = await attempt(request, entry, Math.min(route.timeoutMs, remaining), table.tenant, deps.allowedUpstreamHosts);
+      const tried = await attempt(request, entry, { timeoutMs: Math.min(route.timeoutMs, remaining), checkAddress: table.tenant, maxBytes: deps.maxResponseBytes }, deps.allowedUpstreamHosts);
       const status = "call" in tried ? tried.call.response.status : "response" in tried ? tried.response.status : null;
       attempts.push({ target: target.name, outcome: tried.outcome, status, ms: Math.round(performance.now() - attemptStarted) });
       deps.metrics.attempt(label(target.name), tried.outcome);
@@ -140,8 +142,9 @@ async function dispatch(request: ProxiedRequest, route: Route, table: RoutingTab
 }
 
 /** One request to one target: its headers, or for a non-streamed request its whole body, within `timeoutMs`. */
-async function attempt(request: ProxiedRequest, entry: RouteTarget, timeoutMs: number, checkAddress: boolean, allowed: AllowedHosts): Promise<Tried> {
+async function attempt(request: ProxiedRequest, entry: RouteTarget, limits: { timeoutMs: number; checkAddress: boolean; maxBytes: number }, allowed: AllowedHosts): Promise<Tried> {
   const { target } = entry;
+  const { timeoutMs, checkAddress } = limits;
   const started = performance.now();
   let call: UpstreamCall;
   try {
@@ -168,8 +171,9 @@ async function attempt(request: ProxiedRequest, entry: RouteTarget, timeoutMs: n
   }, Math.max(1, timeoutMs - (performance.now() - started)));
   let text: string;
   try {
-    text = await response.text();
-  } catch {
+    text = await readAnswerText(response, limits.maxBytes);
+  } catch (error) {
+    if (error instanceof UpstreamError) return { outcome: "too_large", error };
     return timedOut
       ? { outcome: "timeout", error: new UpstreamError("timeout", `the provider did not send its answer within ${timeoutMs} ms`) }
       : { outcome: "unreachable", error: new UpstreamError("unreachable", "the provider response broke off") };

@@ -11,6 +11,10 @@
  *                        retry-after-ms: <ms> and Retry-After in seconds when -after- is given),
  *                        later ones the echo
  *   "malformed"        → (non-stream) status 200 with a body that breaks off mid-JSON
+ *   "huge:<bytes>"     → that many bytes of answer sent in 64 KiB pieces as they are read
+ *                        (never built whole: for memory bounds), as one JSON body or as events
+ *   "endless-event"    → (stream) one event whose data line never ends (up to 1 GiB, until the
+ *                        client goes away)
  *   with stream: true  → the dialect's events, one word per text delta, then its end event
  *   "drop"             → (stream) two deltas, then the connection breaks
  *   "no-done"          → (stream) ends cleanly without the end event ([DONE], response.completed, message_stop)
@@ -191,6 +195,39 @@ function longEcho(prompt: string): string {
     .join(" ");
 }
 
+const PIECE = "a".repeat(64 * 1024);
+
+/**
+ * "huge:<bytes>" and "endless-event": an answer produced piece by piece as the reader pulls, so
+ * the fake never holds it (the test is about the proxy's memory, not the fake's).
+ */
+function pieceByPiece(request: Request, dialect: Dialect, model: string, streamed: boolean, bytes: number, onCancel: () => void): Response {
+  const wire = WIRES[dialect];
+  const head = !streamed ? '{"id":"huge","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"' : model === "endless-event" ? 'data: {"choices":[{"index":0,"delta":{"content":"' : wire.start("huge", model).join("");
+  const piece = !streamed || model === "endless-event" ? PIECE : wire.delta("huge", model, "a".repeat(1000));
+  let sent = 0;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (request.signal.aborted) return controller.close();
+        if (sent === 0) {
+          sent += head.length;
+          return controller.enqueue(encoder.encode(head));
+        }
+        if (sent >= bytes) {
+          controller.enqueue(encoder.encode(!streamed ? '"},"finish_reason":"stop"}]}' : model === "endless-event" ? "" : wire.terminal("huge", model, "", { input: 1, output: 1 })));
+          return controller.close();
+        }
+        sent += piece.length;
+        controller.enqueue(encoder.encode(piece));
+      },
+      cancel: onCancel,
+    },
+    { highWaterMark: 0 },
+  );
+  return new Response(body, { headers: { "content-type": streamed ? "text/event-stream" : "application/json" } });
+}
+
 export function startFakeUpstream(): FakeUpstream {
   const received: ReceivedRequest[] = [];
   const arrivals: string[] = [];
@@ -215,6 +252,8 @@ export function startFakeUpstream(): FakeUpstream {
       const after = flaky[3] === undefined ? {} : { "retry-after-ms": flaky[3], "retry-after": String(Math.ceil(Number(flaky[3]) / 1000)) };
       return Response.json(wire.error(Number(flaky[1]), "fake provider error"), { status: Number(flaky[1]), headers: after });
     }
+    const huge = /^huge:(\d+)$/.exec(model);
+    if (huge || model === "endless-event") return pieceByPiece(request, dialect, model, streamed, huge ? Number(huge[1]) : 1024 ** 3, () => abortedCount++);
     if (model === "malformed" && !streamed) return new Response('{"id": "broken", "choices": [{"mess', { headers: { "content-type": "application/json" } });
     const errorStatus = /^error-(\d{3})$/.exec(model);
     if (errorStatus) return Response.json(wire.error(Number(errorStatus[1]), "fake provider error"), { status: Number(errorStatus[1]), headers: { "x-request-id": "fake-req" } });

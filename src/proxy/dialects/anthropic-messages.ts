@@ -17,6 +17,7 @@ const ANTHROPIC_ERROR_TYPES: Record<ErrorKind, string> = {
   upstream_unreachable: "api_error",
   upstream_refused: "api_error",
   upstream_unavailable: "overloaded_error",
+  upstream_too_large: "api_error",
 };
 
 type Block = { type: string; text?: unknown; content?: unknown };

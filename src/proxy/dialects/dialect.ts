@@ -64,7 +64,7 @@ export interface StreamTranscript {
 }
 
 /** The error bodies a dialect's clients understand. */
-export type ErrorKind = "blocked" | "upstream_error" | "upstream_timeout" | "upstream_unreachable" | "upstream_refused" | "upstream_unavailable";
+export type ErrorKind = "blocked" | "upstream_error" | "upstream_timeout" | "upstream_unreachable" | "upstream_refused" | "upstream_unavailable" | "upstream_too_large";
 
 /**
  * One provider API: how to read its requests, its answers and its streams, and how to speak its

@@ -8,6 +8,7 @@ export const ERROR_CODES: Record<ErrorKind, string> = {
   upstream_unreachable: "upstream_unreachable",
   upstream_refused: "upstream_refused",
   upstream_unavailable: "upstream_unavailable",
+  upstream_too_large: "upstream_response_too_large",
 };
 
 /** Bodies of the OpenAI dialects: the spec's `{error, reason, request_id}` for a block, `{error, detail, request_id}` otherwise. */
