@@ -23,12 +23,14 @@ const uploadOptionFields = {
   mime_type: z.string().min(1).max(200).optional(),
 };
 
+export const PLAIN_FILE_NAME = "must be a plain file name (no path separators or control characters)";
+
 const filename = z
   .string()
   .trim()
   .min(1, "must not be empty")
   .max(255)
-  .refine((name) => !/[\u0000-\u001f/\\]/.test(name), "must be a plain file name (no path separators or control characters)");
+  .refine((name) => !/[\u0000-\u001f/\\]/.test(name), PLAIN_FILE_NAME);
 
 /** JSON upload: the file as base64 or as text. */
 export const jsonUploadBody = z

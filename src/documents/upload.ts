@@ -7,7 +7,7 @@ import { badRequest, httpError } from "../http/errors";
 import { describeZodIssues } from "../http/validation";
 import type { Logger } from "../logging/logger";
 import type { DocumentParser } from "./document-parser";
-import { jsonUploadBody, multipartUploadFields, type UploadOptions } from "./model";
+import { jsonUploadBody, multipartUploadFields, PLAIN_FILE_NAME, type UploadOptions } from "./model";
 import {
   CorruptFileError,
   DecompressionLimitError,
@@ -33,7 +33,10 @@ export async function readUpload(request: Request, maxBytes: number): Promise<Up
 }
 
 async function readMultipart(request: Request, maxBytes: number): Promise<Upload> {
-  const form = await request.formData().catch(() => {
+  const body = Buffer.from(await request.arrayBuffer());
+  const contentType = request.headers.get("content-type")!;
+  assertNoNulInPartHeaders(body, contentType);
+  const form = await new Response(body, { headers: { "content-type": contentType } }).formData().catch(() => {
     throw badRequest("body: not a readable multipart/form-data body");
   });
   const file = form.get("file");
@@ -50,6 +53,27 @@ async function readMultipart(request: Request, maxBytes: number): Promise<Upload
   // The part's own name is checked like a filename field (it may carry a client-side path).
   const { filename, ...options } = parse(multipartUploadFields, { filename: file.name, ...fields });
   return { filename, bytes: new Uint8Array(await file.arrayBuffer()), declaredMime: options.mime_type ?? (file.type || undefined), options };
+}
+
+/**
+ * Bun's multipart parser ends a header parameter at a NUL byte: a file part named `a\0b.md`
+ * arrives as `a`, a field named `file\0x` as `file`, and the checks after it see a clean name.
+ * So the part headers are checked as sent, before the form is parsed. (Field values keep their
+ * NUL bytes; the schema refuses them where they do not belong.)
+ */
+function assertNoNulInPartHeaders(body: Buffer, contentType: string): void {
+  const boundary = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
+  if (!boundary) return; // not readable as a form: formData() says so
+  const delimiter = `--${boundary[1] ?? boundary[2]}`;
+  for (let at = body.indexOf(delimiter); at !== -1; at = body.indexOf(`\r\n${delimiter}`, at)) {
+    at += delimiter.length + (body[at] === 0x0d ? 2 : 0);
+    const headersEnd = body.indexOf("\r\n\r\n", at);
+    if (body.toString("latin1", at, at + 2) === "--" || headersEnd === -1) return; // the closing delimiter
+    const headers = body.subarray(at, headersEnd);
+    if (!headers.includes(0)) continue;
+    if (/filename\*?="?[^";\r\n]*\0/.test(headers.toString("latin1"))) throw badRequest(`body.filename: ${PLAIN_FILE_NAME}`);
+    throw badRequest("body: a multipart part header holds a NUL byte (in a field name or parameter)");
+  }
 }
 
 async function readJson(request: Request, maxBytes: number): Promise<Upload> {

@@ -192,3 +192,50 @@ describe("every endpoint refuses bad input", () => {
     expect((await api.getJson(`/api/documents/${own.document_id}`)).variants).toHaveLength(1);
   });
 });
+
+describe("a NUL byte in a file name (issue #56, defect 7)", () => {
+  // Bun's multipart parser ends a header parameter at a NUL byte: a part named "a\0b.md" was
+  // stored as "a". Every upload form must refuse such a name, naming the field, and store nothing.
+  const boundary = "sieve-nul-test";
+  const rawMultipart = (partHeaders: string, text = "# Notes\n\nText.") =>
+    fetch(`${sieve.url}/api/documents`, {
+      method: "POST",
+      headers: { ...victim.bearer, "content-type": `multipart/form-data; boundary=${boundary}` },
+      body: `--${boundary}\r\n${partHeaders}\r\nContent-Type: text/markdown\r\n\r\n${text}\r\n--${boundary}--\r\n`,
+    });
+
+  test("multipart file part, multipart filename field, raw part headers, JSON: 400 naming filename, nothing stored", async () => {
+    const tenant = await sieve.tenant("nul-names");
+    const client = new DocumentsClient(sieve.url, tenant);
+    const field = new FormData();
+    field.append("file", new Blob(["# Notes\n\nText."]), "notes.md");
+    field.append("filename", "a\u0000b.md");
+    const cases: [string, () => Promise<Response>][] = [
+      ["multipart file part (FormData)", () => client.uploadFile("a\u0000b.md", "# Notes\n\nText.")],
+      ["multipart filename field", () => fetch(`${sieve.url}/api/documents`, { method: "POST", headers: tenant.bearer, body: field })],
+      ["raw part header", () => rawMultipart(`Content-Disposition: form-data; name="file"; filename="a\u0000b.md"`)],
+      ["JSON filename", () => client.uploadJson({ filename: "a\u0000b.md", text: "# Notes\n\nText." })],
+    ];
+    for (const [name, send] of cases) {
+      const response = await send();
+      const body: any = await response.json();
+      expect({ name, status: response.status, error: body.error }).toEqual({ name, status: 400, error: "invalid_request" });
+      expect({ name, detail: body.detail }).toEqual({ name, detail: expect.stringMatching(/^body\.filename: must be a plain file name/) });
+    }
+    expect(await storedRows(tenant.workspaceId)).toEqual({
+      documents: 0, document_versions: 0, document_variants: 0, document_chunks: 0, document_blobs: 0, chunk_embeddings: 0, document_usage: 0,
+    });
+  });
+
+  test("a NUL in another part header (a field's name) is refused too, naming the part", async () => {
+    const response = await rawMultipart(`Content-Disposition: form-data; name="file\u0000x"; filename="notes.md"`);
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as any).detail).toMatch(/^body: .*NUL/);
+  });
+
+  test("an ordinary name in a hand-written multipart body is still accepted", async () => {
+    const response = await rawMultipart(`Content-Disposition: form-data; name="file"; filename="plain-notes.md"`, "# Plain notes\n\nA name without a NUL.");
+    expect(response.status).toBe(201);
+    expect(((await response.json()) as any).filename).toBe("plain-notes.md");
+  });
+});
