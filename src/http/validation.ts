@@ -38,9 +38,23 @@ function formatPath(path: unknown): string {
   return "";
 }
 
+type ZodIssueLike = { path: readonly PropertyKey[]; message: string; code?: string; errors?: readonly (readonly ZodIssueLike[])[] };
+
+/**
+ * A union's own message ("must be a string or an array of input items") hides which field is
+ * wrong. When exactly one option took the value's type and failed only deeper inside it, that
+ * option's issues are the ones to report: `body.input.1.role: …`.
+ */
+function unwrapUnions(issues: readonly ZodIssueLike[]): ZodIssueLike[] {
+  return issues.flatMap((issue) => {
+    const deeper = issue.code === "invalid_union" ? (issue.errors ?? []).filter((option) => option.length > 0 && option.every((inner) => inner.path.length > 0)) : [];
+    return deeper.length === 1 ? unwrapUnions(deeper[0]!).map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] })) : [issue];
+  });
+}
+
 /** The same one-sentence format for zod errors raised outside Elysia's validation. */
-export function describeZodIssues(where: string, issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
-  return issues
+export function describeZodIssues(where: string, issues: readonly ZodIssueLike[]): string {
+  return unwrapUnions(issues)
     .slice(0, 5)
     .map((issue) => `${[where, ...issue.path.map(String)].join(".")}: ${issue.message}`)
     .join("; ");

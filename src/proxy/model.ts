@@ -2,8 +2,16 @@ import { z } from "zod";
 
 const contentPart = z.looseObject({ type: z.string() });
 
+/**
+ * The roles each API accepts. The firewall picks the texts it scans by role, so a role spelled any
+ * other way ("User", "human") is refused (400 naming the field) rather than forwarded unscanned
+ * to a provider that may read it as a user turn.
+ */
+export const CHAT_ROLES = ["system", "developer", "user", "assistant", "tool", "function"] as const;
+export const RESPONSES_ROLES = ["user", "assistant", "system", "developer"] as const;
+
 export const chatMessage = z.looseObject({
-  role: z.string().min(1),
+  role: z.enum(CHAT_ROLES),
   content: z.union([z.string(), z.array(contentPart), z.null()]).optional(),
 });
 
@@ -21,11 +29,16 @@ export type ChatCompletionBody = z.infer<typeof chatCompletionBody>;
 export type ChatMessage = z.infer<typeof chatMessage>;
 
 /** One item of a Responses `input` array: a message (role + content) or another typed item (function_call_output, …). */
-export const responsesInputItem = z.looseObject({
-  type: z.string().min(1).optional(),
-  role: z.string().min(1).optional(),
-  content: z.union([z.string(), z.array(contentPart)], { error: "must be a string or an array of content parts with a type" }).optional(),
-});
+export const responsesInputItem = z
+  .looseObject({
+    type: z.string().min(1).optional(),
+    role: z.enum(RESPONSES_ROLES).optional(),
+    content: z.union([z.string(), z.array(contentPart)], { error: "must be a string or an array of content parts with a type" }).optional(),
+  })
+  .refine((item) => (item.type ?? "message") !== "message" || item.role !== undefined, {
+    path: ["role"],
+    error: `required on a message item: one of ${RESPONSES_ROLES.join(", ")}`,
+  });
 
 /** OpenAI Responses API, POST /v1/responses: the fields Sieve reads; the rest passes through. */
 export const responsesBody = z.looseObject({

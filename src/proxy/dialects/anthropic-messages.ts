@@ -20,7 +20,7 @@ const ANTHROPIC_ERROR_TYPES: Record<ErrorKind, string> = {
   upstream_too_large: "api_error",
 };
 
-type Block = { type: string; text?: unknown; content?: unknown };
+type Block = { type: string; text?: unknown; content?: unknown; source?: { type?: unknown; data?: unknown } };
 
 /**
  * Anthropic Messages API, POST /v1/messages. The provider key comes in x-api-key or
@@ -91,12 +91,17 @@ function anthropicStreamError(kind: ErrorKind, message: string, requestId: strin
   };
 }
 
-/** Text blocks of a content array, and the text inside tool_result blocks (where indirect injections arrive). */
+/**
+ * The text a content array carries, whatever the block's type: its `text`, the content of
+ * tool_result and search_result blocks (where indirect injections arrive), a plain-text document's data.
+ */
 function blocksText(blocks: Block[], separator = "\n"): string {
   return blocks
     .flatMap((block): string[] => {
-      if (block.type === "text" && typeof block.text === "string") return [block.text];
-      if (block.type === "tool_result") return typeof block.content === "string" ? [block.content] : Array.isArray(block.content) ? [blocksText(block.content as Block[], separator)] : [];
+      if (typeof block.text === "string") return [block.text];
+      if (typeof block.content === "string") return [block.content];
+      if (Array.isArray(block.content)) return [blocksText(block.content as Block[], separator)];
+      if (block.source?.type === "text" && typeof block.source.data === "string") return [block.source.data];
       return [];
     })
     .join(separator);

@@ -50,13 +50,16 @@ export const openaiChat: Dialect = {
   streamError: (kind, message, requestId, reason) => sseErrorEvent(ERROR_CODES[kind], message, requestId, kind === "blocked" ? { reason } : {}),
 };
 
-/** The text of one message: a string content, or the text parts of a multi-part content. */
+/**
+ * The text of one message: a string content, or the text of every part that carries one (a
+ * lenient provider may read a part of another type, e.g. `input_text`, as text too).
+ */
 export function messageText(message: ChatMessage): string {
   const { content } = message;
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content
-    .filter((part) => part.type === "text" && typeof part.text === "string")
+    .filter((part) => typeof part.text === "string")
     .map((part) => part.text as string)
     .join("\n");
 }

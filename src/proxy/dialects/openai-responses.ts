@@ -8,7 +8,7 @@ import { replayPieces } from "./replay-pieces";
 import { responsesUsage, ResponsesTranscript } from "./responses-transcript";
 
 const SYSTEM_ROLES = new Set(["system", "developer"]);
-/** Content parts whose text is scanned and matched: what the user wrote, in either spelling. */
+/** Content parts a semantic cache lookup may match: what the user wrote, in either spelling. */
 const TEXT_PARTS = new Set(["input_text", "text"]);
 /** Items that carry what a tool returned: indirect injections arrive there. */
 const TOOL_OUTPUTS = new Set(["function_call_output", "custom_tool_call_output", "computer_call_output", "local_shell_call_output", "mcp_call_output"]);
@@ -70,22 +70,24 @@ export const openaiResponses: Dialect = {
     formatSseEvent({ type: "error", code: ERROR_CODES[kind], message, param: null, request_id: requestId, ...(kind === "blocked" ? { reason } : {}) }, "error"),
 };
 
-/** Text a user or tool put in one input item; undefined for items whose text is not scanned (assistant turns, reasoning, calls). */
+/**
+ * Text a user or tool put in one input item; undefined for items whose text is not scanned
+ * (assistant turns, reasoning, calls). An item with a user, system or developer role is read
+ * whatever its type says: a lenient provider may take `{type: "Message", role: "user"}` as a turn.
+ */
 function itemText(item: ResponsesInputItem): string | undefined {
   if (TOOL_OUTPUTS.has(item.type ?? "")) {
     const output = (item as { output?: unknown }).output;
     return typeof output === "string" ? output : Array.isArray(output) ? partsText(output) : undefined;
   }
-  if ((item.type ?? "message") !== "message" || !item.role || item.role === "assistant") return undefined;
+  if (!item.role || item.role === "assistant") return undefined;
   return typeof item.content === "string" ? item.content : Array.isArray(item.content) ? partsText(item.content) : undefined;
 }
 
+/** The text of every part that carries one, whatever its type. */
 function partsText(parts: unknown[]): string {
   return parts
-    .filter((part): part is { type: string; text: string } => {
-      const p = part as { type?: unknown; text?: unknown };
-      return TEXT_PARTS.has(String(p?.type)) && typeof p.text === "string";
-    })
+    .filter((part): part is { text: string } => typeof (part as { text?: unknown })?.text === "string")
     .map((part) => part.text)
     .join("\n");
 }
