@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { bodyLimit, SMALL_JSON_BODY_BYTES } from "../http/bounded-body";
 import { httpError } from "../http/errors";
 import type { AppContext } from "../runtime/context";
 import { serviceKeyAuth } from "../tenancy/auth";
@@ -15,6 +16,7 @@ export const cacheStage = (ctx: AppContext): CacheStage => (ctx.config.cache ? n
 /** The response cache of the caller's workspace: statistics, purge, settings (proxy credentials, spec §5). */
 export const cacheController = (ctx: AppContext) =>
   new Elysia({ prefix: "/v1/cache", detail: { tags: ["cache"] } })
+    .use(bodyLimit)
     .use(serviceKeyAuth(ctx))
     .get("/stats", async ({ scope }) => cacheStats(scope, Date.now()), {
       detail: { summary: "Entries, bytes, hits (exact and semantic), misses, hit rate and provider time saved" },
@@ -29,6 +31,7 @@ export const cacheController = (ctx: AppContext) =>
     })
     .patch("/settings", async ({ scope, body }) => cacheSettingsView(await updateCacheSettings(scope, body)), {
       body: cacheSettingsPatch,
+      maxBodyBytes: SMALL_JSON_BODY_BYTES,
       detail: { summary: "Change enabled, semantic, threshold (0.5–1 or null), ttl_seconds (default TTL) or max_entries (LRU bound)" },
     })
     .delete(

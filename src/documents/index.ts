@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { bodyLimit, SMALL_JSON_BODY_BYTES } from "../http/bounded-body";
 import type { AppContext } from "../runtime/context";
 import { bearerKeyAuth } from "../tenancy/auth";
 import { resolveChunking } from "./chunking-config";
@@ -46,6 +47,7 @@ export const documentsController = (ctx: AppContext) => {
   const jobs = documentJobs(ctx);
   const env: DocumentsEnv = { jobs, log: ctx.log, parser: jobs.parser };
   return new Elysia({ prefix: "/api", detail: { tags: ["documents"] } })
+    .use(bodyLimit)
     .use(bearerKeyAuth(ctx))
     .post(
       "/documents",
@@ -108,6 +110,7 @@ export const documentsController = (ctx: AppContext) => {
       {
         params: documentParams,
         body: variantBody,
+        maxBodyBytes: SMALL_JSON_BODY_BYTES,
         detail: { summary: "Process the document with another chunking configuration (a new variant), or retry a failed one" },
       },
     )

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { bodyLimit, jsonTextBodyBytes, SMALL_JSON_BODY_BYTES } from "../http/bounded-body";
 import { requestContextPlugin } from "../http/request-context";
 import type { AppContext } from "../runtime/context";
 import { serviceKeyAuth } from "../tenancy/auth";
@@ -8,6 +9,7 @@ import {
   familyList,
   familyParams,
   familyView,
+  MAX_TEST_CHARS,
   patternIdParams,
   patternList,
   patternView,
@@ -27,6 +29,7 @@ export const firewallController = (ctx: AppContext) => {
   const service = firewallService(ctx);
   return new Elysia({ prefix: "/v1/firewall", detail: { tags: ["firewall"] } })
     .use(requestContextPlugin)
+    .use(bodyLimit)
     .use(serviceKeyAuth(ctx))
     .get("/patterns", async ({ scope }) => ({ patterns: await service.listPatterns(scope) }), {
       detail: { summary: "Built-in patterns and this workspace's custom patterns", responses: { 200: { description: "Patterns", ...json(patternList) } } },
@@ -40,6 +43,7 @@ export const firewallController = (ctx: AppContext) => {
       },
       {
         body: createPatternBody,
+        maxBodyBytes: SMALL_JSON_BODY_BYTES,
         detail: {
           summary: "Add a custom pattern",
           description: "threshold is on the calibrated score scale (0..1): the pattern fires when its score is strictly greater. 400 names the invalid field; nothing is saved.",
@@ -50,6 +54,7 @@ export const firewallController = (ctx: AppContext) => {
     .patch("/patterns/:id", ({ scope, params, body }) => service.updatePattern(scope, params.id, body), {
       params: patternIdParams,
       body: updatePatternBody,
+      maxBodyBytes: SMALL_JSON_BODY_BYTES,
       detail: {
         summary: "Change a custom pattern, or a built-in's enabled, action and threshold for this workspace",
         description:
@@ -71,10 +76,12 @@ export const firewallController = (ctx: AppContext) => {
     .patch("/families/:family", ({ scope, params, body }) => service.setFamilyEnabled(scope, params.family, body.enabled), {
       params: familyParams,
       body: familyBody,
+      maxBodyBytes: SMALL_JSON_BODY_BYTES,
       detail: { summary: "Switch a built-in family on or off for this workspace", responses: { 200: { description: "The family", ...json(familyView) } } },
     })
     .post("/test", ({ scope, body }) => service.test(scope, body.text), {
       body: testBody,
+      maxBodyBytes: jsonTextBodyBytes(MAX_TEST_CHARS),
       detail: {
         summary: "Score a text as a user message against this workspace's patterns, without forwarding anything",
         responses: { 200: { description: "Verdict, fired patterns with raw similarity and calibrated score, and the closest pattern", ...json(testResult) } },

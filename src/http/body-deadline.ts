@@ -1,4 +1,5 @@
 import type { Server } from "bun";
+import { BodyTooLargeError, readBoundedBody, type BodyLimitOf } from "./bounded-body";
 import { jsonResponse } from "./errors";
 import { startRequestContext } from "./request-context";
 
@@ -16,16 +17,20 @@ const MIN_STREAMED_BYTES_PER_SECOND = 1024;
  * The exception is a body the route relays as it arrives (`streamed`: pass-through uploads,
  * which must never be buffered whole): it may take longer, but not stall for `timeoutMs` or
  * fall below MIN_STREAMED_BYTES_PER_SECOND after that; then its connection is dropped.
+ * A route that declared a body limit (`maxBodyBytes`, see bounded-body.ts) has its body counted
+ * while it arrives: over the limit, it is answered 413 at once and its connection closed, so
+ * nothing past the limit is held or parsed.
  * The client address is taken here too, while the original request is at hand.
  */
-export function withBodyDeadline(handle: Handler, timeoutMs: number, streamed: (url: URL) => boolean): Handler {
+export function withBodyDeadline(handle: Handler, timeoutMs: number, streamed: (url: URL) => boolean, bodyLimitOf: BodyLimitOf): Handler {
   return async (request, server) => {
     const clientAddress = server.requestIP(request)?.address;
     if (!request.body) {
       startRequestContext(request, clientAddress);
       return handle(request, server);
     }
-    if (streamed(new URL(request.url))) {
+    const url = new URL(request.url);
+    if (streamed(url)) {
       const body = deadlineStream(request.body, timeoutMs, () => server.timeout(request, 1));
       const relayed = new Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal, duplex: "half" } as RequestInit);
       startRequestContext(relayed, clientAddress);
@@ -33,9 +38,14 @@ export function withBodyDeadline(handle: Handler, timeoutMs: number, streamed: (
     }
     let timer: Timer | undefined;
     const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), timeoutMs)));
-    const reading = request.arrayBuffer();
+    const limit = bodyLimitOf(request.method, url.pathname);
+    const reading = limit === undefined ? request.arrayBuffer() : readBoundedBody(request, limit);
     const result = await Promise.race([reading, late]).catch((error: Error) => error);
     clearTimeout(timer);
+    if (result instanceof BodyTooLargeError) {
+      server.timeout(request, 1); // the rest of the body will not be read: drop the connection
+      return jsonResponse(413, { error: "payload_too_large", detail: `${result.message} of ${request.method} ${url.pathname}` }, { connection: "close" });
+    }
     if (result === "late" || result instanceof Error) {
       reading.catch(() => {});
       server.timeout(request, 1); // the rest of the body will not be read: drop the connection

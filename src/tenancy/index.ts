@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../runtime/context";
 import { upstreamUrlProblem } from "../egress/upstream-target";
+import { bodyLimit, SMALL_JSON_BODY_BYTES } from "../http/bounded-body";
 import { badRequest, httpError } from "../http/errors";
 import { requestContextPlugin } from "../http/request-context";
 import { SESSION_COOKIE, sessionFromCookie, bearerKeyAuth, requireKeyManager } from "./auth";
@@ -46,6 +47,7 @@ export const authController = (ctx: AppContext) => {
   const throttle = new LoginThrottle(ctx.config.loginMaxFailures);
   return new Elysia({ prefix: "/api/auth", detail: { tags: ["auth"] } })
     .use(requestContextPlugin)
+    .use(bodyLimit)
     .post(
       "/signup",
       async ({ body, set }) => {
@@ -58,7 +60,7 @@ export const authController = (ctx: AppContext) => {
         set.headers["set-cookie"] = sessionCookie(session);
         return { user: { id: user.id, email: user.email }, workspace: workspaceView(workspace), csrf_token: session.csrfToken, expires_at: session.expiresAt.toISOString() };
       },
-      { body: signUpBody, beforeHandle: ({ request }) => assertSameOrigin(request), detail: { summary: "Create an account and its workspace; starts a session" } },
+      { body: signUpBody, maxBodyBytes: SMALL_JSON_BODY_BYTES, beforeHandle: ({ request }) => assertSameOrigin(request), detail: { summary: "Create an account and its workspace; starts a session" } },
     )
     .post(
       "/login",
@@ -75,7 +77,7 @@ export const authController = (ctx: AppContext) => {
         set.headers["set-cookie"] = sessionCookie(session);
         return { user: { id: user.id, email: user.email }, workspace: workspaceView(workspace), csrf_token: session.csrfToken, expires_at: session.expiresAt.toISOString() };
       },
-      { body: credentialsBody, beforeHandle: ({ request }) => assertSameOrigin(request), detail: { summary: "Log in; sets an HTTP-only session cookie" } },
+      { body: credentialsBody, maxBodyBytes: SMALL_JSON_BODY_BYTES, beforeHandle: ({ request }) => assertSameOrigin(request), detail: { summary: "Log in; sets an HTTP-only session cookie" } },
     )
     .post(
       "/logout",
@@ -88,7 +90,7 @@ export const authController = (ctx: AppContext) => {
         set.headers["set-cookie"] = clearedCookie;
         return { status: "logged_out" };
       },
-      { detail: { summary: "End the session (X-CSRF-Token required)" } },
+      { maxBodyBytes: SMALL_JSON_BODY_BYTES, detail: { summary: "End the session (X-CSRF-Token required)" } },
     )
     .get(
       "/me",
@@ -106,6 +108,7 @@ export const authController = (ctx: AppContext) => {
 /** Settings → API Keys. Session (with X-CSRF-Token on changes) or an admin key (Authorization: Bearer <API_KEY>). */
 export const keysController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/keys", detail: { tags: ["api keys"] } })
+    .use(bodyLimit)
     .use(bearerKeyAuth(ctx))
     .onBeforeHandle(({ scope }) => requireKeyManager(scope))
     .get("/", async ({ scope }) => ({ keys: (await listApiKeys(scope)).map(apiKeyView) }), { detail: { summary: "List the workspace's keys (never the secret)" } })
@@ -116,7 +119,7 @@ export const keysController = (ctx: AppContext) =>
         set.status = 201;
         return { ...apiKeyView(record), api_key: key, workspace_id: scope.workspaceId };
       },
-      { body: createKeyBody, detail: { summary: "Create a key; the full key is in this response only" } },
+      { body: createKeyBody, maxBodyBytes: SMALL_JSON_BODY_BYTES, detail: { summary: "Create a key; the full key is in this response only" } },
     )
     .delete(
       "/:id",
@@ -131,6 +134,7 @@ export const keysController = (ctx: AppContext) =>
 /** The caller's workspace and its general settings (Bearer key or dashboard session). */
 export const workspaceController = (ctx: AppContext) => {
   return new Elysia({ prefix: "/api/workspace", detail: { tags: ["workspace"] } })
+    .use(bodyLimit)
     .use(bearerKeyAuth(ctx))
     .get("/", async ({ scope }) => workspaceSettingsView(await scope.workspace(), ctx.config), {
       detail: { summary: "The workspace: id, name, body logging, system-prompt scanning, provider URLs (OpenAI-compatible and Anthropic)" },
@@ -155,6 +159,7 @@ export const workspaceController = (ctx: AppContext) => {
       },
       {
         body: workspaceSettingsPatch,
+        maxBodyBytes: SMALL_JSON_BODY_BYTES,
         detail: {
           summary: "Change settings; unknown fields are refused (400) and nothing changes",
           description:

@@ -23,8 +23,10 @@ afterAll(async () => {
   await upstream.stop();
 });
 
-const DEPTH = 100_000;
-const deepArray = "[".repeat(DEPTH) + "]".repeat(DEPTH);
+const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+const deepArray = nested(100_000);
+/** Deep enough to fail the depth check, small enough for the routes with a 16 KiB body limit (small-bodies.test.ts). */
+const deepSmall = nested(1_000);
 
 async function evidenceFor(requestId: string): Promise<any> {
   for (let i = 0; i < 100; i++) {
@@ -37,11 +39,11 @@ async function evidenceFor(requestId: string): Promise<any> {
 
 describe("deeply nested JSON (defect 2)", () => {
   const routes: [method: string, path: string, body: string, auth: () => Record<string, string>][] = [
-    ["POST", "/api/auth/login", `{"email":"a@b.example","password":${deepArray}}`, () => ({})],
-    ["POST", "/api/auth/signup", `{"email":"a@b.example","password":"longenough","x":${deepArray}}`, () => ({})],
-    ["POST", "/api/keys", `{"name":${deepArray}}`, () => tenant.bearer],
-    ["PATCH", "/api/workspace", `{"name":${deepArray}}`, () => tenant.bearer],
-    ["POST", "/v1/firewall/patterns", `{"text":${deepArray}}`, () => tenant.serviceHeaders],
+    ["POST", "/api/auth/login", `{"email":"a@b.example","password":${deepSmall}}`, () => ({})],
+    ["POST", "/api/auth/signup", `{"email":"a@b.example","password":"longenough","x":${deepSmall}}`, () => ({})],
+    ["POST", "/api/keys", `{"name":${deepSmall}}`, () => tenant.bearer],
+    ["PATCH", "/api/workspace", `{"name":${deepSmall}}`, () => tenant.bearer],
+    ["POST", "/v1/firewall/patterns", `{"text":${deepSmall}}`, () => tenant.serviceHeaders],
     ["POST", "/v1/firewall/test", `{"text":"hi","extra":${deepArray}}`, () => tenant.serviceHeaders],
     ["POST", "/v1/embeddings", `{"model":"m","input":${deepArray}}`, () => tenant.serviceHeaders],
   ];
