@@ -43,6 +43,7 @@ function upstreamStage(ctx: AppContext): UpstreamStage {
     metrics: ctx.metrics.routing,
     allowedUpstreamHosts: ctx.allowedUpstreamHosts,
     maxResponseBytes: ctx.config.maxResponseBytes,
+    maxSseEventBytes: ctx.config.maxSseEventBytes,
   });
 }
 

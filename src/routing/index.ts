@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
+import { bodyLimit } from "../http/bounded-body";
 import { badRequest, httpError } from "../http/errors";
 import type { AppContext } from "../runtime/context";
 import { bearerKeyAuth } from "../tenancy/auth";
@@ -8,6 +9,10 @@ import type { Workspace } from "../tenancy/service";
 import { REFERENCES, secretBody, secretNameParams } from "./model";
 import { secretContext } from "./secret-box";
 import { RoutingDocumentError } from "./workspace-routes";
+
+/** A routing document as large as the routing file may be (1 MiB), and a secret of 16,384 characters escaped in JSON (up to 6 bytes each). */
+const ROUTING_BODY_BYTES = 1024 * 1024;
+const SECRET_BODY_BYTES = 128 * 1024;
 
 /** Routes send the workspace's traffic (and its provider keys) somewhere: a dashboard session or an admin key only. */
 function requireAdmin(scope: WorkspaceScope): void {
@@ -46,6 +51,7 @@ export const routingController = (ctx: AppContext) => {
   });
 
   return new Elysia({ prefix: "/api/routing", detail: { tags: ["routing"] } })
+    .use(bodyLimit)
     .use(bearerKeyAuth(ctx))
     .onBeforeHandle(({ scope }) => requireAdmin(scope))
     .get("/", async ({ scope }) => view(await scope.workspace()), {
@@ -66,6 +72,7 @@ export const routingController = (ctx: AppContext) => {
       },
       {
         body: z.record(z.string(), z.unknown()),
+        maxBodyBytes: ROUTING_BODY_BYTES,
         detail: {
           summary: "Replace the workspace's routes (README: Routing and resilience); they apply before the operator's routes",
           description: "Same shape as the routing file; api_key and header values name stored secrets as secret:NAME. Targets follow the upstream_url rules (public addresses unless --allow-upstream-hosts).",
@@ -85,7 +92,7 @@ export const routingController = (ctx: AppContext) => {
         });
         return view(updated);
       },
-      { params: secretNameParams, body: secretBody, detail: { summary: "Store a secret for secret:NAME references, sealed at rest (AES-256-GCM); the value is never returned" } },
+      { params: secretNameParams, body: secretBody, maxBodyBytes: SECRET_BODY_BYTES, detail: { summary: "Store a secret for secret:NAME references, sealed at rest (AES-256-GCM); the value is never returned" } },
     )
     .delete(
       "/secrets/:name",

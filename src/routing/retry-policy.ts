@@ -18,7 +18,9 @@ export type AttemptOutcome =
   /** A non-streamed answer past --max-response-bytes. */
   | "too_large"
   /** Skipped: the target's circuit is open. */
-  | "circuit_open";
+  | "circuit_open"
+  /** Skipped: the target speaks the other provider's API and the request has a field it cannot carry. */
+  | "untranslatable";
 
 /** 429 and the statuses of a provider or gateway in trouble are worth another try; 400/401/403/404/409/422 never are. */
 export function outcomeOfStatus(status: number): AttemptOutcome {
@@ -29,7 +31,6 @@ export function outcomeOfStatus(status: number): AttemptOutcome {
   return "client_error";
 }
 
-export const isFailure = (outcome: AttemptOutcome) => outcome !== "ok" && outcome !== "client_error";
 
 /**
  * How long the provider asked us to wait: OpenAI's `retry-after-ms`, else `Retry-After` in

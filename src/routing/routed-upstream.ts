@@ -1,13 +1,14 @@
 import type { AllowedHosts } from "../egress/allowed-hosts";
-import { badRequest } from "../http/errors";
+import { badRequest, HttpError } from "../http/errors";
 import type { RoutingMetrics } from "../metrics/routing";
 import type { ProxiedRequest } from "../proxy/request";
 import type { UpstreamStage } from "../proxy/stages";
 import { callUpstream, readAnswerText, UpstreamError, type UpstreamAttempt, type UpstreamCall } from "../proxy/upstream";
 import type { Breakers } from "./breaker";
-import { backoffMs, isFailure, outcomeOfStatus, retryAfterMs, type AttemptOutcome } from "./retry-policy";
+import { backoffMs, outcomeOfStatus, retryAfterMs, type AttemptOutcome } from "./retry-policy";
 import { speaks, type Route, type RouteTarget, type RoutingTable, type Target } from "./table";
 import type { WorkspaceRoutes } from "./workspace-routes";
+import { newTranslation, type Translation } from "./translate";
 
 /** Metrics label of a workspace's own targets and routes: their names are a tenant's, so they never become label values. */
 const TENANT_LABEL = "(workspace)";
@@ -27,6 +28,8 @@ export type RoutedUpstreamDeps = {
   allowedUpstreamHosts: AllowedHosts;
   /** --max-response-bytes, for the non-streamed answers read here. */
   maxResponseBytes: number;
+  /** --max-sse-event-bytes, for the streams translated here. */
+  maxSseEventBytes: number;
   random?: () => number;
 };
 
@@ -64,17 +67,21 @@ async function dispatch(request: ProxiedRequest, route: Route, table: RoutingTab
   const breakers = table.tenant ? deps.tenantBreakers : deps.breakers;
   const breakerKey = (target: Target) => (table.tenant ? `${request.scope.workspaceId}/${target.name}` : target.name);
   const label = (name: string) => (table.tenant ? TENANT_LABEL : name);
-  const provider = request.dialect.provider;
-  const usable = route.targets.filter((entry) => speaks(entry.target.kind) === provider);
+  const usable = route.targets.filter((entry) => canServe(request, entry.target));
   if (usable.length === 0) {
     const kinds = [...new Set(route.targets.map((entry) => entry.target.kind))].join(", ");
-    throw badRequest(`model: "${request.view.model}" is routed by route "${route.name}", whose targets (${kinds}) do not serve ${request.dialect.api}; requests are not translated between providers`);
+    throw badRequest(
+      `model: "${request.view.model}" is routed by route "${route.name}", whose targets (${kinds}) cannot serve ${request.dialect.api}: ` +
+        (request.dialect.name === "openai_responses" ? "the Responses API is not translated to other providers" : "a target of the other provider family needs its own api_key to be translated to"),
+    );
   }
   const order = route.strategy === "loadbalance" ? weightedOrder(usable, deps.random ?? Math.random) : usable;
   const started = performance.now();
   const deadline = started + route.deadlineMs;
   const attempts: UpstreamAttempt[] = [];
   let lastFailure: Exclude<Tried, { call: UpstreamCall }> | undefined;
+  /** Why the last target that could not take this request's fields refused it (400 naming the field). */
+  let untranslatable: HttpError | undefined;
   const discardLast = () => {
     if (lastFailure && "response" in lastFailure) void lastFailure.response.body?.cancel().catch(() => {});
   };
@@ -92,6 +99,16 @@ async function dispatch(request: ProxiedRequest, route: Route, table: RoutingTab
         if (request.clientSignal.aborted) throw clientGone(attempts);
         deps.metrics.retry(label(target.name));
       }
+      let wire: Wire;
+      try {
+        wire = wireFor(request, entry, deps.maxSseEventBytes);
+      } catch (error) {
+        if (!(error instanceof HttpError)) throw error;
+        untranslatable = error;
+        attempts.push({ target: target.name, outcome: "untranslatable", status: null, ms: 0 });
+        deps.metrics.attempt(label(target.name), "untranslatable");
+        break;
+      }
       if (!breaker.tryAcquire()) {
         attempts.push({ target: target.name, outcome: "circuit_open", status: null, ms: 0 });
         deps.metrics.attempt(label(target.name), "circuit_open");
@@ -103,7 +120,7 @@ async function dispatch(request: ProxiedRequest, route: Route, table: RoutingTab
         break;
       }
       const attemptStarted = performance.now();
-      const tried = await attempt(request, entry, { timeoutMs: Math.min(route.timeoutMs, remaining), checkAddress: table.tenant, maxBytes: deps.maxResponseBytes }, deps.allowedUpstreamHosts);
+      const tried = await attempt(request, entry, wire, { timeoutMs: Math.min(route.timeoutMs, remaining), checkAddress: table.tenant, maxBytes: deps.maxResponseBytes }, deps.allowedUpstreamHosts);
       const status = "call" in tried ? tried.call.response.status : "response" in tried ? tried.response.status : null;
       attempts.push({ target: target.name, outcome: tried.outcome, status, ms: Math.round(performance.now() - attemptStarted) });
       deps.metrics.attempt(label(target.name), tried.outcome);
@@ -126,8 +143,13 @@ async function dispatch(request: ProxiedRequest, route: Route, table: RoutingTab
     if (performance.now() >= deadline) break;
   }
 
+  // Only targets of the other family were left, and they cannot carry one of the request's fields.
+  if (untranslatable && attempts.at(-1)?.outcome === "untranslatable") {
+    discardLast();
+    throw untranslatable;
+  }
   if (lastFailure && "response" in lastFailure) {
-    // The last provider error is relayed as the provider sent it, as without routes.
+    // The last provider error is relayed as the provider sent it (in the client's API), as without routes.
     const abort = () => void lastFailure.response.body?.cancel().catch(() => {});
     return { response: lastFailure.response, upstreamMs: performance.now() - started, abort, routed: { target: attempts.at(-1)!.target, attempts, idleTimeoutMs: route.timeoutMs } };
   }
@@ -141,15 +163,39 @@ async function dispatch(request: ProxiedRequest, route: Route, table: RoutingTab
   throw error;
 }
 
+/** How one target is spoken to for this request: in the client's own API, or through a translation. */
+type Wire = { path: string; headers: Record<string, string>; body: string; translation: Translation | undefined; maxEventChars: number };
+
+/** A target serves its own API family, and the other one through a translation when it has credentials of its own (the caller's are for another provider). */
+function canServe(request: ProxiedRequest, target: Target): boolean {
+  if (speaks(target.kind) === request.dialect.provider) return true;
+  return ownsCredentials(target) && newTranslation(request.dialect.name, speaks(target.kind)) !== undefined;
+}
+
+/** The request for `entry`'s target; throws HttpError 400 naming a field the target's API cannot carry. */
+function wireFor(request: ProxiedRequest, entry: RouteTarget, maxEventChars: number): Wire {
+  const { target } = entry;
+  const model = entry.model ?? target.models[request.view.model] ?? request.view.model;
+  const translation = speaks(target.kind) === request.dialect.provider ? undefined : newTranslation(request.dialect.name, speaks(target.kind))!;
+  if (!translation) return { path: request.dialect.upstreamPath, headers: targetHeaders(request.forwardHeaders, target), body: bodyFor(request, model), translation, maxEventChars };
+  // Only neutral headers cross over: the client's provider-specific ones (anthropic-beta, openai-project…) mean nothing there.
+  const neutral = Object.fromEntries(Object.entries(request.forwardHeaders).filter(([name]) => ["content-type", "accept", "user-agent"].includes(name)));
+  return { path: translation.path, headers: { ...targetHeaders(neutral, target), ...translation.extraHeaders }, body: translation.request(JSON.parse(request.rawBody), model), translation, maxEventChars };
+}
+
+/** A translated target's error body, in the client's API (read whole: provider error bodies are small, and bounded here). */
+const MAX_ERROR_BODY_BYTES = 1024 * 1024;
+
 /** One request to one target: its headers, or for a non-streamed request its whole body, within `timeoutMs`. */
-async function attempt(request: ProxiedRequest, entry: RouteTarget, limits: { timeoutMs: number; checkAddress: boolean; maxBytes: number }, allowed: AllowedHosts): Promise<Tried> {
+async function attempt(request: ProxiedRequest, entry: RouteTarget, wire: Wire, limits: { timeoutMs: number; checkAddress: boolean; maxBytes: number }, allowed: AllowedHosts): Promise<Tried> {
   const { target } = entry;
   const { timeoutMs, checkAddress } = limits;
+  const { translation } = wire;
   const started = performance.now();
   let call: UpstreamCall;
   try {
     call = await callUpstream(
-      { url: target.baseUrl + request.dialect.upstreamPath + target.query, method: "POST", headers: targetHeaders(request, target), body: bodyFor(request, entry), clientSignal: request.clientSignal, checkAddress },
+      { url: target.baseUrl + wire.path + target.query, method: "POST", headers: wire.headers, body: wire.body, clientSignal: request.clientSignal, checkAddress },
       timeoutMs,
       allowed,
     );
@@ -157,11 +203,18 @@ async function attempt(request: ProxiedRequest, entry: RouteTarget, limits: { ti
     if (!(error instanceof UpstreamError)) throw error;
     return { outcome: error.kind === "timeout" ? "timeout" : "unreachable", error };
   }
+  if (translation && call.response.status >= 400) call = { ...call, response: await translatedError(call.response, translation) };
   const { response } = call;
   const outcome = outcomeOfStatus(response.status);
   if (outcome === "client_error") return { outcome, call };
   if (outcome !== "ok") return { outcome, response, retryAfterMs: retryAfterMs(response.headers) };
-  if (request.stream) return { outcome, call };
+  if (request.stream) {
+    if (!translation || !response.body) return { outcome, call };
+    const headers = new Headers(response.headers);
+    headers.set("content-type", "text/event-stream; charset=utf-8");
+    const body = translation.stream(response.body, request.view.model, { maxEventChars: wire.maxEventChars });
+    return { outcome, call: { ...call, response: new Response(body, { status: response.status, headers }) } };
+  }
 
   // A non-streamed answer is read here, so a body that hangs, breaks off or is not an answer can still be retried.
   let timedOut = false;
@@ -181,22 +234,42 @@ async function attempt(request: ProxiedRequest, entry: RouteTarget, limits: { ti
     clearTimeout(timer);
   }
   const rebuilt = () => new Response(text, { status: response.status, headers: response.headers });
-  if (!isAnswer(request, text)) return { outcome: "malformed_response", response: rebuilt(), retryAfterMs: undefined };
+  if (translation) {
+    const translated = translation.answer(parseJson(text), request.view.model);
+    if (!translated) return { outcome: "malformed_response", response: rebuilt(), retryAfterMs: undefined };
+    text = JSON.stringify(translated);
+  }
+  if (request.dialect.answer(parseJson(text)) === undefined) return { outcome: "malformed_response", response: rebuilt(), retryAfterMs: undefined };
   return { outcome, call: { ...call, response: rebuilt() } };
 }
 
-function isAnswer(request: ProxiedRequest, text: string): boolean {
+function parseJson(text: string): unknown {
   try {
-    return request.dialect.answer(JSON.parse(text)) !== undefined;
+    return JSON.parse(text);
   } catch {
-    return false;
+    return undefined;
   }
 }
 
+async function translatedError(response: Response, translation: Translation): Promise<Response> {
+  let text = "";
+  try {
+    text = await readAnswerText(response, MAX_ERROR_BODY_BYTES);
+  } catch {
+    // An unreadable or oversized error body: the status says enough.
+  }
+  const headers = new Headers(response.headers);
+  headers.set("content-type", "application/json");
+  headers.delete("content-length");
+  return new Response(JSON.stringify(translation.error(parseJson(text) ?? { error: { message: text.slice(0, 1000) } }, response.status)), { status: response.status, headers });
+}
+
+const ownsCredentials = (target: Target) => target.apiKey !== undefined || CREDENTIAL_HEADERS.some((name) => name in target.headers);
+
 /** The caller's headers, with the target's own credentials and headers in place of the caller's where it has them. */
-function targetHeaders(request: ProxiedRequest, target: Target): Record<string, string> {
-  const headers = { ...request.forwardHeaders };
-  if (target.apiKey !== undefined || CREDENTIAL_HEADERS.some((name) => name in target.headers)) {
+function targetHeaders(forwarded: Record<string, string>, target: Target): Record<string, string> {
+  const headers = { ...forwarded };
+  if (ownsCredentials(target)) {
     for (const name of CREDENTIAL_HEADERS) delete headers[name];
     if (target.apiKey !== undefined) {
       if (target.kind === "anthropic") headers["x-api-key"] = target.apiKey;
@@ -207,9 +280,8 @@ function targetHeaders(request: ProxiedRequest, target: Target): Record<string, 
 }
 
 /** The body as the client sent it, unless this target knows the requested model by another name. */
-function bodyFor(request: ProxiedRequest, entry: RouteTarget): string {
-  const model = entry.model ?? entry.target.models[request.view.model];
-  if (model === undefined || model === request.view.model) return request.rawBody;
+function bodyFor(request: ProxiedRequest, model: string): string {
+  if (model === request.view.model) return request.rawBody;
   return JSON.stringify({ ...JSON.parse(request.rawBody), model });
 }
 

@@ -12,6 +12,7 @@ import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
 import { evidenceFor, startSieve, storedText, tempDir, type Tenant, type TestSieve } from "../support/sieve";
 
 const SECRET = "sk-routing-secret-0123456789abcdef";
+const ANTHROPIC_SECRET = "sk-ant-routing-secret-abcdef0123456789";
 const HEADER_SECRET = "azure-header-secret-9876543210";
 
 let primary: FakeUpstream;
@@ -49,6 +50,8 @@ targets:
       stalls-mid-stream: gated
       trickle: slow
       hang-then-leave: stall
+      cross-chat: error-503
+      cross-tool: error-503
   - name: backup
     kind: openai
     base_url: ${backup.url}
@@ -70,11 +73,27 @@ targets:
   - name: claude-primary
     kind: anthropic
     base_url: ${primary.anthropicUrl}
-    models: { claude-down: error-529 }
+    models: { claude-down: error-529, claude-cross: error-529, claude-cross-tool: error-529 }
   - name: claude-backup
     kind: anthropic
     base_url: ${backup.anthropicUrl}
+  - name: claude-keyed
+    kind: anthropic
+    base_url: ${backup.anthropicUrl}
+    api_key: env:SIEVE_TEST_ROUTING_ANTHROPIC_KEY
+    models: { cross-tool: "tool:get_weather" }
+  - name: openai-keyed
+    kind: openai
+    base_url: ${backup.url}
+    api_key: env:SIEVE_TEST_ROUTING_KEY
+    models: { claude-cross-tool: "tool:get_weather" }
 routes:
+  - match: [cross-chat, cross-tool]
+    targets: [primary, claude-keyed]
+    retry: { attempts: 0 }
+  - match: [claude-cross, claude-cross-tool]
+    targets: [claude-primary, openai-keyed]
+    retry: { attempts: 0 }
   - match: [down-503, broken, bad-request, drops, all-down]
     targets: [primary, backup]
     retry: { attempts: 0 }
@@ -113,6 +132,7 @@ beforeAll(async () => {
   backup = startFakeUpstream();
   process.env.SIEVE_TEST_ROUTING_KEY = SECRET;
   process.env.SIEVE_TEST_ROUTING_HEADER = HEADER_SECRET;
+  process.env.SIEVE_TEST_ROUTING_ANTHROPIC_KEY = ANTHROPIC_SECRET;
   const file = join(tempDir(), "sieve.yaml");
   writeFileSync(file, routingFile());
   // The cache is off so that every request reaches the routes; the firewall stays on.
@@ -357,7 +377,7 @@ describe("targets", () => {
     });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { detail: string }).detail).toBe(
-      'model: "only-anthropic" is routed by route "only-anthropic", whose targets (anthropic) do not serve POST /v1/chat/completions; requests are not translated between providers',
+      'model: "only-anthropic" is routed by route "only-anthropic", whose targets (anthropic) cannot serve POST /v1/chat/completions: a target of the other provider family needs its own api_key to be translated to',
     );
   });
 
@@ -381,5 +401,93 @@ describe("Anthropic Messages", () => {
     const stream = anthropic.messages.stream({ model: "claude-down", max_tokens: 64, messages: [{ role: "user", content: "Stream, Claude" }] });
     const final = await stream.finalMessage();
     expect(final.content[0]).toMatchObject({ type: "text", text: "echo: Stream, Claude" });
+  });
+});
+
+describe("fallback across providers (translated both ways)", () => {
+  const weatherTool = { type: "function" as const, function: { name: "get_weather", description: "The weather in a city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } };
+
+  test("chat completions served by an Anthropic target: the openai SDK gets its own answer, the target got a Messages request with its own key", async () => {
+    const { data, response } = await openai.chat.completions
+      .create({ model: "cross-chat", max_tokens: 100, messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Hello from chat" }] })
+      .withResponse();
+    expect(response.headers.get("x-service-target")).toBe("claude-keyed");
+    expect(data.object).toBe("chat.completion");
+    expect(data.model).toBe("cross-chat");
+    expect(data.choices[0]).toMatchObject({ message: { role: "assistant", content: "echo: Hello from chat" }, finish_reason: "stop" });
+    expect(data.usage).toMatchObject({ prompt_tokens: 5, completion_tokens: expect.any(Number) });
+    const sent = backup.received.at(-1)!;
+    expect(sent.path).toBe("/v1/messages");
+    expect(sent.headers["x-api-key"]).toBe(ANTHROPIC_SECRET);
+    expect(sent.headers.authorization).toBeUndefined();
+    expect(sent.headers["anthropic-version"]).toBe("2023-06-01");
+    expect(JSON.parse(sent.body)).toMatchObject({ model: "cross-chat", max_tokens: 100, system: [{ type: "text", text: "Be brief." }], messages: [{ role: "user" }] });
+  });
+
+  test("a chat stream served by an Anthropic target streams chat chunks, usage included when asked", async () => {
+    const stream = await openai.chat.completions.create({ model: "cross-chat", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "stream across providers" }] });
+    let text = "";
+    let usage;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? "";
+      usage ??= chunk.usage ?? undefined;
+    }
+    expect(text).toBe("echo: stream across providers");
+    expect(usage).toMatchObject({ prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) });
+  });
+
+  test("tool definitions and tool calls are translated, whole and streamed", async () => {
+    const whole = await openai.chat.completions.create({ model: "cross-tool", tools: [weatherTool], messages: [{ role: "user", content: "Paris" }] });
+    expect(whole.choices[0]!.finish_reason).toBe("tool_calls");
+    expect(whole.choices[0]!.message.tool_calls).toEqual([{ id: "toolu_fake_1", type: "function", function: { name: "get_weather", arguments: JSON.stringify({ city: "Paris" }) } }]);
+    expect(JSON.parse(backup.received.at(-1)!.body).tools).toEqual([{ name: "get_weather", description: "The weather in a city", input_schema: weatherTool.function.parameters }]);
+
+    const streamed = await openai.chat.completions.stream({ model: "cross-tool", tools: [weatherTool], messages: [{ role: "user", content: "Oslo" }] }).finalChatCompletion();
+    expect((streamed.choices[0]!.message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall).function).toEqual({ name: "get_weather", arguments: JSON.stringify({ city: "Oslo" }) });
+
+    // The tool's result goes back the same way: a tool message becomes a tool_result block.
+    await openai.chat.completions.create({
+      model: "cross-chat",
+      tools: [weatherTool],
+      messages: [
+        { role: "user", content: "Paris" },
+        { role: "assistant", content: null, tool_calls: [{ id: "toolu_fake_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] },
+        { role: "tool", tool_call_id: "toolu_fake_1", content: "sunny, 21 °C" },
+      ],
+    });
+    const messages = JSON.parse(backup.received.at(-1)!.body).messages;
+    expect(messages[1].content[0]).toMatchObject({ type: "tool_use", id: "toolu_fake_1", name: "get_weather", input: { city: "Paris" } });
+    expect(messages[2].content[0]).toMatchObject({ type: "tool_result", tool_use_id: "toolu_fake_1" });
+  });
+
+  test("a field the other API cannot carry: 400 naming it once no same-API target is left, never a silent drop", async () => {
+    const response = await fetch(`${sieve.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...tenant.serviceHeaders },
+      body: JSON.stringify({ model: "cross-chat", logprobs: true, messages: [{ role: "user", content: "hello" }] }),
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { detail: string }).detail).toContain("logprobs");
+  });
+
+  test("Anthropic Messages served by an OpenAI target: the Anthropic SDK gets its own answer, stream and tool use", async () => {
+    const { data, response } = await anthropic.messages.create({ model: "claude-cross", max_tokens: 64, system: "Be brief.", messages: [{ role: "user", content: "Hello from Messages" }] }).withResponse();
+    expect(response.headers.get("x-service-target")).toBe("openai-keyed");
+    expect(data).toMatchObject({ type: "message", role: "assistant", model: "claude-cross", stop_reason: "end_turn", content: [{ type: "text", text: "echo: Hello from Messages" }] });
+    const sent = backup.received.at(-1)!;
+    expect(sent.path).toBe("/v1/chat/completions");
+    expect(sent.headers.authorization).toBe(`Bearer ${SECRET}`);
+    expect(sent.headers["x-api-key"]).toBeUndefined();
+    expect(JSON.parse(sent.body).messages[0]).toEqual({ role: "system", content: "Be brief." });
+
+    const final = await anthropic.messages.stream({ model: "claude-cross", max_tokens: 64, messages: [{ role: "user", content: "Stream it" }] }).finalMessage();
+    expect(final.content).toMatchObject([{ type: "text", text: "echo: Stream it" }]);
+
+    const tools = [{ name: "get_weather", description: "The weather in a city", input_schema: { type: "object" as const, properties: { city: { type: "string" } } } }];
+    const used = await anthropic.messages.create({ model: "claude-cross-tool", max_tokens: 64, tools, messages: [{ role: "user", content: "Rome" }] });
+    expect(used.stop_reason).toBe("tool_use");
+    expect(used.content).toMatchObject([{ type: "tool_use", id: "call_fake_1", name: "get_weather", input: { city: "Rome" } }]);
+    const streamedTool = await anthropic.messages.stream({ model: "claude-cross-tool", max_tokens: 64, tools, messages: [{ role: "user", content: "Lima" }] }).finalMessage();
+    expect(streamedTool.content[0]).toMatchObject({ type: "tool_use", name: "get_weather", input: { city: "Lima" } });
   });
 });

@@ -54,6 +54,14 @@ describe("workspace routes and secrets", () => {
     expect((await api("PUT", "/secrets/provider-key", { value: SECRET }, service)).status).toBe(403);
   });
 
+  test("bodies are bounded while they arrive: 413 past 128 KiB for a secret and 1 MiB for routes", async () => {
+    const secret = await api("PUT", "/secrets/big", { value: "x".repeat(200 * 1024) });
+    expect(secret.status).toBe(413);
+    const routesBody = await api("PUT", "/", { targets: [], padding: "x".repeat(1024 * 1024) });
+    expect(routesBody.status).toBe(413);
+    expect(((await (await api("GET", "/")).json()) as { secrets: string[] }).secrets).toEqual([]);
+  });
+
   test("routes naming a secret that is not stored, an env: reference or a private address are refused, naming the field", async () => {
     const refused = async (body: unknown) => {
       const response = await api("PUT", "/", body);

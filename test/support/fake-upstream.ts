@@ -15,6 +15,8 @@
  *                        (never built whole: for memory bounds), as one JSON body or as events
  *   "endless-event"    → (stream) one event whose data line never ends (up to 1 GiB, until the
  *                        client goes away)
+ *   "tool:<name>"      → (chat, messages) a call of tool <name> with {"city": <last user text>}
+ *                        instead of text, whole or streamed (the arguments in two pieces)
  *   with stream: true  → the dialect's events, one word per text delta, then its end event
  *   "drop"             → (stream) two deltas, then the connection breaks
  *   "no-done"          → (stream) ends cleanly without the end event ([DONE], response.completed, message_stop)
@@ -155,6 +157,52 @@ const messagesWire: Wire = {
   error: (status, message) => ({ type: "error", error: { type: status === 529 ? "overloaded_error" : "api_error", message: `${message} ${status}` } }),
 };
 
+/** How chat completions and Messages write a tool call, whole and as stream events. */
+type ToolWire = { json(id: string, model: string, name: string, args: string): object; stream(id: string, model: string, name: string, args: string): string[] };
+
+const chatTools: ToolWire = {
+  json: (id, model, name, args) => ({
+    id,
+    object: "chat.completion",
+    created: CREATED,
+    model,
+    choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [{ id: "call_fake_1", type: "function", function: { name, arguments: args } }] }, finish_reason: "tool_calls", logprobs: null }],
+    usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 },
+  }),
+  stream: (id, model, name, args) => [
+    chatChunk(id, model, { role: "assistant", content: null, tool_calls: [{ index: 0, id: "call_fake_1", type: "function", function: { name, arguments: "" } }] }),
+    chatChunk(id, model, { tool_calls: [{ index: 0, function: { arguments: args.slice(0, 5) } }] }),
+    chatChunk(id, model, { tool_calls: [{ index: 0, function: { arguments: args.slice(5) } }] }),
+    chatChunk(id, model, {}, "tool_calls"),
+    sse({ id, object: "chat.completion.chunk", created: CREATED, model, choices: [], usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 } }),
+    sse("[DONE]"),
+  ],
+};
+
+const messagesTools: ToolWire = {
+  json: (id, model, name, args) => ({
+    id,
+    type: "message",
+    role: "assistant",
+    model,
+    content: [{ type: "tool_use", id: "toolu_fake_1", name, input: JSON.parse(args) }],
+    stop_reason: "tool_use",
+    stop_sequence: null,
+    usage: { input_tokens: 5, output_tokens: 7 },
+  }),
+  stream: (id, model, name, args) => [
+    anthropicEvent("message_start", { message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } } }),
+    anthropicEvent("content_block_start", { index: 0, content_block: { type: "tool_use", id: "toolu_fake_1", name, input: {} } }),
+    anthropicEvent("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: args.slice(0, 5) } }),
+    anthropicEvent("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: args.slice(5) } }),
+    anthropicEvent("content_block_stop", { index: 0 }),
+    anthropicEvent("message_delta", { delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 7 } }),
+    anthropicEvent("message_stop", {}),
+  ],
+};
+
+const TOOL_WIRES: Partial<Record<Dialect, ToolWire>> = { chat: chatTools, messages: messagesTools };
+
 const WIRES: Record<Dialect, Wire> = { chat: chatWire, responses: responsesWire, messages: messagesWire };
 const DIALECT_PATHS: Record<string, Dialect> = { "/v1/chat/completions": "chat", "/v1/responses": "responses", "/v1/messages": "messages" };
 
@@ -251,6 +299,13 @@ export function startFakeUpstream(): FakeUpstream {
     if (flaky && seen <= Number(flaky[2])) {
       const after = flaky[3] === undefined ? {} : { "retry-after-ms": flaky[3], "retry-after": String(Math.ceil(Number(flaky[3]) / 1000)) };
       return Response.json(wire.error(Number(flaky[1]), "fake provider error"), { status: Number(flaky[1]), headers: after });
+    }
+    const tool = /^tool:(\w+)$/.exec(model);
+    const toolWire = TOOL_WIRES[dialect];
+    if (tool && toolWire) {
+      const args = JSON.stringify({ city: lastUser });
+      if (!streamed) return Response.json(toolWire.json(`tool-${++requestCount}`, model, tool[1]!, args));
+      return new Response(toolWire.stream(`tool-${++requestCount}`, model, tool[1]!, args).join(""), { headers: { "content-type": "text/event-stream" } });
     }
     const huge = /^huge:(\d+)$/.exec(model);
     if (huge || model === "endless-event") return pieceByPiece(request, dialect, model, streamed, huge ? Number(huge[1]) : 1024 ** 3, () => abortedCount++);
