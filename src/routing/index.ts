@@ -3,8 +3,7 @@ import { z } from "zod";
 import { bodyLimit } from "../http/bounded-body";
 import { badRequest, httpError } from "../http/errors";
 import type { AppContext } from "../runtime/context";
-import { bearerKeyAuth } from "../tenancy/auth";
-import type { WorkspaceScope } from "../tenancy/scope";
+import { bearerKeyAuth, requireAdmin } from "../tenancy/auth";
 import type { Workspace } from "../tenancy/service";
 import { REFERENCES, secretBody, secretNameParams } from "./model";
 import { secretContext } from "./secret-box";
@@ -14,12 +13,6 @@ import { RoutingDocumentError } from "./workspace-routes";
 const ROUTING_BODY_BYTES = 1024 * 1024;
 const SECRET_BODY_BYTES = 128 * 1024;
 
-/** Routes send the workspace's traffic (and its provider keys) somewhere: a dashboard session or an admin key only. */
-function requireAdmin(scope: WorkspaceScope): void {
-  if (scope.actor.userId === null && scope.actor.keyRole !== "admin") {
-    throw httpError(403, "forbidden", "the workspace's routes and secrets need a dashboard session or an admin key; this is a service key");
-  }
-}
 
 /** The secret names a routing document refers to (api_key and header values). */
 function referencedSecrets(routing: Workspace["routing"]): Set<string> {
@@ -53,7 +46,8 @@ export const routingController = (ctx: AppContext) => {
   return new Elysia({ prefix: "/api/routing", detail: { tags: ["routing"] } })
     .use(bodyLimit)
     .use(bearerKeyAuth(ctx))
-    .onBeforeHandle(({ scope }) => requireAdmin(scope))
+    // Routes send the workspace's traffic (and its provider keys) somewhere.
+    .onBeforeHandle(({ scope }) => requireAdmin(scope, "changing the workspace's routes and secrets"))
     .get("/", async ({ scope }) => view(await scope.workspace()), {
       detail: { summary: "The workspace's own routes, its secrets' names (never values) and its targets' health on this instance" },
     })

@@ -89,15 +89,15 @@ export function readCookie(header: string | undefined, name: string): string | u
   return undefined;
 }
 
-/**
- * Key management (list, create, revoke) is for a dashboard session or an admin key; a service
- * key cannot mint more keys or revoke its siblings.
- */
-export function requireKeyManager(scope: WorkspaceScope): void {
+/** What only a dashboard session or an admin key may do (`what` names it in the 403). */
+export function requireAdmin(scope: WorkspaceScope, what: string): void {
   if (scope.actor.userId === null && scope.actor.keyRole !== "admin") {
-    throw httpError(403, "forbidden", "managing API keys needs a dashboard session or an admin key; this is a service key");
+    throw httpError(403, "forbidden", `${what} needs a dashboard session or an admin key; this is a service key`);
   }
 }
+
+/** A service key cannot mint more keys or revoke its siblings. */
+export const requireKeyManager = (scope: WorkspaceScope) => requireAdmin(scope, "managing API keys");
 
 /**
  * Plugins that give routes a `scope`; `as: "scoped"` applies them to the routes of the plugin that

@@ -4,7 +4,7 @@ import { upstreamUrlProblem } from "../egress/upstream-target";
 import { bodyLimit, SMALL_JSON_BODY_BYTES } from "../http/bounded-body";
 import { badRequest, httpError } from "../http/errors";
 import { requestContextPlugin } from "../http/request-context";
-import { SESSION_COOKIE, sessionFromCookie, bearerKeyAuth, requireKeyManager } from "./auth";
+import { SESSION_COOKIE, sessionFromCookie, bearerKeyAuth, requireAdmin, requireKeyManager } from "./auth";
 import { createKeyBody, credentialsBody, keyIdParams, signUpBody, workspaceSettingsPatch } from "./model";
 import { AccountError, createApiKey, findWorkspace, listApiKeys, logIn, logOut, revokeApiKey, signUp, type SessionInfo } from "./service";
 import { LoginThrottle } from "./login-throttle";
@@ -143,6 +143,8 @@ export const workspaceController = (ctx: AppContext) => {
       "/",
       async ({ scope, body }) => {
         for (const field of ["upstream_url", "anthropic_upstream_url"] as const) {
+          // Where the workspace's traffic and provider keys go is an admin's decision, not any service key's.
+          if (body[field] !== undefined) requireAdmin(scope, `changing ${field}`);
           const problem = body[field] ? upstreamUrlProblem(body[field], ctx.allowedUpstreamHosts) : undefined;
           if (problem) throw badRequest(`body.${field}: ${problem}`);
         }

@@ -31,6 +31,23 @@ const chat = (s: TestSieve, t: Tenant, content = "hello") =>
     body: JSON.stringify({ model: "m", messages: [{ role: "user", content }] }),
   });
 
+describe("who may set upstream_url (issue #28, defect 1)", () => {
+  test("a service key may change other settings but not where the workspace's traffic goes", async () => {
+    const t = await sieve.tenant("service-upstream");
+    const made = await fetch(`${sieve.url}/api/keys`, { method: "POST", headers: { ...t.bearer, "content-type": "application/json" }, body: JSON.stringify({ name: "svc", role: "service" }) });
+    const service: Tenant = { ...t, bearer: { Authorization: `Bearer ${((await made.json()) as { api_key: string }).api_key}` } };
+    for (const field of ["upstream_url", "anthropic_upstream_url"]) {
+      const refused = await patch(sieve, service, { [field]: "https://provider.example.com/v1" });
+      expect(refused.status).toBe(403);
+      expect(((await refused.json()) as { detail: string }).detail).toBe(`changing ${field} needs a dashboard session or an admin key; this is a service key`);
+    }
+    expect((await patch(sieve, service, { log_bodies: false })).status).toBe(200);
+    const settings = (await (await fetch(`${sieve.url}/api/workspace`, { headers: t.bearer })).json()) as { upstream_url: string | null; log_bodies: boolean };
+    expect(settings).toMatchObject({ upstream_url: null, log_bodies: false });
+    expect((await patch(sieve, t, { upstream_url: "https://provider.example.com/v1" })).status).toBe(200);
+  });
+});
+
 describe("workspace upstream_url (defect 3)", () => {
   const port = () => new URL(upstream.url).port;
   const refused = () => [
