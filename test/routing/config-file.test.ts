@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { parseRoutingFile, RoutingFileError } from "../../src/routing/config-file";
 
 const defaults = { timeoutMs: 120_000, env: { OPENAI_API_KEY: "sk-openai", ANTHROPIC_API_KEY: "sk-ant", AZURE_KEY: "az" } };
@@ -48,6 +50,16 @@ describe("the routing file", () => {
     expect(claude!.models).toEqual({ "gpt-4o": "claude-sonnet-4-5" });
     expect(claude!.breaker).toEqual({ consecutive_failures: 5, failure_rate: 0.5, min_requests: 20, window_ms: 60_000, cooldown_ms: 30_000 });
     expect(table.routeFor("gpt-4")).toBeUndefined();
+  });
+
+  test("README's complete example is a valid routing file", () => {
+    const readme = readFileSync(join(import.meta.dir, "../../README.md"), "utf8");
+    const example = /```yaml\n(# sieve\.yaml[\s\S]*?)```/.exec(readme)![1]!;
+    const env = Object.fromEntries(["OPENAI_API_KEY", "AZURE_EAST_KEY", "AZURE_WEST_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_BACKUP_KEY"].map((name) => [name, `value-of-${name}`]));
+    const table = parseRoutingFile(example, "README.md", { timeoutMs: 120_000, env });
+    expect(table.routeFor("gpt-4o-mini")!.targets.map((t) => t.target.name)).toEqual(["openai-main", "azure-east", "claude"]);
+    expect(table.routeFor("fast")!.strategy).toBe("loadbalance");
+    expect(table.routeFor("smart")!.targets[0]!.model).toBe("gpt-4o");
   });
 
   test("JSON is read too, with the same line numbers in its errors", () => {
