@@ -13,14 +13,18 @@ export class BodyTooLargeError extends Error {
 }
 
 /**
- * The body of `request`, at most `maxBytes`, counted while it arrives: a declared Content-Length
- * over the limit is refused before a byte is read, and a longer body (chunked, or longer than it
- * declared) is cancelled at the first chunk past the limit. Throws BodyTooLargeError.
+ * The body of a request (or of a provider's response), at most `maxBytes`, counted while it
+ * arrives: a declared Content-Length over the limit is refused before a byte is read, and a longer
+ * body (chunked, or longer than it declared) is cancelled at the first chunk past the limit.
+ * Throws BodyTooLargeError.
  */
-export async function readBoundedBody(request: Request, maxBytes: number): Promise<Uint8Array> {
-  if (Number(request.headers.get("content-length") ?? 0) > maxBytes) throw new BodyTooLargeError(maxBytes);
-  if (!request.body) return new Uint8Array();
-  const reader = request.body.getReader();
+export async function readBoundedBody(message: Pick<Request, "headers" | "body">, maxBytes: number): Promise<Uint8Array> {
+  if (Number(message.headers.get("content-length") ?? 0) > maxBytes) {
+    void message.body?.cancel().catch(() => {});
+    throw new BodyTooLargeError(maxBytes);
+  }
+  if (!message.body) return new Uint8Array();
+  const reader = message.body.getReader();
   const chunks: Uint8Array[] = [];
   let received = 0;
   for (let next = await reader.read(); !next.done; next = await reader.read()) {

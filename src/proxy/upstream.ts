@@ -1,5 +1,6 @@
 import type { AllowedHosts } from "../egress/allowed-hosts";
 import { pinnedUpstream, UpstreamTargetRefused } from "../egress/upstream-target";
+import { BodyTooLargeError, readBoundedBody } from "../http/bounded-body";
 import type { AttemptOutcome } from "../routing/retry-policy";
 import type { ProxiedRequest } from "./request";
 import type { UpstreamStage } from "./stages";
@@ -48,24 +49,12 @@ export type UpstreamCall = {
  * server's memory. Other read failures are rethrown as they are.
  */
 export async function readAnswerText(response: Response, maxBytes: number): Promise<string> {
-  const tooLarge = () => new UpstreamError("too_large", `the provider's answer is larger than --max-response-bytes (${maxBytes} bytes)`);
-  if (Number(response.headers.get("content-length")) > maxBytes) {
-    await response.body?.cancel().catch(() => {});
-    throw tooLarge();
+  try {
+    return new TextDecoder().decode(await readBoundedBody(response, maxBytes));
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) throw new UpstreamError("too_large", `the provider's answer is larger than --max-response-bytes (${maxBytes} bytes)`);
+    throw error;
   }
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    total += read.value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(read.value);
-  }
-  return Buffer.concat(chunks, total).toString("utf8");
 }
 
 /**
