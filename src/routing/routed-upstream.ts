@@ -80,6 +80,7 @@ async function dispatch(request: ProxiedRequest, route: Route, table: RoutingTab
   const deadline = started + route.deadlineMs;
   const attempts: UpstreamAttempt[] = [];
   let lastFailure: Exclude<Tried, { call: UpstreamCall }> | undefined;
+  let lastFailedTarget = "";
   /** Why the last target that could not take this request's fields refused it (400 naming the field). */
   let untranslatable: HttpError | undefined;
   const discardLast = () => {
@@ -136,6 +137,7 @@ async function dispatch(request: ProxiedRequest, route: Route, table: RoutingTab
       breaker.failure();
       discardLast();
       lastFailure = tried;
+      lastFailedTarget = target.name;
       asked = "response" in tried ? tried.retryAfterMs : undefined;
       // A provider that asks for a longer pause than the route allows is left for the next target.
       if (asked !== undefined && asked > route.retry.max_retry_after_ms) break;
@@ -151,7 +153,7 @@ async function dispatch(request: ProxiedRequest, route: Route, table: RoutingTab
   if (lastFailure && "response" in lastFailure) {
     // The last provider error is relayed as the provider sent it (in the client's API), as without routes.
     const abort = () => void lastFailure.response.body?.cancel().catch(() => {});
-    return { response: lastFailure.response, upstreamMs: performance.now() - started, abort, routed: { target: attempts.at(-1)!.target, attempts, idleTimeoutMs: route.timeoutMs } };
+    return { response: lastFailure.response, upstreamMs: performance.now() - started, abort, routed: { target: lastFailedTarget, attempts, idleTimeoutMs: route.timeoutMs } };
   }
   const error =
     lastFailure && "error" in lastFailure
