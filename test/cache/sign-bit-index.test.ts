@@ -235,7 +235,9 @@ describe("on SQLite", () => {
     journal.entries = journal.entries.slice(0, journal.entries.findIndex((e) => e.tag === "0013_cache_sign_bits")); // later ones too: the migrator applies only what is newer than the last applied
     writeFileSync(journalPath, JSON.stringify(journal));
     const old = open(dataDir, before);
-    const workspace = await createWorkspace(old.db, "ws");
+    // Written as that schema had it: the drizzle schema of today has columns added after 0013.
+    const workspace = { id: crypto.randomUUID() };
+    old.sqlite.query("INSERT INTO workspaces (id, name, created_at) VALUES ($id, 'ws', $now)").run({ id: workspace.id, now: Date.now() });
     const random = seeded(55);
     const vectors = [unitVector(random), unitVector(random)];
     vectors.forEach((vector, n) => {
