@@ -94,6 +94,8 @@ const topic = (i: number) => `the ${["migration", "invoice", "onboarding", "back
 
 const upstream = await startProcess([process.execPath, "scripts/bench/fake-upstream-process.ts"], /"url":"([^"]+)"/);
 const upstreamUrl = upstream.match[1]!;
+// Whatever happens below (a Sieve that fails to start, a failed cell), the provider process does not outlive the bench.
+process.on("exit", () => upstream.child.kill("SIGTERM"));
 const rows: (string | number)[][] = [];
 let inference = "";
 async function cell(sieve: Awaited<ReturnType<typeof startSieve>>, stages: boolean, label: string, scenario: Scenario, database = "sqlite") {
