@@ -5,6 +5,10 @@
  * pending or processing variant when the server starts. On a shared database (fleet mode) any
  * instance may run any job: each claims it with a lease (leases.ts), and every instance looks for
  * jobs nobody runs (left pending, or whose lease ran out because its instance died) every few seconds.
+ * A job that builds on another instance's job (a duplicate of a canonical still being processed
+ * there, a version whose parent is) is parked: pending, its lease kept alive here, and run again
+ * once that job is completed, failed or deleted, or its lease runs out. The worker meanwhile runs
+ * other jobs. (On one instance a job never waits like this: its source runs in the same worker.)
  */
 import { and, eq, inArray, isNull, lt, or } from "drizzle-orm";
 import type { AppContext } from "../runtime/context";
@@ -23,6 +27,10 @@ const STOP_WAIT_MS = 10_000;
 /** Fleet mode: a job's lease (extended by a heartbeat every third of it), and how often instances look for orphaned jobs. */
 const LEASE_MS = 15_000;
 const ORPHAN_SCAN_MS = 3_000;
+/** How often an instance with parked jobs looks whether the jobs they wait for have settled. */
+const WAITING_CHECK_MS = 500;
+
+type Parked = { workspaceId: string; sourceVariantId: string; heartbeat: { stop(): void } };
 
 export class DocumentJobs {
   readonly #ctx: AppContext;
@@ -35,6 +43,10 @@ export class DocumentJobs {
   #worker: Promise<void> | undefined;
   #stopping = false;
   #orphanScan: Timer | undefined;
+  /** Parked jobs (variant id → what it waits for), and the timer that checks on them. */
+  readonly #parked = new Map<string, Parked>();
+  #waitingCheck: Timer | undefined;
+  #checking = false;
 
   constructor(ctx: AppContext) {
     this.#ctx = ctx;
@@ -59,6 +71,7 @@ export class DocumentJobs {
         return parsed;
       },
       settled: (variantId) => this.#settled(variantId),
+      waitFor: (workspaceId, variantId, sourceVariantId) => this.#park(workspaceId, variantId, sourceVariantId),
       leases: new JobLeases(ctx.database.shared ? crypto.randomUUID() : "local", LEASE_MS),
     };
   }
@@ -99,9 +112,10 @@ export class DocumentJobs {
           .select({ variantId: documentVariants.id, workspaceId: documentVariants.workspaceId })
           .from(documentVariants)
           .where(
-            or(
-              and(eq(status, "pending"), lt(createdAt, new Date(now - ORPHAN_SCAN_MS))),
-              and(eq(status, "processing"), or(isNull(leaseUntil), lt(leaseUntil, new Date(now)))),
+            and(
+              // A pending job with a live lease is parked by its instance, waiting for another job.
+              or(isNull(leaseUntil), lt(leaseUntil, new Date(now))),
+              or(and(eq(status, "pending"), lt(createdAt, new Date(now - ORPHAN_SCAN_MS))), eq(status, "processing")),
             ),
           )
           .orderBy(createdAt)
@@ -136,9 +150,63 @@ export class DocumentJobs {
   async stop(): Promise<void> {
     this.#stopping = true;
     clearInterval(this.#orphanScan);
+    clearInterval(this.#waitingCheck);
     this.#queue.length = 0;
     this.parser.stop();
     if (this.#worker) await Promise.race([this.#worker, Bun.sleep(STOP_WAIT_MS)]);
+    // Parked jobs stay pending; their leases are given up so another instance (or the next start) takes them at once.
+    const parked = [...this.#parked];
+    this.#parked.clear();
+    await Promise.allSettled(
+      parked.map(([variantId, { workspaceId, heartbeat }]) => {
+        heartbeat.stop();
+        return this.#env.leases.release(new WorkspaceScope(this.#ctx.database, workspaceId), variantId);
+      }),
+    );
+  }
+
+  /** A job waits for another instance's job: its lease is kept alive here until that job settles (or nobody runs it). */
+  #park(workspaceId: string, variantId: string, sourceVariantId: string): void {
+    this.#parked.get(variantId)?.heartbeat.stop();
+    if (this.#stopping) return;
+    const heartbeat = this.#env.leases.keepAlive(new WorkspaceScope(this.#ctx.database, workspaceId), variantId);
+    this.#parked.set(variantId, { workspaceId, sourceVariantId, heartbeat });
+    this.#waitingCheck ??= setInterval(() => void this.#checkParked(), WAITING_CHECK_MS);
+  }
+
+  /** Runs a parked job again. */
+  #unpark(variantId: string): void {
+    const parked = this.#parked.get(variantId);
+    if (!parked) return;
+    parked.heartbeat.stop();
+    this.#parked.delete(variantId);
+    if (this.#parked.size === 0) {
+      clearInterval(this.#waitingCheck);
+      this.#waitingCheck = undefined;
+    }
+    this.enqueue(parked.workspaceId, variantId);
+  }
+
+  /** Parked jobs whose source is completed, failed or deleted, or has no live lease any more (its instance died), run again. */
+  async #checkParked(): Promise<void> {
+    if (this.#checking || this.#parked.size === 0) return;
+    this.#checking = true;
+    try {
+      const sourceIds = [...new Set([...this.#parked.values()].map((parked) => parked.sourceVariantId))];
+      const rows = await this.#ctx.database.db
+        .select({ id: documentVariants.id, status: documentVariants.status, leaseUntil: documentVariants.leaseUntil })
+        .from(documentVariants)
+        .where(inArray(documentVariants.id, sourceIds));
+      const now = Date.now();
+      const busy = new Set(
+        rows.filter((row) => (row.status === "pending" || row.status === "processing") && row.leaseUntil !== null && row.leaseUntil.getTime() >= now).map((row) => row.id),
+      );
+      for (const [variantId, parked] of [...this.#parked]) if (!busy.has(parked.sourceVariantId)) this.#unpark(variantId);
+    } catch (error) {
+      this.#ctx.log.warn("document jobs: checking on waiting jobs failed", { error: (error as Error).message });
+    } finally {
+      this.#checking = false;
+    }
   }
 
   #startWorker(): void {
@@ -171,6 +239,8 @@ export class DocumentJobs {
 
   #settled(variantId: string): void {
     for (const resolve of [...(this.#waiters.get(variantId) ?? [])]) resolve();
+    // Jobs of this instance parked behind this one (a job nested in another instance's chain).
+    for (const [parkedId, parked] of [...this.#parked]) if (parked.sourceVariantId === variantId) this.#unpark(parkedId);
   }
 }
 

@@ -53,6 +53,16 @@ const WRITE_BATCH_CHUNKS = 24;
 /** Thrown at a checkpoint when the server is stopping: the variant stays `processing` and resumes on restart. */
 export class JobAborted extends Error {}
 
+/**
+ * The variant a job builds on (its canonical's, or its parent version's) is another instance's
+ * job, running or itself waiting: this job waits for it rather than failing (issue #56 defect 4).
+ */
+export class WaitingForVariant extends Error {
+  constructor(readonly variantId: string) {
+    super(`waiting for variant ${variantId}`);
+  }
+}
+
 export type JobEnv = {
   log: Logger;
   /** Parses stored bytes again, through the server's parser (shared with uploads, same limits). */
@@ -67,6 +77,8 @@ export type JobEnv = {
   takeParsed: (versionId: string) => ParsedDocument | undefined;
   /** Called when a variant reaches completed or failed (or turns out to be deleted). */
   settled: (variantId: string) => void;
+  /** The job parked `variantId` (pending, lease kept) until `sourceVariantId` is completed, failed, deleted or nobody's job: run it again then. */
+  waitFor: (workspaceId: string, variantId: string, sourceVariantId: string) => void;
   leases: JobLeases;
 };
 
@@ -81,7 +93,11 @@ export type VariantResult = {
   embeddingsReused: number;
 };
 
-/** Runs a pending or interrupted variant to completed or failed; returns its final status, null if it was deleted. */
+/**
+ * Runs a pending or interrupted variant to completed or failed; returns its final status, null if
+ * it was deleted. "processing" when another instance holds it; "pending" when it waits for another
+ * instance's job (then `env.waitFor` runs it again later).
+ */
 export async function runVariantJob(env: JobEnv, scope: WorkspaceScope, variantId: string): Promise<VariantStatus | null> {
   const variant = await findVariant(scope, variantId);
   if (!variant) {
@@ -92,7 +108,7 @@ export async function runVariantJob(env: JobEnv, scope: WorkspaceScope, variantI
   const byId = eq(documentVariants.id, variantId);
   if (variant.attempts >= MAX_ATTEMPTS) {
     const error = `gave up after ${variant.attempts} interrupted attempts`;
-    await scope.update(documentVariants, { status: "failed", error, completedAt: new Date() }, byId);
+    await scope.update(documentVariants, { status: "failed", error, completedAt: new Date(), leaseOwner: null, leaseUntil: null }, byId);
     env.settled(variantId);
     return "failed";
   }
@@ -113,9 +129,16 @@ export async function runVariantJob(env: JobEnv, scope: WorkspaceScope, variantI
       await scope.update(documentVariants, { attempts: variant.attempts, leaseUntil: null }, byId);
       throw error;
     }
+    if (error instanceof WaitingForVariant) {
+      // Nothing is written yet (the source is read before any work): the job is simply not due yet.
+      await env.leases.park(scope, variant);
+      env.log.info("document variant waits for another job", { variant_id: variantId, waits_for: error.variantId });
+      env.waitFor(scope.workspaceId, variantId, error.variantId);
+      return "pending";
+    }
     const message = (error as Error).message || String(error);
     env.log.warn("document variant failed", { variant_id: variantId, error: message });
-    await scope.update(documentVariants, { status: "failed", error: message, completedAt: new Date() }, byId);
+    await scope.update(documentVariants, { status: "failed", error: message, completedAt: new Date(), leaseOwner: null, leaseUntil: null }, byId);
     status = "failed";
   } finally {
     heartbeat.stop();
@@ -202,10 +225,14 @@ async function buildVariant(env: JobEnv, scope: WorkspaceScope, variant: Variant
   return processDocument(env, scope, variant, version, document, config);
 }
 
-/** The variant of `versionId` with this configuration, created and processed first if need be. */
+/**
+ * The variant of `versionId` with this configuration, created and processed first if need be.
+ * Another instance's job (running, or waiting itself) is waited for: WaitingForVariant.
+ */
 async function completedVariant(env: JobEnv, scope: WorkspaceScope, versionId: string, config: ChunkingConfig, whose: string): Promise<VariantRow> {
   const { variant } = await ensureVariant(scope, versionId, config);
   const status = await runVariantJob(env, scope, variant.id);
+  if (status === "pending" || status === "processing") throw new WaitingForVariant(variant.id);
   const settled = await findVariant(scope, variant.id);
   if (status !== "completed" || !settled) throw new Error(`${whose} variant ${variant.id} is ${status ?? "deleted"}${settled?.error ? `: ${settled.error}` : ""}`);
   return settled;
@@ -246,6 +273,8 @@ async function processDocument(
   document: DocumentRow,
   config: ChunkingConfig,
 ): Promise<VariantResult> {
+  // The parent first: if another instance is still processing it, this job waits before doing any work.
+  const parent = version.parentVersionId ? await parentChunks(env, scope, version.parentVersionId, config) : null;
   const parsed = env.takeParsed(version.id) ?? (await parseStored(env, scope, document));
   const embedder = await env.embedder();
   env.log.debug("document variant chunking", { variant_id: variant.id, blocks: parsed.blocks.length });
@@ -258,7 +287,6 @@ async function processDocument(
   });
   env.log.debug("document variant chunked", { variant_id: variant.id, chunks: drafts.length });
   env.checkpoint();
-  const parent = version.parentVersionId ? await parentChunks(env, scope, version.parentVersionId, config) : null;
 
   // Exact chunks take their parent chunk's vector; every other chunk is embedded.
   const slice = new TimeSlice();

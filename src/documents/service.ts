@@ -172,7 +172,7 @@ export async function requestVariant(env: DocumentsEnv, scope: WorkspaceScope, d
   if (!document) throw documentNotFound();
   const { variant, created } = await ensureVariant(scope, (await versionOfDocument(scope, documentId))!.id, config);
   if (variant.status === "failed") {
-    await scope.update(documentVariants, { status: "pending", error: null, attempts: 0, completedAt: null }, eq(documentVariants.id, variant.id));
+    await scope.update(documentVariants, { status: "pending", error: null, attempts: 0, completedAt: null, leaseOwner: null, leaseUntil: null }, eq(documentVariants.id, variant.id));
   }
   if (variant.status !== "completed") {
     env.jobs.enqueue(scope.workspaceId, variant.id);
