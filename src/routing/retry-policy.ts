@@ -26,8 +26,7 @@ export type AttemptOutcome =
 export function outcomeOfStatus(status: number): AttemptOutcome {
   if (status < 400) return "ok";
   if (status === 429) return "rate_limited";
-  if (status === 408 || status === 500 || status === 502 || status === 503 || status === 504 || status === 529) return "server_error";
-  if (status > 500) return "server_error";
+  if (status === 408 || status >= 500) return "server_error";
   return "client_error";
 }
 
