@@ -4,6 +4,7 @@ import { withBodyDeadline } from "./http/body-deadline";
 import { bodyLimitsOf } from "./http/bounded-body";
 import { isStreamedPassthrough } from "./proxy/passthrough";
 import { documentJobs } from "./documents/jobs";
+import { isDocumentUpload } from "./documents/upload";
 import type { Config } from "./config";
 import { openStorage } from "./db/connection";
 import type { Embedder } from "./embeddings/embedder";
@@ -111,6 +112,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     inference: () => processPool?.metrics.registry,
     cacheIndex: cacheIndex && (() => cacheIndex.size),
     breakers,
+    documents: () => documentJobs(ctx).work,
   });
   const evidence = new EvidenceWriter(database, log, config.evidenceFlushMs, metrics.database);
   const vectors = new VectorMemo(() => embedder.require());
@@ -129,7 +131,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const server = Bun.serve({
     hostname: config.host,
     port: config.port,
-    fetch: withBodyDeadline(app.fetch, config.bodyTimeoutMs, isStreamedPassthrough, bodyLimitsOf(app.routes)),
+    fetch: withBodyDeadline(app.fetch, config.bodyTimeoutMs, (url) => isStreamedPassthrough(url) || isDocumentUpload(url), bodyLimitsOf(app.routes)),
     // Streams from a provider can pause for a long time between tokens; Bun's default is 10 s.
     // (Request bodies have their own, shorter deadline: --body-timeout-ms.)
     idleTimeout: 255,

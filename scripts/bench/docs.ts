@@ -12,6 +12,9 @@
  * 4. Two first versions at once, with GET /healthz asked every 20 ms from this process meanwhile:
  *    what a health check (or any other request) waits behind document processing; run with the
  *    jobs' status read four times a second, then every 20 ms (the status reads are requests too).
+ * 5. A first version while the proxy serves fresh chat prompts (firewall and cache on, the fake
+ *    provider) from 4 clients at once, against each alone on the same server: what document
+ *    processing and proxy traffic cost each other (the firewall's texts run before a job's chunks).
  * Reports the Sieve process's peak RSS. Prints markdown tables.
  *
  *   bun scripts/bench/docs.ts [--pages 100] [--runs 5] [--job-runs 2]
@@ -24,7 +27,7 @@ import { ProseGenerator } from "../../test/dedup/fixtures/prose";
 import { DocumentsClient } from "../../test/documents/api-client";
 import { makePdf, type PdfElement } from "../../test/fixtures-gen/make-pdf";
 import { sharedEmbedder, type Tenant } from "../../test/support/sieve";
-import { startSieveProcess } from "./processes";
+import { startProcess, startSieveProcess } from "./processes";
 
 const { values: args } = parseArgs({
   options: { pages: { type: "string", default: "100" }, runs: { type: "string", default: "5" }, "job-runs": { type: "string", default: "2" } },
@@ -205,3 +208,54 @@ for (const run of result.concurrent) {
 }
 const peak = result.peakRssMb === undefined ? "not measured (no /proc)" : `${result.peakRssMb.toFixed(0)} MiB`;
 console.log(`\nPeak RSS of the Sieve process (server and inference pool, all jobs above): ${peak}. ${cpus().length} cores; 1-min load average ${loadavg()[0].toFixed(2)} at the end.`);
+
+// 5. Document processing and proxy traffic on one server.
+const PROXY_CLIENTS = 4;
+type ProxyLoad = { p50: number; p95: number; requests: number; perSecond: number };
+async function proxyLoad(url: string, tenant: Tenant, until: () => boolean, tag: string): Promise<ProxyLoad> {
+  const latencies: number[] = [];
+  const started = performance.now();
+  let n = 0;
+  await Promise.all(
+    Array.from({ length: PROXY_CLIENTS }, async () => {
+      while (!until()) {
+        const start = performance.now();
+        const response = await fetch(`${url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { ...tenant.serviceHeaders, "content-type": "application/json", authorization: "Bearer sk-bench" },
+          body: JSON.stringify({ model: "bench", messages: [{ role: "user", content: `What is the weather like in city number ${tag}-${n++}?` }] }),
+        });
+        await response.arrayBuffer();
+        if (response.status !== 200) throw new Error(`proxy: ${response.status}`);
+        latencies.push(performance.now() - start);
+      }
+    }),
+  );
+  return { ...stats(latencies), requests: latencies.length, perSecond: (latencies.length * 1000) / (performance.now() - started) };
+}
+{
+  const upstream = await startProcess([process.execPath, "scripts/bench/fake-upstream-process.ts"], /"url":"([^"]+)"/);
+  const sieve = await startSieveProcess({ serveArgs: ["--upstream-url", upstream.match[1]!], tenants: ["proxy", "docs-alone", "docs-loaded"] });
+  try {
+    const [proxyTenant, aloneTenant, loadedTenant] = sieve.tenants as [Tenant, Tenant, Tenant];
+    await proxyLoad(sieve.url, proxyTenant, ((count) => () => count++ >= 50)(0), "warm");
+    const aloneRequests = 400;
+    let sent = 0;
+    const proxyAlone = await proxyLoad(sieve.url, proxyTenant, () => sent++ >= aloneRequests, "alone");
+    const jobAlone = await uploadJob(new DocumentsClient(sieve.url, aloneTenant), "bench.pdf", v1, {}, 250);
+    let jobDone = false;
+    const loadedJob = uploadJob(new DocumentsClient(sieve.url, loadedTenant), "bench.pdf", v1, {}, 250).finally(() => (jobDone = true));
+    const proxyDuring = await proxyLoad(sieve.url, proxyTenant, () => jobDone, "during");
+    const jobDuring = await loadedJob;
+    console.log(`\n| one server: a ${PAGES}-page first version and ${PROXY_CLIENTS} proxy clients (fresh prompts, firewall + cache on) | job s | proxy p50 / p95 ms | proxy requests/s |`);
+    console.log("|---|---|---|---|");
+    console.log(`| proxy alone (${proxyAlone.requests} requests) | – | ${proxyAlone.p50.toFixed(1)} / ${proxyAlone.p95.toFixed(1)} | ${proxyAlone.perSecond.toFixed(0)} |`);
+    console.log(`| job alone | ${seconds(jobAlone.ms)} | – | – |`);
+    console.log(
+      `| both at once (${proxyDuring.requests} requests) | ${seconds(jobDuring.ms)} (${(jobDuring.ms / jobAlone.ms).toFixed(2)}× alone) | ${proxyDuring.p50.toFixed(1)} / ${proxyDuring.p95.toFixed(1)} (${(proxyDuring.p50 / proxyAlone.p50).toFixed(2)}× alone at p50) | ${proxyDuring.perSecond.toFixed(0)} |`,
+    );
+  } finally {
+    await sieve.stop();
+    upstream.child.kill("SIGTERM");
+  }
+}

@@ -192,6 +192,20 @@ export const serveOptions = {
     default: 50 * 1024 * 1024,
     parse: integer(1024, 4 * 1024 * 1024 * 1024),
   },
+  maxPendingDocuments: {
+    flag: "--max-pending-documents",
+    env: "SIEVE_MAX_PENDING_DOCUMENTS",
+    help: "Most documents waiting to be processed on this server, uploads in progress included (503 with Retry-After above)",
+    default: 500,
+    parse: integer(1, 1_000_000),
+  },
+  maxPendingDocumentsPerWorkspace: {
+    flag: "--max-pending-documents-per-workspace",
+    env: "SIEVE_MAX_PENDING_DOCUMENTS_PER_WORKSPACE",
+    help: "Most documents of one workspace waiting to be processed, across a fleet (429 with Retry-After above)",
+    default: 100,
+    parse: integer(1, 1_000_000),
+  },
   maxJsonDepth: {
     flag: "--max-json-depth",
     env: "SIEVE_MAX_JSON_DEPTH",

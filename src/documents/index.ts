@@ -53,8 +53,13 @@ export const documentsController = (ctx: AppContext) => {
       "/documents",
       async ({ request, scope, set }) => {
         ctx.embedder.require();
-        const upload = await readUpload(request, ctx.config.maxUploadBytes);
-        const result = await uploadDocument(env, scope, upload, resolveChunking(upload.options));
+        // Admitted before its body is read: a refused upload costs no memory.
+        const endTurn = await jobs.admission.enterUpload(scope);
+        const upload = await readUpload(request, ctx.config.maxUploadBytes).catch((error: unknown) => {
+          endTurn();
+          throw error;
+        });
+        const result = await uploadDocument(env, scope, upload, resolveChunking(upload.options), endTurn);
         set.status = result.status === "pending" || result.status === "processing" ? 202 : 201;
         return result;
       },
@@ -91,7 +96,7 @@ export const documentsController = (ctx: AppContext) => {
       params: documentParams,
       detail: { summary: "A document record with its version and variants" },
     })
-    .delete("/documents/:document_id", ({ scope, params }) => deleteDocument(scope, params.document_id), {
+    .delete("/documents/:document_id", ({ scope, params }) => deleteDocument(env, scope, params.document_id), {
       params: documentParams,
       detail: { summary: "Delete a document; a deleted canonical promotes its oldest duplicate" },
     })

@@ -14,12 +14,25 @@ import { and, eq, inArray, isNull, lt, or } from "drizzle-orm";
 import type { AppContext } from "../runtime/context";
 import { WorkspaceScope } from "../tenancy/scope";
 import type { ParsedDocument } from "./parsing";
-import { JobAborted, runVariantJob, type JobEnv } from "./processing";
+import { JobAborted, runVariantJob, VariantDeleted, type JobEnv } from "./processing";
 import { documentVariants } from "./schema";
 import { DocumentParser } from "./document-parser";
 import { JobLeases } from "./leases";
+import { DocumentAdmission } from "./admission";
+import type { DocumentWork } from "../metrics/documents";
 
 type Job = { workspaceId: string; variantId: string };
+
+/**
+ * An upload's parse, kept so its job need not parse the stored bytes again. Parsed blocks take
+ * about twice the file's size in memory, so only so many are kept: past the budget a job parses
+ * its stored bytes (the database holds every pending upload's file; memory holds none of them).
+ */
+const PARSE_HINT_BUDGET_BYTES = 32 * 1024 * 1024;
+type ParseHint = { document: ParsedDocument; fileBytes: number };
+
+/** A first guess at a job's time, before this server has run one. */
+const FIRST_JOB_ESTIMATE_MS = 2_000;
 
 /** How long `stop` waits for the running job to reach a checkpoint. */
 const STOP_WAIT_MS = 10_000;
@@ -36,11 +49,19 @@ export class DocumentJobs {
   readonly #ctx: AppContext;
   readonly #queue: Job[] = [];
   readonly #waiters = new Map<string, Set<() => void>>();
-  readonly #hints = new Map<string, ParsedDocument>();
+  readonly #hints = new Map<string, ParseHint>();
+  #hintBytes = 0;
+  /** Recent jobs' wall time (an exponential moving average): what a client told to come back waits for one job. */
+  #averageJobMs = FIRST_JOB_ESTIMATE_MS;
   readonly #env: JobEnv;
   /** Every parse of this server, at upload or in a job. */
   readonly parser: DocumentParser;
+  /** Back-pressure: who may add work to this queue. */
+  readonly admission: DocumentAdmission;
   #worker: Promise<void> | undefined;
+  /** The variant whose job the worker runs, and whether its document was deleted meanwhile. */
+  #running: string | undefined;
+  #runningDeleted = false;
   #stopping = false;
   #orphanScan: Timer | undefined;
   /** Parked jobs (variant id → what it waits for), and the timer that checks on them. */
@@ -51,6 +72,11 @@ export class DocumentJobs {
   constructor(ctx: AppContext) {
     this.#ctx = ctx;
     this.parser = new DocumentParser(ctx.config, ctx.log);
+    this.admission = new DocumentAdmission(
+      { perWorkspace: ctx.config.maxPendingDocumentsPerWorkspace, perServer: ctx.config.maxPendingDocuments },
+      this,
+      ctx.metrics.documents,
+    );
     this.#env = {
       log: ctx.log,
       // A parse cut short by stop() is not a failed attempt: the variant resumes on the next start.
@@ -64,22 +90,23 @@ export class DocumentJobs {
       embedTexts: async (texts) => (await ctx.embedder.loaded).embedMany(texts, { priority: "bulk" }),
       checkpoint: () => {
         if (this.#stopping) throw new JobAborted("server stopping");
+        if (this.#runningDeleted) throw new VariantDeleted();
       },
-      takeParsed: (versionId) => {
-        const parsed = this.#hints.get(versionId);
-        this.#hints.delete(versionId);
-        return parsed;
-      },
+      takeParsed: (versionId) => this.#takeHint(versionId)?.document,
       settled: (variantId) => this.#settled(variantId),
       waitFor: (workspaceId, variantId, sourceVariantId) => this.#park(workspaceId, variantId, sourceVariantId),
       leases: new JobLeases(ctx.database.shared ? crypto.randomUUID() : "local", LEASE_MS),
     };
   }
 
-  /** Queues a variant; `parsed` (the upload's parse) saves the job from parsing the stored bytes again. */
-  enqueue(workspaceId: string, variantId: string, parsed?: { versionId: string; document: ParsedDocument }): void {
+  /** Queues a variant; `parsed` (the upload's parse) may save the job from parsing the stored bytes again. */
+  enqueue(workspaceId: string, variantId: string, parsed?: { versionId: string; document: ParsedDocument; fileBytes: number }): void {
     if (this.#stopping) return;
-    if (parsed) this.#hints.set(parsed.versionId, parsed.document);
+    if (parsed && this.#hintBytes + parsed.fileBytes <= PARSE_HINT_BUDGET_BYTES) {
+      this.#takeHint(parsed.versionId);
+      this.#hints.set(parsed.versionId, { document: parsed.document, fileBytes: parsed.fileBytes });
+      this.#hintBytes += parsed.fileBytes;
+    }
     if (this.#queue.some((job) => job.variantId === variantId)) return;
     this.#queue.push({ workspaceId, variantId });
     this.#startWorker();
@@ -125,6 +152,42 @@ export class DocumentJobs {
         this.#ctx.log.warn("document jobs: looking for orphaned jobs failed", { error: (error as Error).message });
       }
     }, ORPHAN_SCAN_MS);
+  }
+
+  /**
+   * The variants' documents were deleted: their queued jobs leave the queue, and a running one stops
+   * at its next checkpoint, so deleting a backlog frees the worker at once. (On another instance of a
+   * fleet, a job notices only when it writes.)
+   */
+  forget(variantIds: readonly string[]): void {
+    const deleted = new Set(variantIds);
+    for (let i = this.#queue.length - 1; i >= 0; i--) if (deleted.has(this.#queue[i]!.variantId)) this.#queue.splice(i, 1);
+    if (this.#running && deleted.has(this.#running)) this.#runningDeleted = true;
+    for (const id of deleted) this.#settled(id);
+  }
+
+  /** Jobs waiting in this server's queue, and jobs parked behind another instance's (fleet mode). */
+  get depth(): { queued: number; parked: number; running: number } {
+    return { queued: this.#queue.length, parked: this.#parked.size, running: this.#running ? 1 : 0 };
+  }
+
+  /** What /metrics reports of this server's document work. */
+  get work(): DocumentWork {
+    return { ...this.depth, uploadsInProgress: this.admission.uploadsInProgress, keptParseBytes: this.#hintBytes };
+  }
+
+  /** About how long until this server finishes its current job (the recent average job time). */
+  get averageJobMs(): number {
+    return this.#averageJobMs;
+  }
+
+  #takeHint(versionId: string): ParseHint | undefined {
+    const hint = this.#hints.get(versionId);
+    if (hint) {
+      this.#hints.delete(versionId);
+      this.#hintBytes -= hint.fileBytes;
+    }
+    return hint;
   }
 
   /** Resolves when the variant is completed, failed or deleted, or after `timeoutMs`, whichever comes first. */
@@ -226,15 +289,24 @@ export class DocumentJobs {
       return;
     }
     for (let job = this.#queue.shift(); job && !this.#stopping; job = this.#queue.shift()) {
+      const started = performance.now();
+      this.#running = job.variantId;
+      this.#runningDeleted = false;
       try {
         await runVariantJob(this.#env, new WorkspaceScope(this.#ctx.database, job.workspaceId), job.variantId);
+        this.#averageJobMs = 0.8 * this.#averageJobMs + 0.2 * (performance.now() - started);
       } catch (error) {
         if (error instanceof JobAborted) return;
         this.#ctx.log.error("document job crashed", { variant_id: job.variantId, error });
+      } finally {
+        this.#running = undefined;
       }
     }
     // Idle: parses kept for jobs that never ran (their variant was deleted) are not needed any more.
-    if (this.#queue.length === 0) this.#hints.clear();
+    if (this.#queue.length === 0) {
+      this.#hints.clear();
+      this.#hintBytes = 0;
+    }
   }
 
   #settled(variantId: string): void {

@@ -53,6 +53,9 @@ const WRITE_BATCH_CHUNKS = 24;
 /** Thrown at a checkpoint when the server is stopping: the variant stays `processing` and resumes on restart. */
 export class JobAborted extends Error {}
 
+/** Thrown at a checkpoint when the job's document was deleted on this server: the work is dropped at once. */
+export class VariantDeleted extends Error {}
+
 /**
  * The variant a job builds on (its canonical's, or its parent version's) is another instance's
  * job, running or itself waiting: this job waits for it rather than failing (issue #56 defect 4).
@@ -71,7 +74,7 @@ export type JobEnv = {
   embedder: () => Promise<Embedder>;
   /** Chunk vectors, computed at bulk priority (after every request-path text). */
   embedTexts: (texts: string[]) => Promise<Float32Array[]>;
-  /** Throws JobAborted when the server is stopping. */
+  /** Throws JobAborted when the server is stopping, VariantDeleted when the running job's document was deleted. */
   checkpoint: () => void;
   /** The document parsed at upload (handed out once), so the first job of a version does not parse it twice. */
   takeParsed: (versionId: string) => ParsedDocument | undefined;
@@ -128,6 +131,11 @@ export async function runVariantJob(env: JobEnv, scope: WorkspaceScope, variantI
       // A graceful stop is not a failed attempt.
       await scope.update(documentVariants, { attempts: variant.attempts, leaseUntil: null }, byId);
       throw error;
+    }
+    if (error instanceof VariantDeleted) {
+      env.log.info("document variant deleted while it was processed", { variant_id: variantId });
+      env.settled(variantId);
+      return null;
     }
     if (error instanceof WaitingForVariant) {
       // Nothing is written yet (the source is read before any work): the job is simply not due yet.

@@ -35,16 +35,21 @@ export const variantConfig = (variant: VariantRow): ChunkingConfig => ({
 });
 
 /** The version's variant with this configuration; `created` tells whether it was made just now (status pending). */
-export async function ensureVariant(scope: WorkspaceScope, versionId: string, config: ChunkingConfig): Promise<{ variant: VariantRow; created: boolean }> {
-  const existing = await scope.first(
-      documentVariants,
-      and(
-        eq(documentVariants.versionId, versionId),
-        eq(documentVariants.chunkingStrategy, config.strategy),
-        eq(documentVariants.chunkSize, config.chunkSize),
-        eq(documentVariants.chunkOverlap, config.chunkOverlap),
-      ),
+/** The version's variant with this chunking configuration, if it has one. */
+export function variantWithConfig(scope: WorkspaceScope, versionId: string, config: ChunkingConfig): Promise<VariantRow | undefined> {
+  return scope.first(
+    documentVariants,
+    and(
+      eq(documentVariants.versionId, versionId),
+      eq(documentVariants.chunkingStrategy, config.strategy),
+      eq(documentVariants.chunkSize, config.chunkSize),
+      eq(documentVariants.chunkOverlap, config.chunkOverlap),
+    ),
   );
+}
+
+export async function ensureVariant(scope: WorkspaceScope, versionId: string, config: ChunkingConfig): Promise<{ variant: VariantRow; created: boolean }> {
+  const existing = await variantWithConfig(scope, versionId, config);
   if (existing) return { variant: existing, created: false };
   const [variant] = await scope.insert(documentVariants, {
       id: crypto.randomUUID(),

@@ -15,6 +15,7 @@ import type { ParsedDocument } from "./parsing";
 import { copyOfVariant, writeVariantResult } from "./processing";
 import {
   ensureVariant,
+  variantWithConfig,
   findDocument,
   findVariant,
   findVersion,
@@ -45,7 +46,23 @@ const byCreation = (scope: WorkspaceScope) => [asc(documents.createdAt), asc(ins
 
 type Created = { document: DocumentRow; version: VersionRow; variant: VariantRow; canonical: DocumentRow | null };
 
-export async function uploadDocument(env: DocumentsEnv, scope: WorkspaceScope, upload: Upload, config: ChunkingConfig) {
+/**
+ * Stores an upload and queues its job. `endTurn` (from DocumentAdmission.enterUpload) is called
+ * once the job is queued or the upload refused, before the short wait for the job's result.
+ */
+export async function uploadDocument(env: DocumentsEnv, scope: WorkspaceScope, upload: Upload, config: ChunkingConfig, endTurn: () => void) {
+  let created: Created;
+  try {
+    created = await storeUpload(env, scope, upload, config);
+  } finally {
+    endTurn();
+  }
+  if (created.variant.status !== "completed") await env.jobs.waitFor(created.variant.id, SYNC_WAIT_MS);
+  const variant = (await findVariant(scope, created.variant.id)) ?? created.variant;
+  return created.canonical ? duplicateUploadView(created, variant) : uploadView(created, variant);
+}
+
+async function storeUpload(env: DocumentsEnv, scope: WorkspaceScope, upload: Upload, config: ChunkingConfig): Promise<Created> {
   const parentId = upload.options.parent_document_id;
   if (parentId !== undefined && !(await findDocument(scope, parentId))) throw documentNotFound();
   const contentHash = createHash("sha256").update(upload.bytes).digest("hex");
@@ -61,13 +78,10 @@ export async function uploadDocument(env: DocumentsEnv, scope: WorkspaceScope, u
     if (!parsed) throw httpError(409, "conflict", "the document this upload duplicated was deleted meanwhile; send the file again");
     return createCanonical(tx, upload, contentHash, parsed, parentId, config);
   });
-
   if (created.variant.status !== "completed") {
-    env.jobs.enqueue(scope.workspaceId, created.variant.id, parsed && { versionId: created.version.id, document: parsed });
-    await env.jobs.waitFor(created.variant.id, SYNC_WAIT_MS);
+    env.jobs.enqueue(scope.workspaceId, created.variant.id, parsed && { versionId: created.version.id, document: parsed, fileBytes: upload.bytes.length });
   }
-  const variant = (await findVariant(scope, created.variant.id)) ?? created.variant;
-  return created.canonical ? duplicateUploadView(created, variant) : uploadView(created, variant);
+  return created;
 }
 
 function findCanonical(scope: WorkspaceScope, contentHash: string): Promise<DocumentRow | undefined> {
@@ -95,7 +109,7 @@ async function createCanonical(
   } satisfies NewDocument;
   // (Self-referencing tables defeat TypeScript's excess-property check on a literal passed to the generic insert: `satisfies` keeps it.)
   const [document] = await tx.insert(documents, values).returning();
-  await tx.insert(documentBlobs, { contentHash, bytes: Buffer.from(upload.bytes) }).onConflictDoNothing();
+  await tx.insert(documentBlobs, { contentHash, bytes: Buffer.from(upload.bytes.buffer, upload.bytes.byteOffset, upload.bytes.byteLength) }).onConflictDoNothing();
   const parentVersion = parentId === undefined ? undefined : await versionOfDocument(tx, parentId);
   const version = await insertVersion(tx, document!.id, parentVersion);
   const { variant } = await ensureVariant(tx, version.id, config);
@@ -170,7 +184,11 @@ function uploadView({ document, version }: Created, variant: VariantRow) {
 export async function requestVariant(env: DocumentsEnv, scope: WorkspaceScope, documentId: string, config: ChunkingConfig) {
   const document = await findDocument(scope, documentId);
   if (!document) throw documentNotFound();
-  const { variant, created } = await ensureVariant(scope, (await versionOfDocument(scope, documentId))!.id, config);
+  const versionId = (await versionOfDocument(scope, documentId))!.id;
+  const existing = await variantWithConfig(scope, versionId, config);
+  // New work (a new variant, or a failed one again) waits its turn like an upload.
+  if (!existing || existing.status === "failed") await env.jobs.admission.checkQueue(scope);
+  const { variant, created } = await ensureVariant(scope, versionId, config);
   if (variant.status === "failed") {
     await scope.update(documentVariants, { status: "pending", error: null, attempts: 0, completedAt: null, leaseOwner: null, leaseUntil: null }, eq(documentVariants.id, variant.id));
   }
@@ -208,8 +226,9 @@ export async function listDocuments(scope: WorkspaceScope, query: { limit: numbe
  * deleted canonical hands its role to the oldest remaining duplicate; the duplicates' own
  * (copied) chunks are untouched. The stored bytes go with the last document of that hash.
  */
-export function deleteDocument(scope: WorkspaceScope, documentId: string) {
-  return scope.transaction(async (tx) => {
+export async function deleteDocument(env: DocumentsEnv, scope: WorkspaceScope, documentId: string) {
+  let variantIds: string[] = [];
+  const deleted = await scope.transaction(async (tx) => {
     const document = await findDocument(tx, documentId);
     if (!document) throw documentNotFound();
     await tx.serialise(`document:${document.contentHash}`);
@@ -226,13 +245,16 @@ export function deleteDocument(scope: WorkspaceScope, documentId: string) {
       }
     }
     const version = await versionOfDocument(tx, documentId);
-    await deleteVectorsOf(tx, version ? (await variantsOfVersion(tx, version.id)).map((variant) => variant.id) : []);
+    variantIds = version ? (await variantsOfVersion(tx, version.id)).map((variant) => variant.id) : [];
+    await deleteVectorsOf(tx, variantIds);
     await tx.delete(documents, eq(documents.id, documentId));
     if ((await tx.count(documents, eq(documents.contentHash, document.contentHash))) === 0) {
       await tx.delete(documentBlobs, eq(documentBlobs.contentHash, document.contentHash));
     }
     return { document_id: documentId, deleted: true, promoted_canonical_document_id: promoted };
   });
+  env.jobs.forget(variantIds);
+  return deleted;
 }
 
 async function latestVersionIdOf(scope: WorkspaceScope, document: DocumentRow): Promise<string> {

@@ -3,6 +3,7 @@
  * enforcing the size limit. Every rejection names the field at fault.
  */
 import type { z } from "zod";
+import { BodyTooLargeError, readBoundedBody } from "../http/bounded-body";
 import { badRequest, httpError } from "../http/errors";
 import { describeZodIssues } from "../http/validation";
 import type { Logger } from "../logging/logger";
@@ -22,19 +23,29 @@ export type Upload = { filename: string; bytes: Uint8Array; declaredMime: string
 
 const tooLarge = (limit: number) => httpError(413, "file_too_large", `file: larger than the upload limit of ${limit} bytes (--max-upload-bytes)`);
 
-export async function readUpload(request: Request, maxBytes: number): Promise<Upload> {
-  const type = request.headers.get("content-type")?.split(";")[0].trim().toLowerCase() ?? "";
-  // Base64 inflates by 4/3; reject what cannot fit before reading it.
-  const declaredLength = Number(request.headers.get("content-length") ?? 0);
-  if (declaredLength > Math.ceil(maxBytes * (4 / 3)) + 64 * 1024) throw tooLarge(maxBytes);
-  if (type === "multipart/form-data") return readMultipart(request, maxBytes);
-  if (type === "application/json") return readJson(request, maxBytes);
-  throw httpError(415, "unsupported_media_type", "send multipart/form-data (field file) or application/json (filename with content_base64 or text)");
+/**
+ * The upload route reads its own body (the server hands it on unread, src/http/body-deadline.ts):
+ * an upload is admitted first (admission.ts), so one turned away costs no memory.
+ */
+export function isDocumentUpload(url: URL): boolean {
+  return url.pathname === "/api/documents" || url.pathname === "/api/documents/";
 }
 
-async function readMultipart(request: Request, maxBytes: number): Promise<Upload> {
-  const body = Buffer.from(await request.arrayBuffer());
-  const contentType = request.headers.get("content-type")!;
+export async function readUpload(request: Request, maxBytes: number): Promise<Upload> {
+  const type = request.headers.get("content-type")?.split(";")[0].trim().toLowerCase() ?? "";
+  if (type !== "multipart/form-data" && type !== "application/json") {
+    throw httpError(415, "unsupported_media_type", "send multipart/form-data (field file) or application/json (filename with content_base64 or text)");
+  }
+  // Base64 inflates by 4/3: a body that cannot hold a file within the limit is refused before (or while) it is read.
+  const body = await readBoundedBody(request, Math.ceil(maxBytes * (4 / 3)) + 64 * 1024).catch((error: Error) => {
+    if (error instanceof BodyTooLargeError) throw tooLarge(maxBytes);
+    // The body's deadline (--body-timeout-ms) passed, or the client went away; its connection is closed.
+    throw httpError(408, "request_timeout", error.message.startsWith("body:") ? error.message : "body: the connection failed while it was sent");
+  });
+  return type === "multipart/form-data" ? readMultipart(Buffer.from(body.buffer, body.byteOffset, body.byteLength), request.headers.get("content-type")!, maxBytes) : readJson(body, maxBytes);
+}
+
+async function readMultipart(body: Buffer, contentType: string, maxBytes: number): Promise<Upload> {
   assertNoNulInPartHeaders(body, contentType);
   const form = await new Response(body, { headers: { "content-type": contentType } }).formData().catch(() => {
     throw badRequest("body: not a readable multipart/form-data body");
@@ -76,10 +87,13 @@ function assertNoNulInPartHeaders(body: Buffer, contentType: string): void {
   }
 }
 
-async function readJson(request: Request, maxBytes: number): Promise<Upload> {
-  const raw = await request.json().catch(() => {
+function readJson(body: Uint8Array, maxBytes: number): Upload {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(new TextDecoder().decode(body));
+  } catch {
     throw httpError(400, "invalid_json", "body: not valid JSON");
-  });
+  }
   const { filename, content_base64, text, ...options } = parse(jsonUploadBody, raw);
   const bytes = text !== undefined ? new TextEncoder().encode(text) : new Uint8Array(Buffer.from(content_base64!, "base64"));
   if (bytes.length > maxBytes) throw tooLarge(maxBytes);

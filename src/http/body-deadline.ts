@@ -14,9 +14,10 @@ const MIN_STREAMED_BYTES_PER_SECOND = 1024;
  * trickles a byte at a time never hits even that. So every request body is received here,
  * whole, within `timeoutMs` (408 and the connection closed otherwise), before any route sees
  * it; routes read the body they are handed from memory, and Bun's maxRequestBodySize bounds it.
- * The exception is a body the route relays as it arrives (`streamed`: pass-through uploads,
- * which must never be buffered whole): it may take longer, but not stall for `timeoutMs` or
- * fall below MIN_STREAMED_BYTES_PER_SECOND after that; then its connection is dropped.
+ * The exception is a body the route reads itself (`streamed`: pass-through uploads, which must
+ * never be buffered whole, and document uploads, read only once admitted): it may take longer,
+ * but not stall for `timeoutMs` or fall below MIN_STREAMED_BYTES_PER_SECOND after that; then
+ * its connection is dropped.
  * A route that declared a body limit (`maxBodyBytes`, see bounded-body.ts) has its body counted
  * while it arrives: over the limit, it is answered 413 at once and its connection closed, so
  * nothing past the limit is held or parsed.

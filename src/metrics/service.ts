@@ -1,6 +1,7 @@
 import { Gauge, Registry } from "prom-client";
 import { CacheMetrics } from "./cache";
 import { DatabaseMetrics } from "./database";
+import { DocumentMetrics, type DocumentWork } from "./documents";
 import { HttpMetrics } from "./http";
 import { ProcessMetrics } from "./process";
 import { ProxyMetrics } from "./proxy";
@@ -16,6 +17,8 @@ export type MetricsSources = {
   cacheIndex?: () => { partitions: number; entries: number };
   /** The routed targets' circuit breakers (src/routing). */
   breakers: Breakers;
+  /** The document job queue and uploads in progress (src/documents/admission.ts). */
+  documents: () => DocumentWork;
 };
 
 /**
@@ -33,10 +36,12 @@ export class Metrics {
   readonly cache = new CacheMetrics(this.#registry, this.database);
   readonly #process = new ProcessMetrics(this.#registry);
   readonly routing: RoutingMetrics;
+  readonly documents: DocumentMetrics;
 
   constructor(sources: MetricsSources) {
     this.#sources = sources;
     this.routing = new RoutingMetrics(this.#registry, () => sources.breakers.entries());
+    this.documents = new DocumentMetrics(this.#registry, sources.documents);
     const evidenceQueue: Gauge = new Gauge({
       name: "sieve_evidence_queue_length",
       help: "Evidence records queued for the background writer",

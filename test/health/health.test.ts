@@ -48,7 +48,8 @@ describe("model files", () => {
 
   test("a corrupt model file stops the service with a message naming the file", async () => {
     const modelDir = join(tempDir(), "model");
-    cpSync(assetPaths().modelDir, modelDir, { recursive: true });
+    // Copies, never links: the corrupted file must not be the real model (a checkout may link its model folder).
+    cpSync(assetPaths().modelDir, modelDir, { recursive: true, dereference: true });
     writeFileSync(join(modelDir, "onnx", "model_quantized.onnx"), "this is not an onnx file");
     const result = await runCli(["serve", "--port", "0", "--data-dir", tempDir(), "--model-dir", modelDir]);
     expect(result.code).not.toBe(0);

@@ -202,6 +202,11 @@ describe("GET /metrics after real traffic through the official SDKs", () => {
       "sieve_build_info",
       "sieve_cache_index_entries",
       "sieve_cache_index_partitions",
+      "sieve_document_jobs_queued",
+      "sieve_document_jobs_running",
+      "sieve_document_jobs_parked",
+      "sieve_document_uploads_in_progress",
+      "sieve_document_kept_parse_bytes",
     ];
     for (const name of gauges) expect([name, after.types.get(name)]).toEqual([name, "gauge"]);
     expect(after.value("process_resident_memory_bytes")).toBeGreaterThan(10 * 1024 * 1024);
