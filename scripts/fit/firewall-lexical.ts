@@ -18,7 +18,7 @@
  *      row, and combined with the shipped calibration's score of each of their windows:
  *      row score = max over windows of σ(logit(window score) + a · ℓ). Pooled ROC AUC and TPR at
  *      1% and 5% FPR for every a in WEIGHTS.
- *      With --harmful-pairs (an experiment, not shipped: docs/firewall-experiments.md), the
+ *      With --harmful-pairs (an experiment, not shipped: docs/research/firewall-experiments.md), the
  *      project's harmful-request pairs join the rows, one source group per harm category, and each
  *      category is also scored by the fold that never saw it (a second table). With
  *      --persona-prompts (not shipped either), the project's 400 harmless persona and task prompts

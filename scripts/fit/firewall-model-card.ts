@@ -60,7 +60,7 @@ export function firewallModelCard({ vectors, calibration, lexical }: Fitted): st
 
 The firewall's fitted files. They read the general model (\`models/all-MiniLM-L6-v2\`, the space
 \`${vectors.model}\`); the firewall has no encoder of its own, because every fine-tuned one
-measured worse on sources it never saw (docs/firewall-experiments.md). Numbers only: no training
+measured worse on sources it never saw (docs/research/firewall-experiments.md). Numbers only: no training
 text is stored. Licence: Apache-2.0 (this project); the data's licences are below. Written by
 \`npm run fit:firewall\` (the first two files) and then \`npm run fit:firewall-lexical\`; this card
 is rendered from their \`fit\` records.

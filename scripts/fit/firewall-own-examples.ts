@@ -298,7 +298,7 @@ export const OWN_ATTACKS: string[] = [
  * prompts, and the categorised look-alikes and attacks of firewall-own-lookalikes.ts. `category`
  * lets the encoder's trainer weigh each category as a source group of its own. With
  * `matchedPairs`, also the 1,948 pairs of firewall-own-pairs.jsonl as one category, each row
- * carrying its pair's index (experiments of docs/firewall-experiments.md, *Matched pairs written for
+ * carrying its pair's index (experiments of docs/research/firewall-experiments.md, *Matched pairs written for
  * the project*; nothing shipped uses them). With `harmfulPairs`, also the 960 harmful-request pairs of
  * firewall-own-harmful-pairs.jsonl, one category per kind of harm (*Harmful requests and their harmless
  * twins*; not shipped either; a fifth more is held out in scripts/eval/firewall-harmful-requests.jsonl).

@@ -2,7 +2,7 @@
  * npm run fit:firewall [-- --all-forms] [--matched-pairs] [--harmful-pairs] [--task-prompts] [--encoder-split | train.jsonl]   (default ../shared/datasets/firewall-train.jsonl)
  *
  * --matched-pairs, --harmful-pairs, --task-prompts: add the project's matched pairs, harmful-request
- * pairs or task prompts to its examples (experiments of docs/firewall-experiments.md; the shipped
+ * pairs or task prompts to its examples (experiments of docs/research/firewall-experiments.md; the shipped
  * calibration has none of them).
  *
  * --encoder-split: fit on the fifth of firewall-train-v2/firewall-train that a trained firewall

@@ -32,7 +32,7 @@ export type BertPrecision = {
 
 /** com.microsoft: ONNX Runtime's contrib ops (MatMulIntegerToFloat), in both its native and WASM builds. */
 const OPSETS = { "": 17, "com.microsoft": 1 };
-/** Layers after which the firewall's hidden state is taken (measured in docs/firewall-experiments.md: 4 of MiniLM's 6). */
+/** Layers after which the firewall's hidden state is taken (measured in docs/research/firewall-experiments.md: 4 of MiniLM's 6). */
 const FIREWALL_LAYER = 4;
 // Added to masked-out attention scores; exp() of it underflows to exactly 0 in float32.
 const MASKED_SCORE = -10000;

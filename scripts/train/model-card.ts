@@ -74,7 +74,7 @@ ${DATA_SOURCES.map((row) => `| ${row.join(" | ")} |`).join("\n")}
 
 ## Measured
 
-See docs/firewall-experiments.md: firewall-dev per source, leave-one-source-out,
+See docs/research/firewall-experiments.md: firewall-dev per source, leave-one-source-out,
 indirect injection and the over-defense probe set (scripts/eval/firewall-overdefense.jsonl),
 before and after, measured by \`npm run eval:firewall\` with the calibration refitted for this
 model by \`npm run fit:firewall\`.

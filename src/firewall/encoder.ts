@@ -3,7 +3,7 @@
  * its 4th of 6 layers, mean-pooled (the converter's mean_hidden_state_4 output): the same run
  * that embeds a text for the cache, documents and /v1/embeddings computes it, so a message's one
  * inference serves both stages, and that space separates attacks from ordinary text better than
- * the last layer's (docs/firewall-experiments.md, "Layer 4 of the general model").
+ * the last layer's (docs/research/firewall-experiments.md, "Layer 4 of the general model").
  * `--firewall-model-dir` gives the firewall an encoder of its own (e.g. one built by
  * `npm run train:firewall`), loaded into the same inference pool, int8, with its own vector LRU;
  * its calibration must then be refitted (`npm run fit:firewall`).

@@ -52,11 +52,11 @@ describe("the routing file", () => {
     expect(table.routeFor("gpt-4")).toBeUndefined();
   });
 
-  test("README's complete example is a valid routing file", () => {
-    const readme = readFileSync(join(import.meta.dir, "../../README.md"), "utf8");
-    const example = /```yaml\n(# sieve\.yaml[\s\S]*?)```/.exec(readme)![1]!;
+  test("docs/routing.md's complete example is a valid routing file", () => {
+    const page = readFileSync(join(import.meta.dir, "../../docs/routing.md"), "utf8");
+    const example = /```yaml\n(# sieve\.yaml[\s\S]*?)```/.exec(page)![1]!;
     const env = Object.fromEntries(["OPENAI_API_KEY", "AZURE_EAST_KEY", "AZURE_WEST_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_BACKUP_KEY"].map((name) => [name, `value-of-${name}`]));
-    const table = parseRoutingFile(example, "README.md", { timeoutMs: 120_000, env });
+    const table = parseRoutingFile(example, "docs/routing.md", { timeoutMs: 120_000, env });
     expect(table.routeFor("gpt-4o-mini")!.targets.map((t) => t.target.name)).toEqual(["openai-main", "azure-east", "claude"]);
     expect(table.routeFor("fast")!.strategy).toBe("loadbalance");
     expect(table.routeFor("smart")!.targets[0]!.model).toBe("gpt-4o");
