@@ -5,8 +5,8 @@ import type { AppContext } from "../runtime/context";
 import { serviceKeyAuth } from "../tenancy/auth";
 import { cacheOff, type CacheStage } from "../proxy/stages";
 import { findWorkspace } from "../tenancy/service";
-import { cacheKeyParams, cacheSettingsPatch } from "./model";
-import { cacheSettingsView, cacheStats, deleteEntry, purgeEntries, updateCacheSettings } from "./service";
+import { cacheEntriesQuery, cacheKeyParams, cacheSettingsPatch } from "./model";
+import { cacheSettingsView, cacheStats, deleteEntry, getEntry, listEntries, purgeEntries, updateCacheSettings } from "./service";
 
 import { ResponseCache } from "./stage";
 
@@ -21,6 +21,19 @@ export const cacheController = (ctx: AppContext) =>
     .get("/stats", async ({ scope }) => cacheStats(scope, Date.now()), {
       detail: { summary: "Entries, bytes, hits (exact and semantic), misses, hit rate and provider time saved" },
     })
+    .get("/entries", ({ scope, query }) => listEntries(scope, query, Date.now()), {
+      query: cacheEntriesQuery,
+      detail: { summary: "The workspace's live entries, most recently used first (prompt shortened to 300 characters)" },
+    })
+    .get(
+      "/entries/:key",
+      async ({ scope, params }) => {
+        const entry = await getEntry(scope, params.key, Date.now());
+        if (!entry) throw httpError(404, "not_found", "no live cache entry with this key in this workspace");
+        return entry;
+      },
+      { params: cacheKeyParams, detail: { summary: "One entry: its whole prompt and the stored answer (the key is X-Service-Cache-Key, or evidence cache_hit.key)" } },
+    )
     .delete(
       "/",
       async ({ scope }) => ({ deleted: await purgeEntries(scope) }),

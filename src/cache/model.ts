@@ -1,5 +1,11 @@
 import { z } from "zod";
+import { wholeNumber } from "../http/whole-number";
 import { MAX_CACHE_TTL_SECONDS } from "../proxy/request";
+
+export const cacheEntriesQuery = z.object({
+  limit: wholeNumber(1, 500).default(50),
+  offset: wholeNumber(0, Number.MAX_SAFE_INTEGER).default(0),
+});
 
 export const cacheKeyParams = z.object({ key: z.string().regex(/^[0-9a-f]{64}$/, "must be a cache key: 64 lower-case hex characters") });
 

@@ -3,7 +3,8 @@ import type { WorkspaceScope } from "../tenancy/scope";
 import type { Workspace } from "../tenancy/service";
 import type { Candidate } from "./match";
 import type { CacheSettingsPatch } from "./model";
-import { cacheCounters } from "./schema";
+import { and, desc, eq, gt } from "drizzle-orm";
+import { cacheCounters, cacheEntries } from "./schema";
 import { dot, floatsFromBlob, floatsToBlob, signBits } from "./vector-codec";
 
 /** Without a workspace threshold: chosen on the dev sets (docs/cache.md). */
@@ -212,6 +213,40 @@ async function deleteOverflow(scope: WorkspaceScope, maxEntries: number): Promis
      ) RETURNING id, scope_key`,
     { excess },
   );
+}
+
+/** Characters of a prompt shown in the entry list (the entry itself has all of it). */
+const PROMPT_PREVIEW_CHARS = 300;
+
+/** The workspace's live entries, most recently used first (the order eviction goes by, from the other end). */
+export async function listEntries(scope: WorkspaceScope, page: { limit: number; offset: number }, now: number) {
+  const live = gt(cacheEntries.expiresAt, new Date(now));
+  const rows = await scope.select(cacheEntries, live).orderBy(desc(cacheEntries.lastUsedAt), desc(cacheEntries.id)).limit(page.limit).offset(page.offset);
+  const total = await scope.count(cacheEntries, live);
+  return { entries: rows.map((row) => entryView(row, PROMPT_PREVIEW_CHARS)), total, limit: page.limit, offset: page.offset };
+}
+
+/** One live entry with its whole prompt and the stored answer. */
+export async function getEntry(scope: WorkspaceScope, key: string, now: number) {
+  const row = await scope.first(cacheEntries, eq(cacheEntries.key, key), gt(cacheEntries.expiresAt, new Date(now)));
+  return row ? { ...entryView(row, Infinity), completion: JSON.parse(row.completion) as unknown } : undefined;
+}
+
+function entryView(row: typeof cacheEntries.$inferSelect, promptChars: number) {
+  const prompt = row.prompt ?? null;
+  return {
+    key: row.key,
+    model: row.model,
+    // Null: an entry only an exact repeat can hit (its request had no last user text to compare).
+    prompt: prompt !== null && prompt.length > promptChars ? `${prompt.slice(0, promptChars)}…` : prompt,
+    semantic: row.embedding !== null,
+    bytes: row.bytes,
+    hits: row.hits,
+    upstream_ms: row.upstreamMs,
+    created_at: row.createdAt.toISOString(),
+    last_used_at: row.lastUsedAt.toISOString(),
+    expires_at: row.expiresAt.toISOString(),
+  };
 }
 
 export async function deleteEntry(scope: WorkspaceScope, key: string): Promise<boolean> {

@@ -148,7 +148,7 @@ export class ResponseCache implements CacheStage {
   #hit(request: CacheRequest, entry: StoredEntry, kind: "exact" | "semantic", similarity: number): CachedCompletion {
     this.#count(recordHit(request.scope, entry, kind, Date.now()));
     this.#deps.metrics.cache.hits[kind].inc();
-    return { completion: JSON.parse(entry.completion), body: entry.completion, key: entry.key, similarity, savedUpstreamMs: entry.upstreamMs };
+    return { completion: JSON.parse(entry.completion), body: entry.completion, key: entry.key, kind, similarity, savedUpstreamMs: entry.upstreamMs };
   }
 
   async #store(request: CacheRequest, completion: Record<string, unknown>, upstreamMs: number): Promise<void> {

@@ -6,6 +6,9 @@ import type { UpstreamAttempt } from "../proxy/upstream";
 /** A cache candidate above the threshold that the verifier rejected: its similarity and the reason. */
 export type CacheRejection = { similarity: number; reason: string };
 
+/** The cache entry that answered a request: its key (GET /v1/cache/entries/{key}), how it matched and how closely. */
+export type CacheHitRef = { key: string; kind: "exact" | "semantic"; similarity: number };
+
 /** One durable record per proxied request (issue: evidence log). */
 export const evidence = sqliteTable(
   "evidence",
@@ -22,6 +25,7 @@ export const evidence = sqliteTable(
     cacheStatus: text("cache_status", { enum: ["hit", "miss", "skip"] }).notNull(),
     /** The most similar semantic candidate the cache's verifier turned down, and why (null if none). */
     cacheRejected: text("cache_rejected", { mode: "json" }).$type<CacheRejection>(),
+    cacheHit: text("cache_hit", { mode: "json" }).$type<CacheHitRef>(),
     /** Strongest firewall action taken: allow, log, warn or block. */
     firewallAction: text("firewall_action", { enum: ["allow", "log", "warn", "block"] }).notNull(),
     /** JSON array of the patterns that fired, input and output side. */

@@ -49,6 +49,7 @@ function evidenceView(row: EvidenceRow, withBodies: boolean) {
     status: row.status,
     cache_status: row.cacheStatus,
     cache_rejected: row.cacheRejected,
+    cache_hit: row.cacheHit,
     firewall_action: row.firewallAction,
     firewall_matches: row.firewallMatches,
     overhead_ms: row.overheadMs,

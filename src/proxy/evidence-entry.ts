@@ -1,5 +1,5 @@
 import { sha256Hex } from "../tenancy/secrets";
-import type { CacheRejection } from "../evidence/schema";
+import type { CacheHitRef, CacheRejection } from "../evidence/schema";
 import type { EvidenceRecord } from "../evidence/writer";
 import type { Usage } from "./dialects/dialect";
 import type { UpstreamAttempt } from "./upstream";
@@ -10,6 +10,7 @@ export type RequestOutcome = {
   status: number;
   cacheStatus: "hit" | "miss" | "skip";
   cacheRejected?: CacheRejection;
+  cacheHit?: CacheHitRef;
   verdicts: FirewallVerdict[];
   overheadMs: number;
   upstreamMs: number;
@@ -36,6 +37,7 @@ export function evidenceEntry(request: EvidenceSubject, outcome: RequestOutcome,
     status: outcome.status,
     cacheStatus: outcome.cacheStatus,
     cacheRejected: outcome.cacheRejected ?? null,
+    cacheHit: outcome.cacheHit ?? null,
     firewallAction: strongest(outcome.verdicts).action,
     firewallMatches: outcome.verdicts.flatMap((v) => v.matches),
     overheadMs: Math.max(0, Math.round(outcome.overheadMs)),

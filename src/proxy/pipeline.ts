@@ -70,7 +70,8 @@ export async function runPipeline(request: ProxiedRequest, deps: PipelineDeps): 
         extra: { ...warnHeader, "x-service-cache-similarity": hit.similarity.toFixed(4), "x-service-cache-key": hit.key },
       });
       const responseBody = hit.body;
-      record({ status: 200, cacheStatus: "hit", verdicts: [inputVerdict], overheadMs: overhead(0), upstreamMs: 0, usage: dialect.answer(hit.completion)?.usage, responseBody });
+      const cacheHit = { key: hit.key, kind: hit.kind, similarity: Number(hit.similarity.toFixed(4)) };
+      record({ status: 200, cacheStatus: "hit", cacheHit, verdicts: [inputVerdict], overheadMs: overhead(0), upstreamMs: 0, usage: dialect.answer(hit.completion)?.usage, responseBody });
       return request.stream
         ? new Response(dialect.replayStream(hit.completion), { status: 200, headers: { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" } })
         : new Response(responseBody, { status: 200, headers: { ...headers, "content-type": "application/json" } });

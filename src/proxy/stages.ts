@@ -38,7 +38,7 @@ export interface FirewallStage {
  * A response the cache can answer with: the provider's JSON answer in the request's own dialect
  * (the API is part of the key), parsed and as the stored text a non-streamed hit is answered with.
  */
-export type CachedCompletion = { completion: Record<string, unknown>; body: string; key: string; similarity: number; savedUpstreamMs: number };
+export type CachedCompletion = { completion: Record<string, unknown>; body: string; key: string; kind: "exact" | "semantic"; similarity: number; savedUpstreamMs: number };
 
 /** Stage 2: the response cache. */
 export interface CacheStage {

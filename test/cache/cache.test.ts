@@ -136,6 +136,9 @@ describe("semantic hits and the precision guard", () => {
     expect(similarity).toBeGreaterThanOrEqual(DEFAULT_SEMANTIC_THRESHOLD);
     expect(similarity).toBeLessThan(1);
     expect((await stats(tenant)).semantic_hits).toBe(1);
+    // The evidence names the entry that answered, and how closely it matched.
+    const record = await evidenceFor(tenant, paraphrase.response.headers.get("x-service-request-id")!);
+    expect(record.cache_hit).toEqual({ key: paraphrase.response.headers.get("x-service-cache-key"), kind: "semantic", similarity: Number(similarity.toFixed(4)) });
   });
 
   test("text hidden in invisible tag characters counts, as the provider's model reads it; invisible-only prompts match only exactly", async () => {
@@ -544,6 +547,35 @@ describe("management API", () => {
     const malformed = await api(tenant, "DELETE", "/not-a-key");
     expect(malformed.status).toBe(400);
     expect(((await malformed.json()) as { detail: string }).detail).toContain("key");
+  });
+
+  test("GET /v1/cache/entries lists live entries, most recently used first; GET /v1/cache/entries/{key} has the whole prompt and the answer", async () => {
+    const tenant = await sieve.tenant();
+    const other = await sieve.tenant();
+    await chat(tenant, user("first entry to list"));
+    const long = `second entry ${"with many words ".repeat(40)}`;
+    await chat(tenant, user(long));
+    const hit = await chat(tenant, user("first entry to list"));
+    expect(hit.cache).toBe("hit");
+    const key = hit.response.headers.get("x-service-cache-key")!;
+    const record = await evidenceFor(tenant, hit.response.headers.get("x-service-request-id")!);
+    expect(record.cache_hit).toEqual({ key, kind: "exact", similarity: 1 });
+
+    const listed: any = await (await api(tenant, "GET", "/entries")).json();
+    expect(listed.total).toBe(2);
+    expect(listed.entries.map((e: any) => e.prompt)).toEqual(["first entry to list", `${long.slice(0, 300)}…`]);
+    expect(listed.entries[0]).toMatchObject({ key, model: "gpt-test", semantic: true, hits: 1 });
+    const one: any = await (await api(tenant, "GET", `/entries/${key}`)).json();
+    expect(one.prompt).toBe("first entry to list");
+    expect(one.completion.choices[0].message.content).toBe("echo: first entry to list");
+    expect(((await (await api(tenant, "GET", "/entries?limit=1&offset=1")).json()) as any).entries.map((e: any) => e.prompt.slice(0, 12))).toEqual(["second entry"]);
+
+    // Another workspace sees none of them.
+    expect(((await (await api(other, "GET", "/entries")).json()) as any).total).toBe(0);
+    expect((await api(other, "GET", `/entries/${key}`)).status).toBe(404);
+    const bad = await api(tenant, "GET", "/entries?limit=0");
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as any).detail).toContain("limit");
   });
 
   test("DELETE /v1/cache purges the workspace, exact and semantic", async () => {
