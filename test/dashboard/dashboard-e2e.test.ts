@@ -248,6 +248,18 @@ describe.skipIf(chromiumMissing && !process.env.CI)("dashboard in headless Chrom
     expect(await events.textContent()).toContain("Secret leak");
     await shot("08-firewall");
 
+    // The blocked request's page says why, and lists the matches as a table (not a JSON dump).
+    await open("#/requests?firewall=block", "Requests");
+    await page.getByRole("row", { name: /gpt-e2e/ }).getByRole("link").click();
+    await page.getByRole("heading", { level: 1, name: /^Request / }).waitFor();
+    const facts = (await page.locator(".key-values").first().textContent())!;
+    expect(facts).toMatch(/BlockedSecret leak in the request \(score 0\.\d{3} over its threshold 0\.5\)/);
+    expect(facts).not.toContain("Error");
+    const matches = page.getByRole("table", { name: "Patterns that fired on this request" });
+    expect(await matches.textContent()).toContain("Secret leak");
+    await shot("08b-blocked-request");
+    await open("#/firewall", "Firewall");
+
     // Disabled, it no longer fires.
     await page.getByRole("row", { name: /launch codes/ }).getByRole("checkbox").uncheck();
     await page.getByText("Pattern disabled").waitFor();
@@ -270,14 +282,34 @@ describe.skipIf(chromiumMissing && !process.env.CI)("dashboard in headless Chrom
     const statsText = (await stats.textContent())!;
     expect(statsText).toContain("Entries1");
     expect(statsText).toContain("Hit rate50.0 %");
-    await page.locator("figure.chart svg").waitFor(); // hit rate over time
-    expect(await page.locator("figure.chart svg circle").count()).toBeGreaterThan(0);
+    // Two lookups a few seconds apart: said in words, not charted as a dot or two.
+    await page.getByText(/1 of 2 cache lookups were hits \(50\.0 %\)/).waitFor();
+    const entry = page.getByRole("table", { name: "Cached answers, most recently used first" }).getByRole("row", { name: /hello from the browser test/ });
+    await entry.waitFor();
+    expect(await entry.textContent()).toContain("gpt-e2e");
     await shot("09-cache");
 
+    // The hit's request page names the cached prompt that answered it.
+    await open("#/requests?cache=hit", "Requests");
+    await page.getByRole("row", { name: /gpt-e2e/ }).getByRole("link").click();
+    await page.getByRole("heading", { level: 1, name: /^Request / }).waitFor();
+    await page.getByText("hello from the browser test", { exact: true }).first().waitFor();
+    const facts = (await page.locator(".key-values").first().textContent())!;
+    expect(facts).toContain("hit exact match, similarity 1.0000");
+    expect(facts).toContain("Answered by");
+    expect(facts).toMatch(/Overhead\d+ ms/);
+    await shot("09b-cache-hit-request");
+
+    // One entry deleted from the list, then the (now empty) cache purged.
+    await open("#/cache", "Cache");
+    await page.getByRole("button", { name: "Delete the cached answer to: hello from the browser test" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click();
+    await page.getByText("Cached answer deleted").waitFor();
+    await page.getByText("No cached answers yet.").waitFor();
+    await page.getByText("Entries0").waitFor();
     await page.getByRole("button", { name: "Purge cache" }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Purge" }).click();
-    await page.getByText("Cache purged: 1 entry removed").waitFor();
-    await page.getByText("Entries0").waitFor();
+    await page.getByText("Cache purged: 0 entries removed").waitFor();
   });
 
   test("Documents: an upload with progress, then the document page pages through its chunks", async () => {
@@ -353,6 +385,26 @@ describe.skipIf(chromiumMissing && !process.env.CI)("dashboard in headless Chrom
     await shot("13-routing");
     await open("#/routing", "Routing");
     expect(JSON.parse(await page.getByTestId("routing-json").inputValue())).toMatchObject(routes);
+  });
+
+  test("Settings → Workspace: body logging and system-prompt scanning are switched from the dashboard", async () => {
+    await page.getByRole("link", { name: "Settings → Workspace" }).click();
+    await page.getByRole("heading", { level: 1, name: "Settings → Workspace" }).waitFor();
+    const form = page.getByRole("form", { name: "Workspace settings" });
+    await form.getByLabel("Scan system prompts with the firewall", { exact: false }).check();
+    await form.getByLabel("Log request and response bodies", { exact: false }).uncheck();
+    await form.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Workspace settings saved").waitFor();
+    await shot("11b-workspace-settings");
+    let settings = (await (await page.request.get(`${sieve.url}/api/workspace`)).json()) as { log_bodies: boolean; firewall_scan_system: boolean };
+    expect([settings.log_bodies, settings.firewall_scan_system]).toEqual([false, true]);
+    // Back as the tests after this one expect them.
+    await form.getByLabel("Scan system prompts with the firewall", { exact: false }).uncheck();
+    await form.getByLabel("Log request and response bodies", { exact: false }).check();
+    await form.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Workspace settings saved").last().waitFor();
+    for (let i = 0; i < 50 && !settings.log_bodies; i++, await Bun.sleep(50)) settings = (await (await page.request.get(`${sieve.url}/api/workspace`)).json()) as typeof settings;
+    expect([settings.log_bodies, settings.firewall_scan_system]).toEqual([true, false]);
   });
 
   test("Connect your app shows this server's base URL and the workspace's headers", async () => {

@@ -32,14 +32,27 @@ export function hitRateOverTime(records) {
   return [...buckets.entries()].sort(([a], [b]) => a - b).map(([start, bucket]) => ({ at: new Date(start), ratio: bucket.hits / bucket.count, count: bucket.count }));
 }
 
-/** Firewall events (log, warn, block) per family, most frequent first. */
+const ACTION_RANK = { log: 1, warn: 2, block: 3 };
+
+/**
+ * Firewall events (log, warn, block) per family, most frequent first. Each family counts once per
+ * request, with the strongest action of its own matches: a request blocked by one family and
+ * warned by another is one block and one warn, not two blocks.
+ */
 export function eventsByFamily(records) {
   const counts = new Map();
   for (const record of records) {
     if (record.firewall_action === "allow") continue;
-    for (const family of matchFamilies(record).length ? matchFamilies(record) : ["(unnamed)"]) {
+    const actions = new Map();
+    for (const match of record.firewall_matches ?? []) {
+      const family = match?.family ?? "(unnamed)";
+      const action = ACTION_RANK[match?.action] ? match.action : record.firewall_action;
+      if (!actions.has(family) || ACTION_RANK[action] > ACTION_RANK[actions.get(family)]) actions.set(family, action);
+    }
+    if (actions.size === 0) actions.set("(unnamed)", record.firewall_action);
+    for (const [family, action] of actions) {
       const entry = counts.get(family) ?? { family, log: 0, warn: 0, block: 0, total: 0 };
-      entry[record.firewall_action]++;
+      entry[action]++;
       entry.total++;
       counts.set(family, entry);
     }

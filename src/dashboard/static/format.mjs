@@ -8,7 +8,12 @@ export function time(iso) {
   return h("time", { datetime: iso, title: iso }, date.toLocaleString());
 }
 
-export const ms = (value) => (value === null || value === undefined ? "–" : `${value} ms`);
+/** Milliseconds as read at a glance: 71.1501 → "71 ms", 3.456 → "3.5 ms", 0.0421 → "0.04 ms". */
+export function ms(value) {
+  if (value === null || value === undefined || Number.isNaN(value)) return "–";
+  const digits = Number.isInteger(value) || Math.abs(value) >= 10 ? 0 : Math.abs(value) >= 1 ? 1 : 2;
+  return `${value.toFixed(digits)} ms`;
+}
 
 export const percent = (ratio) => (ratio === null || ratio === undefined || Number.isNaN(ratio) ? "–" : `${(ratio * 100).toFixed(1)} %`);
 

@@ -13,6 +13,7 @@ import { firewallPage } from "./pages/firewall.mjs";
 import { keysPage } from "./pages/keys.mjs";
 import { requestDetailPage, requestsPage } from "./pages/requests.mjs";
 import { routingPage } from "./pages/routing.mjs";
+import { workspacePage } from "./pages/workspace.mjs";
 
 const HOME = "#/requests";
 
@@ -28,6 +29,7 @@ const routes = [
   { path: /^\/routing$/, page: routingPage, title: "Routing", section: "routing" },
   { path: /^\/connect$/, page: connectPage, title: "Connect your app", section: "connect" },
   { path: /^\/settings\/keys$/, page: keysPage, title: "Settings → API Keys", section: "settings" },
+  { path: /^\/settings\/workspace$/, page: workspacePage, title: "Settings → Workspace", section: "workspace" },
 ];
 
 const sections = [
@@ -38,6 +40,7 @@ const sections = [
   ["routing", "#/routing", "Routing"],
   ["connect", "#/connect", "Connect your app"],
   ["settings", "#/settings/keys", "Settings → API Keys"],
+  ["workspace", "#/settings/workspace", "Settings → Workspace"],
 ];
 
 /** { user, workspace, csrf_token } while logged in. */

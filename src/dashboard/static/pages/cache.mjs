@@ -2,12 +2,33 @@
 
 import { api, get } from "../api.mjs";
 import { ratioOverTime } from "../charts.mjs";
-import { busy, confirmAction, errorNotice, failure, field, keyValues, pageHeading, toast } from "../components.mjs";
+import { busy, confirmAction, dataTable, errorNotice, failure, field, keyValues, pageHeading, pager, toast } from "../components.mjs";
 import { append, h } from "../dom.mjs";
 import { hitRateOverTime, latestEvidence } from "../evidence.mjs";
-import { bytes, label, ms, percent, plain } from "../format.mjs";
+import { bytes, label, ms, percent, plain, time } from "../format.mjs";
 
 const STATS_PATH = "/v1/cache/stats";
+const ENTRIES_PATH = "/v1/cache/entries";
+const ENTRIES_PAGE = 20;
+/** Time buckets (of at least a minute) the hit-rate chart needs before it is drawn. */
+const MIN_CHART_BUCKETS = 3;
+
+const entryColumns = (onDelete) => [
+  { label: "Prompt", cell: (e) => (e.prompt === null ? h("span", { class: "muted" }, "(exact repeats only)") : e.prompt) },
+  { label: "Model", cell: (e) => h("code", {}, e.model) },
+  { label: "Hits", cell: (e) => String(e.hits), numeric: true },
+  { label: "Size", cell: (e) => bytes(e.bytes), numeric: true },
+  { label: "Last used", cell: (e) => time(e.last_used_at) },
+  { label: "Expires", cell: (e) => time(e.expires_at) },
+  {
+    label: "",
+    cell: (e) => {
+      const button = h("button", { type: "button", class: "button small danger", "aria-label": `Delete the cached answer to: ${e.prompt ?? e.key}` }, "Delete");
+      button.addEventListener("click", () => onDelete(e, button));
+      return button;
+    },
+  },
+];
 const SETTINGS_PATH = "/v1/cache/settings";
 
 function statValue(name, value) {
@@ -109,24 +130,53 @@ export async function cachePage({ view }) {
     await loadStats();
   });
 
+  const entriesSlot = h("div", { "aria-live": "polite" }, h("p", { class: "loading" }, "Loading…"));
+  let entriesOffset = 0;
+  async function loadEntries() {
+    try {
+      const page = await get(ENTRIES_PATH, { limit: ENTRIES_PAGE, offset: entriesOffset });
+      entriesSlot.replaceChildren(
+        dataTable({ caption: "Cached answers, most recently used first", columns: entryColumns(deleteEntry), rows: page.entries, empty: "No cached answers yet." }),
+        pager({ offset: entriesOffset, limit: ENTRIES_PAGE, total: page.total, shown: page.entries.length, label: "Cache entry pages", onChange: (next) => ((entriesOffset = next), loadEntries()) }),
+      );
+    } catch (error) {
+      entriesSlot.replaceChildren(failure(error, "Cache entries", ENTRIES_PATH));
+    }
+  }
+  async function deleteEntry(entry, button) {
+    const confirmed = await confirmAction({ title: "Delete this cached answer?", message: "The next request like it goes to the provider and is cached again.", confirmLabel: "Delete" });
+    if (!confirmed) return;
+    const result = await busy(button, purgeStatus, () => api("DELETE", `/v1/cache/${entry.key}`));
+    if (result === undefined) return;
+    toast("Cached answer deleted");
+    await Promise.all([loadEntries(), loadStats()]);
+  }
+
   append(view,
     pageHeading("Cache"),
     h("p", { class: "muted" }, "Repeated (and, when enabled, semantically similar) requests are answered from the cache without calling the provider."),
     h("section", { class: "card", "aria-labelledby": "cache-stats-title" }, h("h2", { id: "cache-stats-title" }, "Statistics"), statsSlot, h("div", { class: "actions" }, purge), purgeStatus),
     h("section", { "aria-labelledby": "hit-rate-title" }, h("h2", { id: "hit-rate-title" }, "Hit rate over time"), chartSlot),
+    h("section", { "aria-labelledby": "entries-title" }, h("h2", { id: "entries-title" }, "Entries"), entriesSlot),
     h("section", { class: "card", "aria-labelledby": "cache-settings-title" }, h("h2", { id: "cache-settings-title" }, "Settings"), settingsSlot),
   );
 
   await Promise.all([
     loadStats(),
+    loadEntries(),
     loadSettings(),
     latestEvidence().then(
       ({ records }) => {
         const points = hitRateOverTime(records);
+        const hits = points.reduce((sum, point) => sum + point.ratio * point.count, 0);
+        const lookups = points.reduce((sum, point) => sum + point.count, 0);
         chartSlot.replaceChildren(
-          points.length
+          points.length >= MIN_CHART_BUCKETS
             ? ratioOverTime(points, { what: "Cache hit rate", caption: `Share of cache hits among the latest ${records.length} proxied requests (from the evidence log; requests that skipped the cache are left out).` })
-            : h("p", { class: "empty" }, "No cache hits or misses recorded yet."),
+            : points.length > 0
+              // One or two time buckets make a chart of a dot or two: said in words until there is a line worth drawing.
+              ? h("p", {}, `${Math.round(hits)} of ${lookups} cache lookups were hits (${percent(hits / lookups)}); the chart over time appears once requests span a few minutes.`)
+              : h("p", { class: "empty" }, "No cache hits or misses recorded yet."),
         );
       },
       (error) => chartSlot.replaceChildren(errorNotice(error)),

@@ -94,7 +94,7 @@ function patternFields(pattern, families) {
     field("Family", family, "Lower-case letters, digits and _, starting with a letter."),
     h("datalist", { id: listId }, families.map((name) => h("option", { value: name }))),
     field("Action", action),
-    field("Threshold", threshold, "0.95+ very strict · 0.85–0.95 balanced · 0.75–0.85 permissive."),
+    field("Threshold", threshold, "Compared with the calibrated score (the Score column of a test), not the raw similarity beside it. 0.95+ very strict · 0.85–0.95 balanced · 0.75–0.85 permissive."),
     field("Checks", side),
   ];
   const values = () => ({ text: text.value.trim(), family: family.value.trim(), action: action.value, threshold: Number(threshold.value), side: side.value });

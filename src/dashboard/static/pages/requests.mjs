@@ -6,7 +6,7 @@ import { histogram } from "../charts.mjs";
 import { badge, dataTable, errorNotice, field, firewallTone, keyValues, pageHeading, pager, select } from "../components.mjs";
 import { append, h } from "../dom.mjs";
 import { latestEvidence, matchFamilies } from "../evidence.mjs";
-import { ms, percentile, prettyBody, time } from "../format.mjs";
+import { label, ms, percentile, prettyBody, time } from "../format.mjs";
 
 const PAGE_SIZE = 50;
 
@@ -135,6 +135,14 @@ export async function requestDetailPage({ view, params }) {
     append(view, errorNotice(error));
     return;
   }
+  // The cached prompt that answered a hit, read after the rest is shown (the entry may be gone).
+  const cachedPrompt = h("span", { class: "muted" }, "…");
+  if (record.cache_hit) {
+    get(`/v1/cache/entries/${record.cache_hit.key}`).then(
+      (entry) => cachedPrompt.replaceChildren(entry.prompt === null ? h("span", { class: "muted" }, "an entry for exact repeats only") : h("q", {}, entry.prompt)),
+      () => cachedPrompt.replaceChildren(h("span", { class: "muted" }, `entry ${record.cache_hit.key.slice(0, 12)}… is no longer in the cache`)),
+    );
+  }
   append(view,
     keyValues([
       ["Time", time(record.created_at)],
@@ -142,22 +150,54 @@ export async function requestDetailPage({ view, params }) {
       ["Model", record.model ?? "–"],
       ["Stream", record.stream ? "yes" : "no"],
       ["Status", badge(String(record.status), statusTone(record.status))],
-      ["Cache", badge(record.cache_status, cacheTone(record.cache_status))],
-      ["Cache candidate rejected", record.cache_rejected ? `similarity ${record.cache_rejected.similarity.toFixed(4)}: ${record.cache_rejected.reason}` : "–"],
+      ["Cache", [badge(record.cache_status, cacheTone(record.cache_status)), record.cache_hit ? ` ${record.cache_hit.kind} match, similarity ${record.cache_hit.similarity.toFixed(4)}` : ""]],
+      record.cache_hit ? ["Answered by", cachedPrompt] : null,
+      record.cache_rejected ? ["Cache candidate rejected", `similarity ${record.cache_rejected.similarity.toFixed(4)}: ${record.cache_rejected.reason}`] : null,
       ["Firewall", [badge(record.firewall_action, firewallTone(record.firewall_action)), " ", matchFamilies(record).join(", ")]],
       ["Overhead", ms(record.overhead_ms)],
       ["Upstream", ms(record.upstream_ms)],
       ["Tokens", record.usage ? `${record.usage.prompt_tokens} prompt + ${record.usage.completion_tokens} completion = ${record.usage.total_tokens}` : "–"],
       ["API key", keyName(record.key_id, keys)],
       ["Prompt SHA-256", h("code", { class: "wrap" }, record.prompt_sha256)],
-      ["Error", record.error ?? "–"],
-      ["Attempts", record.attempts ? attemptsList(record.attempts) : "–"],
-    ]),
-    (record.firewall_matches ?? []).length
-      ? h("section", {}, h("h2", {}, "Firewall matches"), h("pre", { class: "code", tabindex: "0" }, JSON.stringify(record.firewall_matches, null, 2)))
-      : null,
+      record.error ? ["Error", record.error] : null,
+      record.firewall_action === "block" ? ["Blocked", blockedBy(record)] : null,
+      record.attempts ? ["Attempts", attemptsList(record.attempts)] : null,
+    ].filter(Boolean)),
+    (record.firewall_matches ?? []).length ? matchesTable(record.firewall_matches) : null,
     bodyBlock("Request body", record.request_body),
     bodyBlock("Response body", record.response_body),
+  );
+}
+
+/** Why a request was blocked: the families whose block patterns fired, and on which side. */
+function blockedBy(record) {
+  const blocking = (record.firewall_matches ?? []).filter((m) => m?.action === "block");
+  if (blocking.length === 0) return "by the firewall";
+  const strongest = blocking.reduce((a, b) => (b.score > a.score ? b : a));
+  const side = strongest.side === "output" ? "in the answer" : "in the request";
+  return `${label(strongest.family)} ${side} (score ${strongest.score.toFixed(3)} over its threshold ${strongest.threshold})`;
+}
+
+/** The patterns that fired, one row each: family, pattern, side, calibrated score against threshold, raw similarity, action. */
+function matchesTable(matches) {
+  return h(
+    "section",
+    { "aria-labelledby": "matches-title" },
+    h("h2", { id: "matches-title" }, "Firewall matches"),
+    dataTable({
+      caption: "Patterns that fired on this request",
+      empty: "",
+      rows: matches,
+      columns: [
+        { label: "Family", cell: (m) => label(m.family ?? "(unnamed)") },
+        { label: "Pattern", cell: (m) => h("code", {}, m.pattern_id ?? "–") },
+        { label: "Side", cell: (m) => m.side ?? "–" },
+        { label: "Score", cell: (m) => (typeof m.score === "number" ? m.score.toFixed(3) : "–"), numeric: true },
+        { label: "Threshold", cell: (m) => (typeof m.threshold === "number" ? m.threshold.toFixed(2) : "–"), numeric: true },
+        { label: "Similarity", cell: (m) => (typeof m.similarity === "number" ? m.similarity.toFixed(3) : "–"), numeric: true },
+        { label: "Action", cell: (m) => (m.action ? badge(m.action, firewallTone(m.action)) : "–") },
+      ],
+    }),
   );
 }
 
