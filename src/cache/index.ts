@@ -9,13 +9,14 @@ import { cacheEntriesQuery, cacheKeyParams, cacheSettingsPatch } from "./model";
 import { cacheSettingsView, cacheStats, deleteEntry, getEntry, listEntries, purgeEntries, updateCacheSettings } from "./service";
 
 import { ResponseCache } from "./stage";
+import { SERVICE_KEY_SECURITY } from "../docs/security";
 
 /** The proxy's cache stage: the response cache, or nothing with --cache false. */
 export const cacheStage = (ctx: AppContext): CacheStage => (ctx.config.cache ? new ResponseCache(ctx) : cacheOff);
 
 /** The response cache of the caller's workspace: statistics, purge, settings (proxy credentials, spec §5). */
 export const cacheController = (ctx: AppContext) =>
-  new Elysia({ prefix: "/v1/cache", detail: { tags: ["cache"] } })
+  new Elysia({ prefix: "/v1/cache", detail: { tags: ["cache"], security: SERVICE_KEY_SECURITY } })
     .use(bodyLimit)
     .use(serviceKeyAuth(ctx))
     .get("/stats", async ({ scope }) => cacheStats(scope, Date.now()), {

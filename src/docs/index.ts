@@ -18,21 +18,27 @@ export const docsController = (docsUiScript: string) =>
       openapi({
         path: "/openapi",
         specPath: "/openapi/json",
-        mapJsonSchema: { zod: z.toJSONSchema },
+        // Documented as a client sends it: a field with a default is optional.
+        mapJsonSchema: { zod: (schema: z.ZodType) => z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) },
         exclude: { paths: [DOCS_SCRIPT_PATH] },
-        scalar: { cdn: DOCS_SCRIPT_PATH, withDefaultFonts: false } as never,
+        // An offline tool: no AI chat, MCP or deploy buttons (they call Scalar's cloud).
+        scalar: { cdn: DOCS_SCRIPT_PATH, withDefaultFonts: false, showDeveloperTools: "never", agent: { disabled: true }, mcp: { disabled: true }, hideClientButton: false } as never,
         documentation: {
           info: {
             title: "Sieve",
             version: VERSION,
             description:
-              "Self-hosted LLM sidecar: an OpenAI-compatible chat-completions proxy with a semantic firewall and cache, and a versioned, deduplicating document API.",
+              "Self-hosted LLM sidecar. A proxy for the OpenAI (chat completions, Responses) and Anthropic (Messages) APIs with a semantic firewall, " +
+              "a semantic cache and an evidence log, routing and fallbacks across providers; and a document API that chunks, embeds, versions and deduplicates uploads. " +
+              "Apps keep their official SDK: base URL `/v1` (OpenAI) or `/` (Anthropic), plus `X-Service-Api-Key` and `X-Service-Workspace-Id`; the provider key is forwarded untouched.",
           },
+          servers: [{ url: "/", description: "This Sieve server" }],
           components: {
             securitySchemes: {
-              serviceKey: { type: "apiKey", in: "header", name: "X-Service-Api-Key" },
-              serviceWorkspace: { type: "apiKey", in: "header", name: "X-Service-Workspace-Id" },
-              bearerKey: { type: "http", scheme: "bearer" },
+              serviceKey: { type: "apiKey", in: "header", name: "X-Service-Api-Key", description: "A Sieve API key (sieve_…)" },
+              serviceWorkspace: { type: "apiKey", in: "header", name: "X-Service-Workspace-Id", description: "The key's workspace id" },
+              bearerKey: { type: "http", scheme: "bearer", description: "A Sieve API key (sieve_…), as Authorization: Bearer" },
+              sessionCookie: { type: "apiKey", in: "cookie", name: "sieve_session", description: "The dashboard's session; changes also need X-CSRF-Token" },
             },
           },
         },

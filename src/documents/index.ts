@@ -20,6 +20,7 @@ import {
 } from "./service";
 import { readUpload } from "./upload";
 import { usageView } from "./usage";
+import { BEARER_KEY_SECURITY } from "../docs/security";
 
 /** The upload body is read by hand (two content types); these schemas only document it. */
 const multipartSchema = multipartUploadFields.toJSONSchema() as { properties: Record<string, unknown> };
@@ -46,7 +47,7 @@ const UPLOAD_DESCRIPTION =
 export const documentsController = (ctx: AppContext) => {
   const jobs = documentJobs(ctx);
   const env: DocumentsEnv = { jobs, log: ctx.log, parser: jobs.parser };
-  return new Elysia({ prefix: "/api", detail: { tags: ["documents"] } })
+  return new Elysia({ prefix: "/api", detail: { tags: ["documents"], security: BEARER_KEY_SECURITY } })
     .use(bodyLimit)
     .use(bearerKeyAuth(ctx))
     .post(

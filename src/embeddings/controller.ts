@@ -10,6 +10,7 @@ import { generalModelName } from "../runtime/assets";
 import { serviceKeyAuth } from "../tenancy/auth";
 import { hasTokens } from "./model-text";
 import { embeddingsBody, isLocalEmbeddingModel, LOCAL_EMBEDDING_MODEL } from "./model";
+import { SERVICE_KEY_SECURITY } from "../docs/security";
 
 /**
  * OpenAI-compatible POST /v1/embeddings. When `model` names the local model ("sieve-minilm";
@@ -19,7 +20,7 @@ import { embeddingsBody, isLocalEmbeddingModel, LOCAL_EMBEDDING_MODEL } from "./
  * passed through unchanged.
  */
 export const embeddingsController = (ctx: AppContext) => {
-  return new Elysia({ prefix: "/v1", detail: { tags: ["embeddings"] } })
+  return new Elysia({ prefix: "/v1", detail: { tags: ["embeddings"], security: SERVICE_KEY_SECURITY } })
     .use(requestContextPlugin)
     .use(serviceKeyAuth(ctx))
     .post(

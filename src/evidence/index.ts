@@ -4,10 +4,11 @@ import type { AppContext } from "../runtime/context";
 import { serviceKeyAuth } from "../tenancy/auth";
 import { evidenceQuery, requestIdParams } from "./model";
 import { getEvidence, listEvidence } from "./service";
+import { SERVICE_KEY_SECURITY } from "../docs/security";
 
 /** The evidence log of the caller's workspace, newest first. */
 export const evidenceController = (ctx: AppContext) =>
-  new Elysia({ prefix: "/v1/evidence", detail: { tags: ["evidence"] } })
+  new Elysia({ prefix: "/v1/evidence", detail: { tags: ["evidence"], security: SERVICE_KEY_SECURITY } })
     .use(serviceKeyAuth(ctx))
     .get("/", ({ scope, query }) => listEvidence(scope, query), {
       query: evidenceQuery,

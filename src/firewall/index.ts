@@ -18,6 +18,7 @@ import {
   updatePatternBody,
 } from "./model";
 import { firewallService } from "./service";
+import { SERVICE_KEY_SECURITY } from "../docs/security";
 
 const json = (schema: { toJSONSchema(): unknown }) => ({ content: { "application/json": { schema: schema.toJSONSchema() as never } } });
 
@@ -27,7 +28,7 @@ const json = (schema: { toJSONSchema(): unknown }) => ({ content: { "application
  */
 export const firewallController = (ctx: AppContext) => {
   const service = firewallService(ctx);
-  return new Elysia({ prefix: "/v1/firewall", detail: { tags: ["firewall"] } })
+  return new Elysia({ prefix: "/v1/firewall", detail: { tags: ["firewall"], security: SERVICE_KEY_SECURITY } })
     .use(requestContextPlugin)
     .use(bodyLimit)
     .use(serviceKeyAuth(ctx))

@@ -15,6 +15,7 @@ import { readProxiedRequest, readRequestBody } from "./request";
 import type { CacheStage, FirewallStage, UpstreamStage } from "./stages";
 import { directUpstream } from "./upstream";
 import { routedUpstream } from "../routing/routed-upstream";
+import { SERVICE_KEY_SECURITY } from "../docs/security";
 
 export type ProxyStages = { firewall: FirewallStage; cache: CacheStage };
 
@@ -89,7 +90,7 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
     if (isSievePath(new URL(request.url).pathname)) throw httpError(404, "not_found", "no such route");
     return forwardPassthrough(request, request.body, { ctx, scope, requestId, receivedAt });
   };
-  return new Elysia({ prefix: "/v1", detail: { tags: ["proxy"] } })
+  return new Elysia({ prefix: "/v1", detail: { tags: ["proxy"], security: SERVICE_KEY_SECURITY } })
     .use(requestContextPlugin)
     .use(serviceKeyAuth(ctx))
     .post("/chat/completions", handle(openaiChat), routeDoc(openaiChat, "OpenAI-compatible chat completions through the firewall and cache"))

@@ -8,6 +8,7 @@ import type { Workspace } from "../tenancy/service";
 import { REFERENCES, secretBody, secretNameParams } from "./model";
 import { secretContext } from "./secret-box";
 import { RoutingDocumentError } from "./workspace-routes";
+import { BEARER_KEY_SECURITY } from "../docs/security";
 
 /** A routing document as large as the routing file may be (1 MiB), and a secret of 16,384 characters escaped in JSON (up to 6 bytes each). */
 const ROUTING_BODY_BYTES = 1024 * 1024;
@@ -43,7 +44,7 @@ export const routingController = (ctx: AppContext) => {
     server_routes: ctx.routing.file !== undefined,
   });
 
-  return new Elysia({ prefix: "/api/routing", detail: { tags: ["routing"] } })
+  return new Elysia({ prefix: "/api/routing", detail: { tags: ["routing"], security: BEARER_KEY_SECURITY } })
     .use(bodyLimit)
     .use(bearerKeyAuth(ctx))
     // Routes send the workspace's traffic (and its provider keys) somewhere.

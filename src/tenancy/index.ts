@@ -10,6 +10,7 @@ import { AccountError, createApiKey, findWorkspace, listApiKeys, logIn, logOut, 
 import { LoginThrottle } from "./login-throttle";
 import { constantTimeEqual } from "./secrets";
 import { apiKeyView, workspaceSettingsView, workspaceView } from "./views";
+import { BEARER_KEY_SECURITY, SESSION_SECURITY } from "../docs/security";
 
 function sessionCookie(session: SessionInfo): string {
   const maxAge = Math.max(0, Math.floor((session.expiresAt.getTime() - Date.now()) / 1000));
@@ -90,7 +91,7 @@ export const authController = (ctx: AppContext) => {
         set.headers["set-cookie"] = clearedCookie;
         return { status: "logged_out" };
       },
-      { maxBodyBytes: SMALL_JSON_BODY_BYTES, detail: { summary: "End the session (X-CSRF-Token required)" } },
+      { maxBodyBytes: SMALL_JSON_BODY_BYTES, detail: { summary: "End the session (X-CSRF-Token required)", security: SESSION_SECURITY } },
     )
     .get(
       "/me",
@@ -101,13 +102,13 @@ export const authController = (ctx: AppContext) => {
         const workspace = (await findWorkspace(ctx.database, user.workspaceId))!;
         return { user: { id: user.id, email: user.email }, workspace: workspaceView(workspace), csrf_token: csrfToken, expires_at: expiresAt.toISOString() };
       },
-      { detail: { summary: "The logged-in user, their workspace and the CSRF token" } },
+      { detail: { summary: "The logged-in user, their workspace and the CSRF token", security: SESSION_SECURITY } },
     );
 };
 
 /** Settings → API Keys. Session (with X-CSRF-Token on changes) or an admin key (Authorization: Bearer <API_KEY>). */
 export const keysController = (ctx: AppContext) =>
-  new Elysia({ prefix: "/api/keys", detail: { tags: ["api keys"] } })
+  new Elysia({ prefix: "/api/keys", detail: { tags: ["api keys"], security: BEARER_KEY_SECURITY } })
     .use(bodyLimit)
     .use(bearerKeyAuth(ctx))
     .onBeforeHandle(({ scope }) => requireKeyManager(scope))
@@ -133,7 +134,7 @@ export const keysController = (ctx: AppContext) =>
 
 /** The caller's workspace and its general settings (Bearer key or dashboard session). */
 export const workspaceController = (ctx: AppContext) => {
-  return new Elysia({ prefix: "/api/workspace", detail: { tags: ["workspace"] } })
+  return new Elysia({ prefix: "/api/workspace", detail: { tags: ["workspace"], security: BEARER_KEY_SECURITY } })
     .use(bodyLimit)
     .use(bearerKeyAuth(ctx))
     .get("/", async ({ scope }) => workspaceSettingsView(await scope.workspace(), ctx.config), {
