@@ -1,7 +1,8 @@
 import type { AppContext } from "../runtime/context";
 import type { WorkspaceScope } from "../tenancy/scope";
 import { findWorkspace } from "../tenancy/service";
-import { jsonResponse } from "../http/errors";
+import { jsonResponse, sieveErrorBody, type ErrorShape } from "../http/errors";
+import { anthropicError, openaiError, providerErrorShape } from "./dialects/errors";
 import { anthropicMessages } from "./dialects/anthropic-messages";
 import type { Dialect } from "./dialects/dialect";
 import { openaiChat } from "./dialects/openai-chat";
@@ -37,6 +38,18 @@ export function isStreamedPassthrough(url: URL): boolean {
 /** Anthropic's SDK always sends anthropic-version, and its key in x-api-key: that is how /v1/models finds the right provider. */
 export function providerOf(headers: Headers): Dialect["provider"] {
   return headers.has("anthropic-version") || headers.has("x-api-key") ? "anthropic" : "openai";
+}
+
+/**
+ * The error shape of a request to a /v1 path: the provider API it speaks (a dialect's path, else
+ * the provider the headers name), Sieve's own shape for Sieve's own APIs and every other path.
+ */
+export function errorShapeFor(request: Request): ErrorShape {
+  const path = new URL(request.url).pathname;
+  if (!path.startsWith("/v1/") || isSievePath(path)) return sieveErrorBody;
+  if (path === "/v1/messages") return anthropicError;
+  if (READ_PATHS.has(path)) return openaiError;
+  return providerErrorShape(providerOf(request.headers));
 }
 
 /**

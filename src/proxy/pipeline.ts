@@ -1,12 +1,13 @@
 import type { EvidenceWriter } from "../evidence/writer";
-import { HttpError, jsonResponse } from "../http/errors";
+import { HttpError, internalError, jsonResponse } from "../http/errors";
 import type { Logger } from "../logging/logger";
 import type { ProxyMetrics } from "../metrics/proxy";
 import type { Answer } from "./dialects/dialect";
+import { providerErrorShape } from "./dialects/errors";
 import { evidenceEntry, type EvidenceSubject, type RequestOutcome } from "./evidence-entry";
 import { sampleLongText } from "./long-text";
 import type { ProxiedRequest } from "./request";
-import { firewallHeader, serviceHeaders } from "./service-headers";
+import { blockedHeaders, firewallHeader, serviceHeaders } from "./service-headers";
 import type { CacheStage, FirewallStage, FirewallVerdict, UpstreamStage } from "./stages";
 import { relayStream, type StreamOutcome } from "./stream-relay";
 import { readAnswerText, relayedHeaders, UpstreamError, type UpstreamCall } from "./upstream";
@@ -51,7 +52,8 @@ export async function runPipeline(request: ProxiedRequest, deps: PipelineDeps): 
   if (inputVerdict.action === "block") {
     const body = dialect.errorBody("blocked", inputVerdict.reason ?? "blocked", request.requestId, inputVerdict.reason);
     record({ status: 403, cacheStatus: "skip", verdicts: [inputVerdict], overheadMs: overhead(0), upstreamMs: 0, responseBody: JSON.stringify(body) });
-    return jsonResponse(403, body, serviceHeaders({ requestId: request.requestId, cache: "miss", receivedAt: request.receivedAt, upstreamMs: 0 }));
+    const extra = blockedHeaders(inputVerdict.family, inputVerdict.reason);
+    return jsonResponse(403, body, serviceHeaders({ requestId: request.requestId, cache: "miss", receivedAt: request.receivedAt, upstreamMs: 0, extra }));
   }
   const warnHeader = firewallHeader(inputVerdict.action, inputVerdict.family);
 
@@ -189,7 +191,7 @@ async function forward(
     release?.();
     const body = dialect.errorBody("blocked", outputVerdict.reason ?? "blocked", request.requestId, outputVerdict.reason);
     record({ status: 403, cacheStatus, verdicts, overheadMs, upstreamMs: providerMs, usage: answer?.usage, responseBody: text, attempts });
-    return jsonResponse(403, body, headers);
+    return jsonResponse(403, body, { ...headers, ...blockedHeaders(outputVerdict.family, outputVerdict.reason) });
   }
   if (completion && answer?.complete && text.length <= MAX_CACHED_RESPONSE_CHARS) storeThenRelease(completion, providerMs);
   else release?.();
@@ -205,12 +207,13 @@ async function forward(
 export function failedRequest(subject: EvidenceSubject, error: unknown, deps: Pick<PipelineDeps, "evidence" | "metrics" | "log">): Response {
   const known = error instanceof HttpError;
   if (!known) deps.log.error("proxy request failed", { request_id: subject.requestId, error });
-  const status = known ? error.status : 500;
-  const body = known ? { ...error.body, request_id: subject.requestId } : { error: "internal_error", detail: "an internal error occurred", request_id: subject.requestId };
+  const failure = known ? error : internalError();
+  const { status } = failure;
+  const body = providerErrorShape(subject.dialect.provider)(failure, subject.requestId);
   const outcome: RequestOutcome = { status, cacheStatus: "skip", verdicts: [], overheadMs: performance.now() - subject.receivedAt, upstreamMs: 0 };
-  deps.evidence.record(evidenceEntry(subject, { ...outcome, responseBody: JSON.stringify(body), error: String(body.detail ?? body.error) }, subject.workspace.logBodies));
+  deps.evidence.record(evidenceEntry(subject, { ...outcome, responseBody: JSON.stringify(body), error: failure.detail }, subject.workspace.logBodies));
   deps.metrics.record(subject.dialect.name, outcome);
-  const headers = { ...(known ? error.headers : {}), ...serviceHeaders({ requestId: subject.requestId, cache: "miss", receivedAt: subject.receivedAt, upstreamMs: 0 }) };
+  const headers = { ...failure.headers, ...serviceHeaders({ requestId: subject.requestId, cache: "miss", receivedAt: subject.receivedAt, upstreamMs: 0 }) };
   return jsonResponse(status, body, headers);
 }
 

@@ -115,9 +115,9 @@ export async function callUpstream(target: UpstreamTarget, timeoutMs: number, al
     target.clientSignal.removeEventListener("abort", onClientGone);
     if (error instanceof UpstreamTargetRefused) throw new UpstreamError("refused", error.message);
     if (controller.signal.aborted && (controller.signal.reason as Error)?.message === "timeout") {
-      throw new UpstreamError("timeout", `the provider did not answer within ${timeoutMs} ms`);
+      throw new UpstreamError("timeout", `the provider did not answer within ${timeoutMs} ms (--upstream-timeout-ms); retry, or raise the timeout`);
     }
-    throw new UpstreamError("unreachable", `cannot reach the provider at ${new URL(target.url).origin}`, error as Error);
+    throw new UpstreamError("unreachable", `cannot reach the provider at ${new URL(target.url).origin}: check --upstream-url (or the workspace's upstream_url) and that the provider is up`, error as Error);
   } finally {
     clearTimeout(timer);
   }

@@ -39,13 +39,13 @@ describe("proxy credentials (spec §5)", () => {
     ["malformed key", (t: Tenant) => ({ "X-Service-Api-Key": "not-a-key", "X-Service-Workspace-Id": t.workspaceId })],
     ["unknown key", (t: Tenant) => ({ "X-Service-Api-Key": generateApiKey(), "X-Service-Workspace-Id": t.workspaceId })],
     ["no workspace id", (t: Tenant) => ({ "X-Service-Api-Key": t.apiKey })],
-  ])("%s → 401 {error, detail}", async (_name, headers) => {
+  ])("%s → 401 in OpenAI's error shape, saying what to send", async (_name, headers) => {
     const count = upstream.received.length;
     const response = await chat(headers(alice));
     expect(response.status).toBe(401);
     const body = (await response.json()) as any;
-    expect(body.error).toBe("unauthorized");
-    expect(typeof body.detail).toBe("string");
+    expect(body.error).toMatchObject({ type: "authentication_error", code: "unauthorized" });
+    expect(body.error.message).toMatch(/X-Service-(Api-Key|Workspace-Id)/);
     expect(JSON.stringify(body)).not.toContain(alice.apiKey);
     expect(upstream.received.length).toBe(count);
   });
@@ -53,7 +53,7 @@ describe("proxy credentials (spec §5)", () => {
   test("a valid key with another workspace's id → 403", async () => {
     const response = await chat({ "X-Service-Api-Key": alice.apiKey, "X-Service-Workspace-Id": bob.workspaceId });
     expect(response.status).toBe(403);
-    expect(((await response.json()) as any).error).toBe("forbidden");
+    expect(((await response.json()) as any).error).toMatchObject({ type: "permission_error", code: "forbidden" });
   });
 
   test("1,000 random well-formed keys are all rejected", async () => {
@@ -87,7 +87,7 @@ describe("credentials come before the body", () => {
     const response = await fetch(`${sieve.url}${path}`, { method, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
     expect(response.status).toBe(401);
     const text = await response.text();
-    expect(JSON.parse(text).error).toBe("unauthorized");
+    expect(JSON.parse(text)).toMatchObject({ code: "unauthorized", status_code: 401 });
     expect(text).not.toContain("body.");
   });
 });

@@ -2,7 +2,7 @@ import { anthropicMessagesBody, type AnthropicMessage, type AnthropicMessagesBod
 import { formatSseEvent } from "../sse";
 import { conversationSubject } from "./cache-subject";
 import type { Dialect, ErrorKind, ScannedText } from "./dialect";
-import { ERROR_CODES } from "./errors";
+import { anthropicErrorBody, ERROR_CODES } from "./errors";
 import { messagesUsage, MessagesTranscript } from "./messages-transcript";
 import { replayPieces } from "./replay-pieces";
 
@@ -66,15 +66,7 @@ export const anthropicMessages: Dialect = {
 
   transcript: () => new MessagesTranscript(),
   replayStream: messageToSse,
-  errorBody: (kind, message, requestId, reason) => ({
-    // The spec's body (error, reason or detail, request_id); `type` and `message` are what the SDK reads
-    // for its error class and text (the class itself follows the status: 403 → PermissionDeniedError).
-    type: "error",
-    error: ERROR_CODES[kind],
-    message: kind === "blocked" ? `${ERROR_CODES.blocked}: ${reason ?? message}` : message,
-    ...(kind === "blocked" ? { reason: reason ?? message } : { detail: message }),
-    request_id: requestId,
-  }),
+  errorBody: anthropicErrorBody,
   streamError: (kind, message, requestId, reason) => formatSseEvent(anthropicStreamError(kind, message, requestId, reason), "error"),
 };
 
