@@ -51,16 +51,24 @@ export const authController = (ctx: AppContext) => {
     .post(
       "/signup",
       async ({ body, set }) => {
-        const { user, workspace, session } = await signUp(
+        const { user, workspace, session, claimed } = await signUp(
           ctx.database,
           { email: body.email, password: body.password, workspaceName: body.workspace_name },
           ctx.sessionTtlMs,
+          ctx.config.signup,
         ).catch(accountFailure);
         set.status = 201;
         set.headers["set-cookie"] = sessionCookie(session);
-        return { user: { id: user.id, email: user.email }, workspace: workspaceView(workspace), csrf_token: session.csrfToken, expires_at: session.expiresAt.toISOString() };
+        return {
+          user: { id: user.id, email: user.email },
+          workspace: workspaceView(workspace),
+          /** True when this first account joined the server's only workspace (made with `sieve keys create`). */
+          claimed_existing_workspace: claimed,
+          csrf_token: session.csrfToken,
+          expires_at: session.expiresAt.toISOString(),
+        };
       },
-      { body: signUpBody, maxBodyBytes: SMALL_JSON_BODY_BYTES, beforeHandle: ({ request }) => assertSameOrigin(request), detail: { summary: "Create an account and its workspace; starts a session" } },
+      { body: signUpBody, maxBodyBytes: SMALL_JSON_BODY_BYTES, beforeHandle: ({ request }) => assertSameOrigin(request), detail: { summary: "Create an account (the first one joins a lone key-only workspace); starts a session" } },
     )
     .post(
       "/login",
