@@ -24,7 +24,7 @@ const cookieOf = (response: Response) => response.headers.get("set-cookie")!.spl
 describe("CLI first, then the dashboard (the quick start's order)", () => {
   test("the first sign-up joins the CLI's workspace and sees its traffic; the CLI still needs no --workspace; a later sign-up gets its own", async () => {
     const dataDir = tempDir();
-    const created = await runCli(["keys", "create", "--data-dir", dataDir, "--json"]);
+    const created = await runCli(["keys", "create", "--init", "--data-dir", dataDir, "--json"]);
     expect(created.code).toBe(0);
     const { workspace_id, api_key } = JSON.parse(created.stdout);
     const serve = await spawnServe(["--data-dir", dataDir, "--upstream-url", upstream.url]);
