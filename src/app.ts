@@ -9,7 +9,7 @@ import { embeddingsController } from "./embeddings/controller";
 import { healthController } from "./health";
 import { httpBasics } from "./http/basics";
 import { metricsController } from "./metrics";
-import { proxyController } from "./proxy";
+import { proxyController, versionlessPathsController } from "./proxy";
 import { errorShapeFor } from "./proxy/passthrough";
 import { routingController } from "./routing";
 import type { AppContext } from "./runtime/context";
@@ -31,6 +31,7 @@ export function createApp(ctx: AppContext, docsUiScript: string) {
     .use(routingController(ctx))
     .use(embeddingsController(ctx))
     .use(proxyController(ctx, { firewall: firewallStage(ctx), cache: cacheStage(ctx) }))
+    .use(versionlessPathsController())
     .use(cacheController(ctx))
     .use(firewallController(ctx))
     .use(evidenceController(ctx))

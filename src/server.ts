@@ -20,6 +20,7 @@ import { EmbedderSlot } from "./runtime/embedder-slot";
 import { checkFirewallModel, firewallModel } from "./firewall/encoder";
 import { RateLimiter } from "./tenancy/rate-limit";
 import { onboardingHint } from "./tenancy/onboarding";
+import { baseUrlWarning } from "./proxy/base-url-hints";
 import { Breakers } from "./routing/breaker";
 import { RoutingFileError } from "./routing/config-file";
 import { RoutingFileSource } from "./routing/routing-file";
@@ -138,6 +139,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`;
   log.info("listening", { url, data_dir: config.dataDir, database: database.location, upstream_url: config.upstreamUrl });
   for (const line of await onboardingHint(database.db, config)) log.info(line);
+  for (const [provider, url] of [["openai", config.upstreamUrl], ["anthropic", config.anthropicUpstreamUrl]] as const) {
+    const warning = baseUrlWarning(provider, url);
+    if (warning) log.warn(`provider base URL looks wrong: ${warning}`, { flag: provider === "openai" ? "--upstream-url" : "--anthropic-upstream-url" });
+  }
   await documentJobs(ctx).resume();
   embedder.loaded.then(
     (loaded) => {

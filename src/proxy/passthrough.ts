@@ -9,6 +9,7 @@ import { openaiChat } from "./dialects/openai-chat";
 import { sha256Hex } from "../tenancy/secrets";
 import { providerBaseUrl } from "./request";
 import { serviceHeaders } from "./service-headers";
+import { hintHeader, missingVersionHint, notFoundHint } from "./base-url-hints";
 import { callUpstream, relayedHeaders, UpstreamError } from "./upstream";
 
 /** /v1 prefixes that are Sieve's own API: never forwarded. */
@@ -45,7 +46,9 @@ export function providerOf(headers: Headers): Dialect["provider"] {
  * the provider the headers name), Sieve's own shape for Sieve's own APIs and every other path.
  */
 export function errorShapeFor(request: Request): ErrorShape {
-  const path = new URL(request.url).pathname;
+  const url = new URL(request.url);
+  // A provider path without /v1 (a base URL missing it) is answered in the provider's shape too.
+  const path = missingVersionHint(url.pathname, url.origin) ? `/v1${url.pathname}` : url.pathname;
   if (!path.startsWith("/v1/") || isSievePath(path)) return sieveErrorBody;
   if (path === "/v1/messages") return anthropicError;
   if (READ_PATHS.has(path)) return openaiError;
@@ -105,7 +108,8 @@ export async function forwardPassthrough(
     const relayed = relayedHeaders(response, { passthrough: true });
     const stream = (response.headers.get("content-type") ?? "").includes("text/event-stream");
     record(response.status, upstreamMs, stream);
-    return new Response(response.body, { status: response.status, headers: { ...relayed, ...serviceHeaders({ requestId, cache: "miss", receivedAt, upstreamMs }) } });
+    const hint = response.status === 404 ? hintHeader(notFoundHint(provider, base, base + path)) : {};
+    return new Response(response.body, { status: response.status, headers: { ...relayed, ...serviceHeaders({ requestId, cache: "miss", receivedAt, upstreamMs }), ...hint } });
   } catch (error) {
     if (!(error instanceof UpstreamError)) throw error;
     const { status } = error;

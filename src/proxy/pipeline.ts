@@ -4,6 +4,7 @@ import type { Logger } from "../logging/logger";
 import type { ProxyMetrics } from "../metrics/proxy";
 import type { Answer } from "./dialects/dialect";
 import { providerErrorShape } from "./dialects/errors";
+import { hintHeader, notFoundHint } from "./base-url-hints";
 import { evidenceEntry, type EvidenceSubject, type RequestOutcome } from "./evidence-entry";
 import { sampleLongText } from "./long-text";
 import type { ProxiedRequest } from "./request";
@@ -196,7 +197,20 @@ async function forward(
   if (completion && answer?.complete && text.length <= MAX_CACHED_RESPONSE_CHARS) storeThenRelease(completion, providerMs);
   else release?.();
   record({ status: response.status, cacheStatus, verdicts, overheadMs, upstreamMs: providerMs, usage: answer?.usage, responseBody: text, attempts });
+  if (response.status === 404 && !routed) return providerNotFound(request, text, headers);
   return new Response(text, { status: response.status, headers });
+}
+
+/**
+ * A provider's 404 on the dialect's own path almost always means a wrong base URL: the hint goes
+ * in X-Service-Hint, and a body no SDK can read (HTML, plain text) is replaced by the dialect's
+ * error carrying it. A provider's own JSON error is relayed as it came.
+ */
+function providerNotFound(request: ProxiedRequest, text: string, headers: Record<string, string>): Response {
+  const hint = notFoundHint(request.dialect.provider, request.upstreamUrl, request.upstreamUrl + request.dialect.upstreamPath);
+  if (parseJson(text)) return new Response(text, { status: 404, headers: { ...headers, ...hintHeader(hint) } });
+  const body = providerErrorShape(request.dialect.provider)(new HttpError(404, "upstream_not_found", hint), request.requestId);
+  return jsonResponse(404, body, { ...headers, ...hintHeader(hint) });
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { AllowedHosts } from "../egress/allowed-hosts";
-import { pinnedUpstream, UpstreamTargetRefused } from "../egress/upstream-target";
+import { pinnedUpstream, UpstreamHostUnresolved, UpstreamTargetRefused } from "../egress/upstream-target";
 import { BodyTooLargeError, readBoundedBody } from "../http/bounded-body";
 import type { AttemptOutcome } from "../routing/retry-policy";
 import type { ProxiedRequest } from "./request";
@@ -114,6 +114,7 @@ export async function callUpstream(target: UpstreamTarget, timeoutMs: number, al
   } catch (error) {
     target.clientSignal.removeEventListener("abort", onClientGone);
     if (error instanceof UpstreamTargetRefused) throw new UpstreamError("refused", error.message);
+    if (error instanceof UpstreamHostUnresolved) throw new UpstreamError("unreachable", error.message);
     if (controller.signal.aborted && (controller.signal.reason as Error)?.message === "timeout") {
       throw new UpstreamError("timeout", `the provider did not answer within ${timeoutMs} ms (--upstream-timeout-ms); retry, or raise the timeout`);
     }

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../runtime/context";
 import { upstreamUrlProblem } from "../egress/upstream-target";
+import { baseUrlWarning } from "../proxy/base-url-hints";
 import { bodyLimit, SMALL_JSON_BODY_BYTES } from "../http/bounded-body";
 import { badRequest, httpError } from "../http/errors";
 import { requestContextPlugin } from "../http/request-context";
@@ -156,7 +157,7 @@ export const workspaceController = (ctx: AppContext) => {
           const problem = body[field] ? upstreamUrlProblem(body[field], ctx.allowedUpstreamHosts) : undefined;
           if (problem) throw badRequest(`body.${field}: ${problem}`);
         }
-        return workspaceSettingsView(
+        const view = workspaceSettingsView(
           await scope.updateWorkspace({
             name: body.name,
             logBodies: body.log_bodies,
@@ -166,6 +167,17 @@ export const workspaceController = (ctx: AppContext) => {
           }),
           ctx.config,
         );
+        // Accepted (a provider may use any path), but said: a bare host for OpenAI or …/v1 for Anthropic is a 404 on every call.
+        const warnings = (
+          [
+            ["upstream_url", "openai", body.upstream_url],
+            ["anthropic_upstream_url", "anthropic", body.anthropic_upstream_url],
+          ] as const
+        ).flatMap(([field, provider, url]) => {
+          const warning = url ? baseUrlWarning(provider, url) : undefined;
+          return warning ? [`${field}: ${warning}`] : [];
+        });
+        return warnings.length ? { ...view, warnings } : view;
       },
       {
         body: workspaceSettingsPatch,
