@@ -32,7 +32,8 @@ const ANTHROPIC_TYPES: Record<number, string> = {
   503: "overloaded_error",
   504: "timeout_error",
 };
-const anthropicType = (status: number) => ANTHROPIC_TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error");
+/** Anthropic's error type for a status; the SDK maps them to its error classes (also inside streams, which have no status). */
+export const anthropicType = (status: number) => ANTHROPIC_TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error");
 
 /**
  * OpenAI's error body, `{error: {message, type, param, code}}`: the `openai` SDK prints
