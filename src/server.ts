@@ -2,7 +2,7 @@ import { parseAllowedHosts } from "./egress/allowed-hosts";
 import { createApp } from "./app";
 import { withBodyDeadline } from "./http/body-deadline";
 import { bodyLimitsOf } from "./http/bounded-body";
-import { isStreamedPassthrough } from "./proxy/passthrough";
+import { errorShapeFor, isStreamedPassthrough } from "./proxy/passthrough";
 import { documentJobs } from "./documents/jobs";
 import type { Config } from "./config";
 import { openStorage } from "./db/connection";
@@ -130,7 +130,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const server = Bun.serve({
     hostname: config.host,
     port: config.port,
-    fetch: withBodyDeadline(app.fetch, config.bodyTimeoutMs, isStreamedPassthrough, bodyLimitsOf(app.routes)),
+    fetch: withBodyDeadline(app.fetch, config.bodyTimeoutMs, isStreamedPassthrough, bodyLimitsOf(app.routes), errorShapeFor),
     // Streams from a provider can pause for a long time between tokens; Bun's default is 10 s.
     // (Request bodies have their own, shorter deadline: --body-timeout-ms.)
     idleTimeout: 255,

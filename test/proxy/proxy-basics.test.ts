@@ -154,6 +154,7 @@ describe("errors", () => {
     const big = "x".repeat(11 * 1024 * 1024);
     const response = await post({ model: "m", messages: [{ role: "user", content: big }] });
     expect(response.status).toBe(413);
+    expect(((await response.json()) as any).error).toMatchObject({ type: "invalid_request_error", code: "payload_too_large" });
   });
 
   test("provider 4xx/5xx pass through unchanged with our headers", async () => {
