@@ -1,7 +1,7 @@
 import { Elysia, type ValidationError } from "elysia";
 import { isConnectionError } from "../db/connection";
 import type { Logger } from "../logging/logger";
-import { HttpError, httpError, internalError, jsonResponse, sieveErrorBody, type ErrorShape } from "./errors";
+import { HttpError, httpError, internalError, jsonResponse, type ErrorShape } from "./errors";
 import { assertJsonShape, isJsonContentType } from "./json-body";
 import { requestContext, requestContextPlugin } from "./request-context";
 import { describeValidationError } from "./validation";
@@ -11,11 +11,11 @@ export type BodyLimits = { maxJsonDepth: number };
 /**
  * Cross-cutting HTTP behaviour for the whole app: a request id on every request, one JSON log
  * line per response, every error turned into a JSON body that names the problem (in the shape of
- * the API that was called: `errorShapeFor`), and the one
- * check of every body Elysia parses (JSON only, nesting bounded) before validation walks it.
+ * the API that was called: `errorShapeFor`), and the one check of every body Elysia parses (JSON
+ * only, nesting bounded) before validation walks it.
  * Routes that read their own body (`parse: "none"`: the proxy, uploads) check it themselves.
  */
-export const httpBasics = (log: Logger, limits: BodyLimits, errorShapeFor: (request: Request) => ErrorShape = () => sieveErrorBody) =>
+export const httpBasics = (log: Logger, limits: BodyLimits, errorShapeFor: (request: Request) => ErrorShape) =>
   new Elysia({ name: "http.basics" })
     .use(requestContextPlugin)
     .onTransform({ as: "global" }, ({ body, request }) => {
