@@ -9,7 +9,8 @@ import { embeddingsController } from "./embeddings/controller";
 import { healthController } from "./health";
 import { httpBasics } from "./http/basics";
 import { metricsController } from "./metrics";
-import { proxyController } from "./proxy";
+import { proxyController, versionlessPathsController } from "./proxy";
+import { errorShapeFor } from "./proxy/passthrough";
 import { routingController } from "./routing";
 import type { AppContext } from "./runtime/context";
 import { authController, keysController, workspaceController } from "./tenancy";
@@ -19,7 +20,7 @@ export function createApp(ctx: AppContext, docsUiScript: string) {
   // standardHostname false: Elysia otherwise finds the path by skipping 11 characters of the URL
   // ("http://" + a 4-letter host), so every route was a 404 for a Host of 3 characters or fewer.
   return new Elysia({ handler: { standardHostname: false } })
-    .use(httpBasics(ctx.log, { maxJsonDepth: ctx.config.maxJsonDepth }))
+    .use(httpBasics(ctx.log, { maxJsonDepth: ctx.config.maxJsonDepth }, errorShapeFor))
     .use(metricsController(ctx))
     .use(docsController(docsUiScript))
     .use(dashboardController())
@@ -30,6 +31,7 @@ export function createApp(ctx: AppContext, docsUiScript: string) {
     .use(routingController(ctx))
     .use(embeddingsController(ctx))
     .use(proxyController(ctx, { firewall: firewallStage(ctx), cache: cacheStage(ctx) }))
+    .use(versionlessPathsController())
     .use(cacheController(ctx))
     .use(firewallController(ctx))
     .use(evidenceController(ctx))

@@ -11,10 +11,10 @@ const HELP = `sieve ${VERSION}: self-hosted LLM sidecar (OpenAI-compatible proxy
 
 Usage:
   sieve [serve] [options]                      start the service (the default command)
-  sieve keys create [--workspace ID] [--name N] [--data-dir D] [--json]
+  sieve keys create [--workspace ID] [--name N] [--data-dir D] [--init] [--json]
   sieve keys list [--workspace ID] [--data-dir D] [--json]
   sieve keys revoke KEY_ID [--data-dir D] [--json]
-  sieve workspaces create [--name N] [--data-dir D] [--json]
+  sieve workspaces create [--name N] [--data-dir D] [--init] [--json]
   sieve workspaces list [--data-dir D] [--json]
   sieve --help | --version
 
@@ -78,7 +78,9 @@ async function serve(args: string[]): Promise<number> {
 async function admin(group: "keys" | "workspaces", args: string[]): Promise<number> {
   const { values, positionals } = parseOptions(adminOptions, args, process.env);
   const [action, ...operands] = positionals;
-  const storage = await openAdminDatabase(values.dataDir, values.database);
+  const storage = await openAdminDatabase(values.dataDir, values.database, values.init);
+  // Which database the command used, on stderr so --json output stays one line.
+  process.stderr.write(`sieve: database ${storage.location}\n`);
   try {
     const result = await runAdmin(group, action, operands, values, storage);
     print(result, values.json);

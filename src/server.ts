@@ -2,7 +2,7 @@ import { parseAllowedHosts } from "./egress/allowed-hosts";
 import { createApp } from "./app";
 import { withBodyDeadline } from "./http/body-deadline";
 import { bodyLimitsOf } from "./http/bounded-body";
-import { isStreamedPassthrough } from "./proxy/passthrough";
+import { errorShapeFor, isStreamedPassthrough } from "./proxy/passthrough";
 import { documentJobs } from "./documents/jobs";
 import { isDocumentUpload } from "./documents/upload";
 import type { Config } from "./config";
@@ -21,6 +21,7 @@ import { EmbedderSlot } from "./runtime/embedder-slot";
 import { checkFirewallModel, firewallModel } from "./firewall/encoder";
 import { RateLimiter } from "./tenancy/rate-limit";
 import { onboardingHint } from "./tenancy/onboarding";
+import { baseUrlWarning } from "./proxy/base-url-hints";
 import { Breakers } from "./routing/breaker";
 import { RoutingFileError } from "./routing/config-file";
 import { RoutingFileSource } from "./routing/routing-file";
@@ -131,7 +132,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const server = Bun.serve({
     hostname: config.host,
     port: config.port,
-    fetch: withBodyDeadline(app.fetch, config.bodyTimeoutMs, (url) => isStreamedPassthrough(url) || isDocumentUpload(url), bodyLimitsOf(app.routes)),
+    fetch: withBodyDeadline(app.fetch, config.bodyTimeoutMs, (url) => isStreamedPassthrough(url) || isDocumentUpload(url), bodyLimitsOf(app.routes), errorShapeFor),
     // Streams from a provider can pause for a long time between tokens; Bun's default is 10 s.
     // (Request bodies have their own, shorter deadline: --body-timeout-ms.)
     idleTimeout: 255,
@@ -140,6 +141,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`;
   log.info("listening", { url, data_dir: config.dataDir, database: database.location, upstream_url: config.upstreamUrl });
   for (const line of await onboardingHint(database.db, config)) log.info(line);
+  for (const [provider, url] of [["openai", config.upstreamUrl], ["anthropic", config.anthropicUpstreamUrl]] as const) {
+    const warning = baseUrlWarning(provider, url);
+    if (warning) log.warn(`provider base URL looks wrong: ${warning}`, { flag: provider === "openai" ? "--upstream-url" : "--anthropic-upstream-url" });
+  }
   await documentJobs(ctx).resume();
   embedder.loaded.then(
     (loaded) => {

@@ -54,7 +54,7 @@ export async function startSieveProcess({ serveArgs = [], database = "", tenants
   const databaseArgs = database ? ["--database", database] : [];
   const made = tenants.map((name): Tenant => {
     // A workspace of its own each: a shared database may hold others.
-    const { workspace_id } = cli(["workspaces", "create", "--data-dir", dataDir, ...databaseArgs, "--name", name]);
+    const { workspace_id } = cli(["workspaces", "create", "--init", "--data-dir", dataDir, ...databaseArgs, "--name", name]);
     const { api_key, key_id } = cli(["keys", "create", "--data-dir", dataDir, ...databaseArgs, "--workspace", workspace_id]);
     return {
       workspaceId: workspace_id,

@@ -25,7 +25,7 @@ const upstreamUrl: string = JSON.parse(firstLine).url;
 const dataDir = mkdtempSync(join(tmpdir(), "sieve-probe-"));
 // Whatever happens below, the provider process does not outlive the probe.
 process.on("exit", () => upstreamChild.kill("SIGTERM"));
-const created = await runCli(["keys", "create", "--data-dir", dataDir, "--json"]);
+const created = await runCli(["keys", "create", "--init", "--data-dir", dataDir, "--json"]);
 const { workspace_id: workspaceId, api_key: adminKey } = JSON.parse(created.stdout.trim().split("\n").at(-1)!);
 const serve = await spawnServe(["--data-dir", dataDir, "--upstream-url", upstreamUrl, "--log-level", "info", "--body-timeout-ms", "2000", "--login-max-failures", "3", "--max-pending-documents-per-workspace", "20"], command);
 const base = serve.url;

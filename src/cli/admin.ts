@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { eq } from "drizzle-orm";
 import { firstRow, openStorage, type Storage } from "../db/connection";
 import { assetPaths } from "../runtime/assets";
@@ -6,8 +8,16 @@ import { WorkspaceScope } from "../tenancy/scope";
 import { createApiKey, createWorkspace, findWorkspace, listApiKeys, listWorkspaces, revokeApiKey } from "../tenancy/service";
 import { UsageError } from "../config";
 
-/** The same database the server uses (SQLite: WAL and busy_timeout make this safe while it runs). */
-export function openAdminDatabase(dataDir: string, databaseUrl: string): Promise<Storage> {
+/**
+ * The same database the server uses (SQLite: WAL and busy_timeout make this safe while it runs).
+ * A SQLite file that does not exist yet is created only with --init: run in the wrong folder,
+ * `keys create` would otherwise make a fresh ./data/sieve.db whose key the running server rejects.
+ */
+export async function openAdminDatabase(dataDir: string, databaseUrl: string, init: boolean): Promise<Storage> {
+  const file = resolve(dataDir, (await import("../db/sqlite")).DATABASE_FILE);
+  if (!databaseUrl && !init && !existsSync(file)) {
+    throw new UsageError(`no database at ${file}: pass the --data-dir (or --database) the server uses, or add --init to create a new database there`);
+  }
   const assets = assetPaths();
   return openStorage({ dataDir, databaseUrl: databaseUrl || undefined, vecExtension: assets.vecExtension, migrationsDir: assets.migrationsDir });
 }

@@ -237,6 +237,15 @@ export const serveOptions = {
     defaultLabel: "none",
     parse: upstreamHostList,
   },
+  signup: {
+    flag: "--signup",
+    env: "SIEVE_SIGNUP",
+    help:
+      "Dashboard sign-up: open (anyone who reaches the server), first-only (only while no account exists: the operator's), closed. " +
+      "The first account on a server whose only workspace has keys but no account joins that workspace",
+    default: "open" as "open" | "first-only" | "closed",
+    parse: oneOf("open", "first-only", "closed"),
+  },
   loginMaxFailures: {
     flag: "--login-max-failures",
     env: "SIEVE_LOGIN_MAX_FAILURES",

@@ -312,7 +312,7 @@ async function completedVariant(scope: WorkspaceScope, variantId: string): Promi
   if (!variant) throw variantNotFound();
   if (variant.status !== "completed") {
     const detail = variant.status === "failed" ? `variant processing failed: ${variant.error}` : `variant is ${variant.status}; retry when its status is completed`;
-    throw new HttpError(409, { error: "variant_not_ready", detail, status: variant.status }, variant.status === "failed" ? {} : { "retry-after": "1" });
+    throw new HttpError(409, "variant_not_ready", detail, variant.status === "failed" ? {} : { "retry-after": "1" }, { status: variant.status });
   }
   return variant;
 }

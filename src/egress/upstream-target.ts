@@ -31,6 +31,9 @@ export function upstreamUrlProblem(raw: string, allowed: AllowedHosts): string |
 
 export class UpstreamTargetRefused extends Error {}
 
+/** The workspace's upstream host name has no address: a wrong URL, not a disallowed one. */
+export class UpstreamHostUnresolved extends Error {}
+
 /** How to reach an upstream: the URL to fetch and what makes it reach the checked address only. */
 export type PinnedUpstream = { url: string; headers: Record<string, string>; tls?: { serverName: string; checkServerIdentity: typeof checkServerIdentity } };
 
@@ -50,7 +53,7 @@ export async function pinnedUpstream(target: string, allowed: AllowedHosts): Pro
     try {
       addresses = (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
     } catch {
-      throw new UpstreamTargetRefused(`the workspace's upstream host ${host} does not resolve`);
+      throw new UpstreamHostUnresolved(`the workspace's upstream host ${host} does not resolve: check the host name in its upstream_url (PATCH /api/workspace)`);
     }
   }
   const refused = addresses.find((address) => !addressAllowed(allowed, address));

@@ -1,6 +1,6 @@
 import type { Server } from "bun";
 import { BodyTooLargeError, readBoundedBody, type BodyLimitOf } from "./bounded-body";
-import { jsonResponse } from "./errors";
+import { HttpError, jsonResponse, type ErrorShape } from "./errors";
 import { startRequestContext } from "./request-context";
 
 type Handler = (request: Request, server: Server<unknown>) => Response | Promise<Response>;
@@ -21,9 +21,10 @@ const MIN_STREAMED_BYTES_PER_SECOND = 1024;
  * A route that declared a body limit (`maxBodyBytes`, see bounded-body.ts) has its body counted
  * while it arrives: over the limit, it is answered 413 at once and its connection closed, so
  * nothing past the limit is held or parsed.
- * The client address is taken here too, while the original request is at hand.
+ * The client address is taken here too, while the original request is at hand. Errors are
+ * written in the shape of the API called (`errorShapeFor`, as the app's own error handler does).
  */
-export function withBodyDeadline(handle: Handler, timeoutMs: number, streamed: (url: URL) => boolean, bodyLimitOf: BodyLimitOf): Handler {
+export function withBodyDeadline(handle: Handler, timeoutMs: number, streamed: (url: URL) => boolean, bodyLimitOf: BodyLimitOf, errorShapeFor: (request: Request) => ErrorShape): Handler {
   return async (request, server) => {
     const clientAddress = server.requestIP(request)?.address;
     if (!request.body) {
@@ -45,13 +46,15 @@ export function withBodyDeadline(handle: Handler, timeoutMs: number, streamed: (
     clearTimeout(timer);
     if (result instanceof BodyTooLargeError) {
       server.timeout(request, 1); // the rest of the body will not be read: drop the connection
-      return jsonResponse(413, { error: "payload_too_large", detail: `${result.message} of ${request.method} ${url.pathname}` }, { connection: "close" });
+      const failure = new HttpError(413, "payload_too_large", `${result.message} of ${request.method} ${url.pathname}`);
+      return jsonResponse(413, errorShapeFor(request)(failure, undefined), { connection: "close" });
     }
     if (result === "late" || result instanceof Error) {
       reading.catch(() => {});
       server.timeout(request, 1); // the rest of the body will not be read: drop the connection
       const detail = result === "late" ? `body: not received within ${timeoutMs} ms (--body-timeout-ms)` : "body: the connection failed while it was sent";
-      return jsonResponse(result === "late" ? 408 : 400, { error: result === "late" ? "request_timeout" : "invalid_request", detail }, { connection: "close" });
+      const failure = new HttpError(result === "late" ? 408 : 400, result === "late" ? "request_timeout" : "invalid_request", detail);
+      return jsonResponse(failure.status, errorShapeFor(request)(failure, undefined), { connection: "close" });
     }
     const received = new Request(request.url, { method: request.method, headers: request.headers, body: result, signal: request.signal });
     startRequestContext(received, clientAddress);

@@ -10,6 +10,7 @@ import type { Dialect } from "./dialects/dialect";
 import { openaiChat } from "./dialects/openai-chat";
 import { openaiResponses } from "./dialects/openai-responses";
 import { forwardPassthrough, isSievePath } from "./passthrough";
+import { doubledVersionHint, missingVersionHint } from "./base-url-hints";
 import { failedRequest, runPipeline, type PipelineDeps } from "./pipeline";
 import { readProxiedRequest, readRequestBody } from "./request";
 import type { CacheStage, FirewallStage, UpstreamStage } from "./stages";
@@ -86,8 +87,11 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
     }
   };
   const passthrough = async ({ request, scope, requestId, receivedAt }: Context) => {
+    const url = new URL(request.url);
     // Under Sieve's own prefixes a path Sieve does not serve is a 404 here, never a provider call.
-    if (isSievePath(new URL(request.url).pathname)) throw httpError(404, "not_found", "no such route");
+    if (isSievePath(url.pathname)) throw httpError(404, "not_found", "no such route");
+    const doubled = doubledVersionHint(url.pathname, url.origin);
+    if (doubled) throw httpError(404, "doubled_version_segment", doubled);
     return forwardPassthrough(request, request.body, { ctx, scope, requestId, receivedAt });
   };
   return new Elysia({ prefix: "/v1", detail: { tags: ["proxy"], security: SERVICE_KEY_SECURITY } })
@@ -105,4 +109,15 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
           "Bodies are streamed both ways; X-Service-* headers are not forwarded; latency headers and an evidence record (no bodies) are added.",
       },
     });
+};
+
+/** The provider paths without /v1 (an SDK whose base URL lacks it): a 404 that names the base URL to use. */
+export const versionlessPathsController = () => {
+  const refuse = ({ request }: { request: Request }) => {
+    const url = new URL(request.url);
+    throw httpError(404, "not_found", missingVersionHint(url.pathname, url.origin)!);
+  };
+  const app = new Elysia({ detail: { hide: true } });
+  for (const path of ["/chat/completions", "/responses", "/messages", "/embeddings", "/models", "/completions"]) app.all(path, refuse, { parse: "none" });
+  return app;
 };

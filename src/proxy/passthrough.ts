@@ -1,13 +1,15 @@
 import type { AppContext } from "../runtime/context";
 import type { WorkspaceScope } from "../tenancy/scope";
 import { findWorkspace } from "../tenancy/service";
-import { jsonResponse } from "../http/errors";
+import { jsonResponse, sieveErrorBody, type ErrorShape } from "../http/errors";
+import { anthropicError, openaiError, providerErrorShape } from "./dialects/errors";
 import { anthropicMessages } from "./dialects/anthropic-messages";
 import type { Dialect } from "./dialects/dialect";
 import { openaiChat } from "./dialects/openai-chat";
 import { sha256Hex } from "../tenancy/secrets";
 import { providerBaseUrl } from "./request";
 import { serviceHeaders } from "./service-headers";
+import { hintHeader, missingVersionHint, notFoundHint } from "./base-url-hints";
 import { callUpstream, relayedHeaders, UpstreamError } from "./upstream";
 
 /** /v1 prefixes that are Sieve's own API: never forwarded. */
@@ -37,6 +39,20 @@ export function isStreamedPassthrough(url: URL): boolean {
 /** Anthropic's SDK always sends anthropic-version, and its key in x-api-key: that is how /v1/models finds the right provider. */
 export function providerOf(headers: Headers): Dialect["provider"] {
   return headers.has("anthropic-version") || headers.has("x-api-key") ? "anthropic" : "openai";
+}
+
+/**
+ * The error shape of a request to a /v1 path: the provider API it speaks (a dialect's path, else
+ * the provider the headers name), Sieve's own shape for Sieve's own APIs and every other path.
+ */
+export function errorShapeFor(request: Request): ErrorShape {
+  const url = new URL(request.url);
+  // A provider path without /v1 (a base URL missing it) is answered in the provider's shape too.
+  const path = missingVersionHint(url.pathname, url.origin) ? `/v1${url.pathname}` : url.pathname;
+  if (!path.startsWith("/v1/") || isSievePath(path)) return sieveErrorBody;
+  if (path === "/v1/messages") return anthropicError;
+  if (READ_PATHS.has(path)) return openaiError;
+  return providerErrorShape(providerOf(request.headers));
 }
 
 /**
@@ -92,7 +108,8 @@ export async function forwardPassthrough(
     const relayed = relayedHeaders(response, { passthrough: true });
     const stream = (response.headers.get("content-type") ?? "").includes("text/event-stream");
     record(response.status, upstreamMs, stream);
-    return new Response(response.body, { status: response.status, headers: { ...relayed, ...serviceHeaders({ requestId, cache: "miss", receivedAt, upstreamMs }) } });
+    const hint = response.status === 404 ? hintHeader(notFoundHint(provider, base, base + path)) : {};
+    return new Response(response.body, { status: response.status, headers: { ...relayed, ...serviceHeaders({ requestId, cache: "miss", receivedAt, upstreamMs }), ...hint } });
   } catch (error) {
     if (!(error instanceof UpstreamError)) throw error;
     const { status } = error;

@@ -1,12 +1,14 @@
 import type { EvidenceWriter } from "../evidence/writer";
-import { HttpError, jsonResponse } from "../http/errors";
+import { HttpError, internalError, jsonResponse } from "../http/errors";
 import type { Logger } from "../logging/logger";
 import type { ProxyMetrics } from "../metrics/proxy";
 import type { Answer } from "./dialects/dialect";
+import { providerErrorShape } from "./dialects/errors";
+import { hintHeader, notFoundHint } from "./base-url-hints";
 import { evidenceEntry, type EvidenceSubject, type RequestOutcome } from "./evidence-entry";
 import { sampleLongText } from "./long-text";
 import type { ProxiedRequest } from "./request";
-import { firewallHeader, serviceHeaders } from "./service-headers";
+import { blockedHeaders, firewallHeader, serviceHeaders } from "./service-headers";
 import type { CacheStage, FirewallStage, FirewallVerdict, UpstreamStage } from "./stages";
 import { relayStream, type StreamOutcome } from "./stream-relay";
 import { readAnswerText, relayedHeaders, UpstreamError, type UpstreamCall } from "./upstream";
@@ -51,7 +53,8 @@ export async function runPipeline(request: ProxiedRequest, deps: PipelineDeps): 
   if (inputVerdict.action === "block") {
     const body = dialect.errorBody("blocked", inputVerdict.reason ?? "blocked", request.requestId, inputVerdict.reason);
     record({ status: 403, cacheStatus: "skip", verdicts: [inputVerdict], overheadMs: overhead(0), upstreamMs: 0, responseBody: JSON.stringify(body) });
-    return jsonResponse(403, body, serviceHeaders({ requestId: request.requestId, cache: "miss", receivedAt: request.receivedAt, upstreamMs: 0 }));
+    const extra = blockedHeaders(inputVerdict.family, inputVerdict.reason);
+    return jsonResponse(403, body, serviceHeaders({ requestId: request.requestId, cache: "miss", receivedAt: request.receivedAt, upstreamMs: 0, extra }));
   }
   const warnHeader = firewallHeader(inputVerdict.action, inputVerdict.family);
 
@@ -190,12 +193,25 @@ async function forward(
     release?.();
     const body = dialect.errorBody("blocked", outputVerdict.reason ?? "blocked", request.requestId, outputVerdict.reason);
     record({ status: 403, cacheStatus, verdicts, overheadMs, upstreamMs: providerMs, usage: answer?.usage, responseBody: text, attempts });
-    return jsonResponse(403, body, headers);
+    return jsonResponse(403, body, { ...headers, ...blockedHeaders(outputVerdict.family, outputVerdict.reason) });
   }
   if (completion && answer?.complete && text.length <= MAX_CACHED_RESPONSE_CHARS) storeThenRelease(completion, providerMs);
   else release?.();
   record({ status: response.status, cacheStatus, verdicts, overheadMs, upstreamMs: providerMs, usage: answer?.usage, responseBody: text, attempts });
+  if (response.status === 404 && !routed) return providerNotFound(request, text, headers);
   return new Response(text, { status: response.status, headers });
+}
+
+/**
+ * A provider's 404 on the dialect's own path almost always means a wrong base URL: the hint goes
+ * in X-Service-Hint, and a body no SDK can read (HTML, plain text) is replaced by the dialect's
+ * error carrying it. A provider's own JSON error is relayed as it came.
+ */
+function providerNotFound(request: ProxiedRequest, text: string, headers: Record<string, string>): Response {
+  const hint = notFoundHint(request.dialect.provider, request.upstreamUrl, request.upstreamUrl + request.dialect.upstreamPath);
+  if (parseJson(text)) return new Response(text, { status: 404, headers: { ...headers, ...hintHeader(hint) } });
+  const body = providerErrorShape(request.dialect.provider)(new HttpError(404, "upstream_not_found", hint), request.requestId);
+  return jsonResponse(404, body, { ...headers, ...hintHeader(hint) });
 }
 
 /**
@@ -206,12 +222,13 @@ async function forward(
 export function failedRequest(subject: EvidenceSubject, error: unknown, deps: Pick<PipelineDeps, "evidence" | "metrics" | "log">): Response {
   const known = error instanceof HttpError;
   if (!known) deps.log.error("proxy request failed", { request_id: subject.requestId, error });
-  const status = known ? error.status : 500;
-  const body = known ? { ...error.body, request_id: subject.requestId } : { error: "internal_error", detail: "an internal error occurred", request_id: subject.requestId };
+  const failure = known ? error : internalError();
+  const { status } = failure;
+  const body = providerErrorShape(subject.dialect.provider)(failure, subject.requestId);
   const outcome: RequestOutcome = { status, cacheStatus: "skip", verdicts: [], overheadMs: performance.now() - subject.receivedAt, upstreamMs: 0 };
-  deps.evidence.record(evidenceEntry(subject, { ...outcome, responseBody: JSON.stringify(body), error: String(body.detail ?? body.error) }, subject.workspace.logBodies));
+  deps.evidence.record(evidenceEntry(subject, { ...outcome, responseBody: JSON.stringify(body), error: failure.detail }, subject.workspace.logBodies));
   deps.metrics.record(subject.dialect.name, outcome);
-  const headers = { ...(known ? error.headers : {}), ...serviceHeaders({ requestId: subject.requestId, cache: "miss", receivedAt: subject.receivedAt, upstreamMs: 0 }) };
+  const headers = { ...failure.headers, ...serviceHeaders({ requestId: subject.requestId, cache: "miss", receivedAt: subject.receivedAt, upstreamMs: 0 }) };
   return jsonResponse(status, body, headers);
 }
 

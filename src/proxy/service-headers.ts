@@ -22,3 +22,14 @@ export function serviceHeaders(opts: {
 export function firewallHeader(action: string, family: string | null): Record<string, string> {
   return action === "warn" ? { "x-service-firewall": `warn; family=${family ?? "unknown"}` } : {};
 }
+
+/**
+ * A block's family and reason as headers: the spec's 403 body (§2.9) has no member the `openai`
+ * SDK prints, but its errors expose the response headers. Header values are printable ASCII only.
+ */
+export function blockedHeaders(family: string | null, reason: string | null): Record<string, string> {
+  return {
+    "x-service-firewall": `block; family=${family ?? "unknown"}`,
+    "x-service-firewall-reason": (reason ?? "blocked").replace(/[^\x20-\x7e]/g, "?").slice(0, 500),
+  };
+}

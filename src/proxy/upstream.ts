@@ -1,5 +1,5 @@
 import type { AllowedHosts } from "../egress/allowed-hosts";
-import { pinnedUpstream, UpstreamTargetRefused } from "../egress/upstream-target";
+import { pinnedUpstream, UpstreamHostUnresolved, UpstreamTargetRefused } from "../egress/upstream-target";
 import { BodyTooLargeError, readBoundedBody } from "../http/bounded-body";
 import type { AttemptOutcome } from "../routing/retry-policy";
 import type { ProxiedRequest } from "./request";
@@ -114,10 +114,11 @@ export async function callUpstream(target: UpstreamTarget, timeoutMs: number, al
   } catch (error) {
     target.clientSignal.removeEventListener("abort", onClientGone);
     if (error instanceof UpstreamTargetRefused) throw new UpstreamError("refused", error.message);
+    if (error instanceof UpstreamHostUnresolved) throw new UpstreamError("unreachable", error.message);
     if (controller.signal.aborted && (controller.signal.reason as Error)?.message === "timeout") {
-      throw new UpstreamError("timeout", `the provider did not answer within ${timeoutMs} ms`);
+      throw new UpstreamError("timeout", `the provider did not answer within ${timeoutMs} ms (--upstream-timeout-ms); retry, or raise the timeout`);
     }
-    throw new UpstreamError("unreachable", `cannot reach the provider at ${new URL(target.url).origin}`, error as Error);
+    throw new UpstreamError("unreachable", `cannot reach the provider at ${new URL(target.url).origin}: check --upstream-url (or the workspace's upstream_url) and that the provider is up`, error as Error);
   } finally {
     clearTimeout(timer);
   }

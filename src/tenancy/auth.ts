@@ -2,11 +2,13 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../runtime/context";
 import { httpError } from "../http/errors";
 import { WorkspaceScope } from "./scope";
-import { API_KEY_PATTERN, constantTimeEqual } from "./secrets";
+import { API_KEY_PATTERN, API_KEY_PREFIX, constantTimeEqual } from "./secrets";
 import { resolveApiKey, resolveSession, type ActiveSession } from "./service";
 
 export const SESSION_COOKIE = "sieve_session";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const WHERE_KEYS_COME_FROM = "create a key with `sieve keys create` or in the dashboard under Settings, API keys";
 
 const unauthorized = (detail: string) => httpError(401, "unauthorized", detail, { "www-authenticate": "Bearer" });
 
@@ -14,13 +16,13 @@ type Headers = Record<string, string | undefined>;
 
 /** A key from a header, checked for shape first so junk never reaches the database. */
 async function keyScope(ctx: AppContext, presented: string | undefined, header: string): Promise<WorkspaceScope> {
-  if (!presented) throw unauthorized(`missing ${header}`);
-  if (!API_KEY_PATTERN.test(presented)) throw unauthorized(`malformed API key in ${header}`);
+  if (!presented) throw unauthorized(`missing ${header}: ${WHERE_KEYS_COME_FROM}`);
+  if (!API_KEY_PATTERN.test(presented)) throw unauthorized(`malformed API key in ${header}: Sieve keys begin with ${API_KEY_PREFIX}; ${WHERE_KEYS_COME_FROM}`);
   const owner = await resolveApiKey(ctx.database, presented);
-  if (!owner) throw unauthorized("unknown or revoked API key");
+  if (!owner) throw unauthorized(`unknown or revoked API key in ${header}: this server's database has no such active key (\`sieve keys list\` shows them; check --data-dir)`);
   // One budget per workspace: a new key must not bring a fresh one.
   const retryAfter = ctx.rateLimiter.take(owner.workspaceId);
-  if (retryAfter > 0) throw httpError(429, "rate_limited", "too many requests for this workspace (--rate-limit-rpm)", { "retry-after": String(retryAfter) });
+  if (retryAfter > 0) throw httpError(429, "rate_limited", `too many requests for this workspace (--rate-limit-rpm); retry in ${retryAfter} s`, { "retry-after": String(retryAfter) });
   return new WorkspaceScope(ctx.database, owner.workspaceId, { keyId: owner.keyId, userId: null, keyRole: owner.role });
 }
 
@@ -32,25 +34,44 @@ function bearer(headers: Headers): string | undefined {
 }
 
 /**
- * Spec §5, proxy and firewall paths: X-Service-Api-Key plus the workspace it must belong to.
- * Without a key header, a dashboard session is accepted instead (see sessionScope).
+ * Spec §5, proxy and firewall paths: X-Service-Api-Key, and X-Service-Workspace-Id if sent. A key
+ * belongs to one workspace, so the workspace header is optional; when sent it must name the key's
+ * workspace (403 otherwise). Without a key header, a dashboard session is accepted instead (see sessionScope).
  */
 export async function authenticateServiceHeaders(ctx: AppContext, request: Request, headers: Headers): Promise<WorkspaceScope> {
   const presented = headers["x-service-api-key"]?.trim();
-  if (!presented) return (await sessionScope(ctx, request, headers)) ?? throwUnauthorized("missing X-Service-Api-Key");
+  if (!presented) return (await sessionScope(ctx, request, headers)) ?? throwUnauthorized(`missing X-Service-Api-Key: send your Sieve API key in the X-Service-Api-Key header (the provider's key stays in Authorization); ${WHERE_KEYS_COME_FROM}`);
+  return serviceKeyScope(ctx, presented, headers);
+}
+
+async function serviceKeyScope(ctx: AppContext, presented: string, headers: Headers): Promise<WorkspaceScope> {
   const workspaceId = headers["x-service-workspace-id"]?.trim();
   const scope = await keyScope(ctx, presented, "X-Service-Api-Key");
-  if (!workspaceId) throw unauthorized("missing X-Service-Workspace-Id");
-  if (!UUID.test(workspaceId)) throw httpError(400, "invalid_request", "X-Service-Workspace-Id must be a UUID");
+  if (!workspaceId) return scope;
+  if (!UUID.test(workspaceId)) throw httpError(400, "invalid_request", "X-Service-Workspace-Id must be a UUID (the workspace id `sieve keys create` printed), or leave it out: the key implies its workspace");
   if (!constantTimeEqual(workspaceId.toLowerCase(), scope.workspaceId.toLowerCase())) {
-    throw httpError(403, "forbidden", "this API key does not belong to the workspace in X-Service-Workspace-Id");
+    throw httpError(403, "forbidden", "this API key does not belong to the workspace in X-Service-Workspace-Id: send the key's own workspace id, or leave the header out (the key implies its workspace)");
   }
   return scope;
 }
 
-/** Spec §5, document API (and key management): Authorization: Bearer <API_KEY>, or a dashboard session. */
+/**
+ * Spec §5, document API (and key management): Authorization: Bearer <API_KEY>; the proxy's
+ * X-Service-Api-Key (+ optional X-Service-Workspace-Id) works too, so one client setup serves both
+ * APIs; or a dashboard session. When both headers carry Sieve keys they must be the same key.
+ */
 export async function authenticateBearer(ctx: AppContext, request: Request, headers: Headers): Promise<WorkspaceScope> {
-  if (!headers.authorization) return (await sessionScope(ctx, request, headers)) ?? throwUnauthorized("missing Authorization: Bearer <API_KEY>");
+  const serviceKey = headers["x-service-api-key"]?.trim();
+  if (serviceKey) {
+    const other = bearer(headers);
+    if (other && API_KEY_PATTERN.test(other) && !constantTimeEqual(other, serviceKey)) {
+      throw httpError(400, "invalid_request", "Authorization and X-Service-Api-Key carry two different Sieve keys: send one of them");
+    }
+    return serviceKeyScope(ctx, serviceKey, headers);
+  }
+  if (!headers.authorization) {
+    return (await sessionScope(ctx, request, headers)) ?? throwUnauthorized(`missing Authorization: Bearer <API_KEY> (or X-Service-Api-Key): ${WHERE_KEYS_COME_FROM}`);
+  }
   return keyScope(ctx, bearer(headers), "Authorization");
 }
 

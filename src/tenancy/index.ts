@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../runtime/context";
 import { upstreamUrlProblem } from "../egress/upstream-target";
+import { baseUrlWarning } from "../proxy/base-url-hints";
 import { bodyLimit, SMALL_JSON_BODY_BYTES } from "../http/bounded-body";
 import { badRequest, httpError } from "../http/errors";
 import { requestContextPlugin } from "../http/request-context";
@@ -52,16 +53,24 @@ export const authController = (ctx: AppContext) => {
     .post(
       "/signup",
       async ({ body, set }) => {
-        const { user, workspace, session } = await signUp(
+        const { user, workspace, session, claimed } = await signUp(
           ctx.database,
           { email: body.email, password: body.password, workspaceName: body.workspace_name },
           ctx.sessionTtlMs,
+          ctx.config.signup,
         ).catch(accountFailure);
         set.status = 201;
         set.headers["set-cookie"] = sessionCookie(session);
-        return { user: { id: user.id, email: user.email }, workspace: workspaceView(workspace), csrf_token: session.csrfToken, expires_at: session.expiresAt.toISOString() };
+        return {
+          user: { id: user.id, email: user.email },
+          workspace: workspaceView(workspace),
+          /** True when this first account joined the server's only workspace (made with `sieve keys create`). */
+          claimed_existing_workspace: claimed,
+          csrf_token: session.csrfToken,
+          expires_at: session.expiresAt.toISOString(),
+        };
       },
-      { body: signUpBody, maxBodyBytes: SMALL_JSON_BODY_BYTES, beforeHandle: ({ request }) => assertSameOrigin(request), detail: { summary: "Create an account and its workspace; starts a session" } },
+      { body: signUpBody, maxBodyBytes: SMALL_JSON_BODY_BYTES, beforeHandle: ({ request }) => assertSameOrigin(request), detail: { summary: "Create an account (the first one joins a lone key-only workspace); starts a session" } },
     )
     .post(
       "/login",
@@ -149,7 +158,7 @@ export const workspaceController = (ctx: AppContext) => {
           const problem = body[field] ? upstreamUrlProblem(body[field], ctx.allowedUpstreamHosts) : undefined;
           if (problem) throw badRequest(`body.${field}: ${problem}`);
         }
-        return workspaceSettingsView(
+        const view = workspaceSettingsView(
           await scope.updateWorkspace({
             name: body.name,
             logBodies: body.log_bodies,
@@ -159,6 +168,17 @@ export const workspaceController = (ctx: AppContext) => {
           }),
           ctx.config,
         );
+        // Accepted (a provider may use any path), but said: a bare host for OpenAI or …/v1 for Anthropic is a 404 on every call.
+        const warnings = (
+          [
+            ["upstream_url", "openai", body.upstream_url],
+            ["anthropic_upstream_url", "anthropic", body.anthropic_upstream_url],
+          ] as const
+        ).flatMap(([field, provider, url]) => {
+          const warning = url ? baseUrlWarning(provider, url) : undefined;
+          return warning ? [`${field}: ${warning}`] : [];
+        });
+        return warnings.length ? { ...view, warnings } : view;
       },
       {
         body: workspaceSettingsPatch,

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, asc, count, eq, gt, isNull, sql } from "drizzle-orm";
 import { firstRow, type Db, type Storage } from "../db/connection";
 import { apiKeys, sessions, users, workspaces, type KeyRole } from "./schema";
 import type { WorkspaceScope } from "./scope";
@@ -151,7 +151,7 @@ export async function resolveApiKey(storage: Storage, presented: string): Promis
 
 export class AccountError extends Error {
   constructor(
-    readonly status: 400 | 401 | 409,
+    readonly status: 400 | 401 | 403 | 409,
     readonly code: string,
     message: string,
   ) {
@@ -174,21 +174,37 @@ async function startSession(db: Db, user: { id: string; workspaceId: string }, t
   return { token, csrfToken, expiresAt };
 }
 
-/** Free sign-up: a user, the workspace it owns, and a first session, in one transaction. */
+/** Who may sign up (--signup): anyone, only the first account, or nobody. */
+export type SignUpPolicy = "open" | "first-only" | "closed";
+
+/**
+ * Sign-up: a user, its workspace, and a first session, in one transaction. The first account on
+ * a server whose only workspace has no account yet (made by `sieve keys create`) joins that
+ * workspace, so the dashboard shows the traffic of the key the quick start created; every other
+ * sign-up gets a workspace of its own.
+ */
 export async function signUp(
   storage: Storage,
   input: { email: string; password: string; workspaceName?: string },
   sessionTtlMs: number,
-): Promise<{ user: UserInfo; workspace: Workspace; session: SessionInfo }> {
+  policy: SignUpPolicy = "open",
+): Promise<{ user: UserInfo; workspace: Workspace; session: SessionInfo; claimed: boolean }> {
+  if (policy === "closed") throw new AccountError(403, "signup_closed", "sign-up is closed on this server (--signup closed): ask its operator for an account");
   const email = normaliseEmail(input.email);
   const passwordHash = await Bun.password.hash(input.password, { algorithm: "argon2id" });
   return storage.transaction(async ({ db }) => {
+    const accounts = (await firstRow(db.select({ n: count() }).from(users)))!.n;
+    if (accounts > 0 && policy === "first-only") {
+      throw new AccountError(403, "signup_closed", "sign-up is closed on this server (--signup first-only: its first account exists): ask its operator for an account");
+    }
     const taken = await firstRow(db.select({ id: users.id }).from(users).where(eq(users.email, email)));
     if (taken) throw new AccountError(409, "email_taken", "an account with this email already exists");
-    const workspace = await createWorkspace(db, input.workspaceName?.trim() || `${email}'s workspace`);
+    const all = accounts === 0 ? await listWorkspaces(db) : [];
+    const claimed = all.length === 1;
+    const workspace = claimed ? all[0]! : await createWorkspace(db, input.workspaceName?.trim() || `${email}'s workspace`);
     const user = (await firstRow(db.insert(users).values({ id: crypto.randomUUID(), workspaceId: workspace.id, email, passwordHash }).returning()))!;
     const session = await startSession(db, user, sessionTtlMs);
-    return { user: toUserInfo(user), workspace, session };
+    return { user: toUserInfo(user), workspace, session, claimed };
   });
 }
 

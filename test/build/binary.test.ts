@@ -63,7 +63,7 @@ describe("dist/sieve from an empty directory", () => {
   });
 
   test("serves on native ONNX Runtime: readyz, a real embedding, the docs page and its script, a document embedded by the pool, /metrics, one process, and no outside connection", async () => {
-    const created = run(["keys", "create", "--data-dir", "./data", "--json"]);
+    const created = run(["keys", "create", "--init", "--data-dir", "./data", "--json"]);
     expect(created.code).toBe(0);
     const { workspace_id, api_key } = JSON.parse(created.stdout);
     const child = Bun.spawn([binary, "serve", "--port", "0", "--data-dir", "./data"], { cwd: workDir, env: { PATH: "/usr/bin:/bin", HOME: workDir }, stdout: "pipe", stderr: "pipe" });

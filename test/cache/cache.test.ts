@@ -438,7 +438,7 @@ describe("request controls", () => {
     const before = upstream.received.length;
     const response = await post(tenant, user("bad ttl"), { "X-Service-Cache-Ttl": ttl });
     expect(response.status).toBe(400);
-    expect(((await response.json()) as { detail: string }).detail).toContain("X-Service-Cache-Ttl");
+    expect(((await response.json()) as { error: { message: string } }).error.message).toContain("X-Service-Cache-Ttl");
     expect(upstream.received.length).toBe(before);
   });
 

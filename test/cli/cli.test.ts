@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawn } from "bun";
 import { MAIN, REPO, runCli, spawnServe, waitUntilReady } from "../support/process";
@@ -86,9 +86,29 @@ describe("sieve CLI", () => {
     }
   });
 
+  test("keys create refuses a data dir without a database unless --init, and says which database it used", async () => {
+    const dataDir = tempDir();
+    const refused = await runCli(["keys", "create", "--data-dir", dataDir, "--json"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toBe(`sieve: no database at ${join(dataDir, "sieve.db")}: pass the --data-dir (or --database) the server uses, or add --init to create a new database there\n`);
+    expect(existsSync(join(dataDir, "sieve.db"))).toBe(false);
+    for (const args of [["keys", "list"], ["workspaces", "create"]]) expect((await runCli([...args, "--data-dir", dataDir])).code).toBe(2);
+    expect(existsSync(join(dataDir, "sieve.db"))).toBe(false);
+
+    const created = await runCli(["keys", "create", "--init", "--data-dir", dataDir, "--json"]);
+    expect(created.code).toBe(0);
+    expect(created.stderr).toBe(`sieve: database ${join(dataDir, "sieve.db")}\n`);
+    expect(JSON.parse(created.stdout).api_key).toMatch(/^sieve_/);
+    // Once it exists, no --init is needed.
+    const listed = await runCli(["keys", "list", "--data-dir", dataDir, "--json"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stderr).toContain(join(dataDir, "sieve.db"));
+  });
+
   test("keys create on an empty data dir makes a default workspace; with several workspaces --workspace is required", async () => {
     const dataDir = tempDir();
-    const first = await runCli(["keys", "create", "--data-dir", dataDir, "--json"]);
+    const first = await runCli(["keys", "create", "--init", "--data-dir", dataDir, "--json"]);
     expect(first.code).toBe(0);
     await runCli(["workspaces", "create", "--data-dir", dataDir]);
     const ambiguous = await runCli(["keys", "create", "--data-dir", dataDir]);
@@ -148,7 +168,7 @@ describe("shutdown", () => {
 describe("rate limiting", () => {
   test("over the per-key limit → 429 with Retry-After", async () => {
     const dataDir = tempDir();
-    const created = JSON.parse((await runCli(["keys", "create", "--data-dir", dataDir, "--json"])).stdout);
+    const created = JSON.parse((await runCli(["keys", "create", "--init", "--data-dir", dataDir, "--json"])).stdout);
     const serve = await spawnServe(["--data-dir", dataDir, "--rate-limit-rpm", "3"]);
     try {
       const headers = { "x-service-api-key": created.api_key, "x-service-workspace-id": created.workspace_id };

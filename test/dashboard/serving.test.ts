@@ -83,7 +83,7 @@ describe("serving", () => {
     // (Unknown /v1 paths belong to the provider and are passed through; Sieve's own prefixes answer the same 404 as this.)
     const response = await fetch(`${sieve.url}/api/not-a-feature`, { headers: { accept: "application/json" } });
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ error: "not_found", detail: "no such route" }); // ApiError.routeMissing in api.mjs
+    expect(await response.json()).toEqual({ detail: "no such route", status_code: 404, code: "not_found" }); // ApiError.routeMissing in api.mjs
   });
 
   test("the dashboard routes are not in the API's OpenAPI document", async () => {

@@ -26,9 +26,10 @@ afterAll(async () => {
 const DOCUMENT_NOT_FOUND = { detail: "Document not found", status_code: 404 };
 const VARIANT_NOT_FOUND = { detail: "Variant not found", status_code: 404 };
 
+/** Every document API error but the spec's two 404s: `{detail, status_code, code}`. */
 async function expectError(response: Response, status: number, detailPattern: RegExp) {
   const body: any = await response.json();
-  expect({ status: response.status, body }).toMatchObject({ status });
+  expect({ status: response.status, body }).toMatchObject({ status, body: { status_code: status, code: expect.stringMatching(/^[a-z_]+$/) } });
   expect(body.detail).toMatch(detailPattern);
 }
 
@@ -142,7 +143,11 @@ describe("every endpoint refuses bad input", () => {
     for (const [query, detail] of cases) {
       const response = await api.get(`/api/documents/variants/${own.variant_id}/chunks?${query}`);
       expect({ query, status: response.status }).toEqual({ query, status: 400 });
-      expect(((await response.json()) as any).detail).toMatch(detail);
+      const { detail: sentence, ...rest }: any = await response.json();
+      expect(rest).toEqual({ status_code: 400, code: "invalid_request" });
+      expect(sentence).toMatch(detail);
+      // The sentence names the bounds, never the pattern the value is checked with.
+      expect(sentence).not.toMatch(/\/\^/);
     }
     for (const query of ["limit=1", "limit=1000", "offset=0", "include_full_metadata=1", "include_full_metadata=false"]) {
       expect((await api.get(`/api/documents/variants/${own.variant_id}/chunks?${query}`)).status).toBe(200);
@@ -219,7 +224,7 @@ describe("a NUL byte in a file name (issue #56, defect 7)", () => {
     for (const [name, send] of cases) {
       const response = await send();
       const body: any = await response.json();
-      expect({ name, status: response.status, error: body.error }).toEqual({ name, status: 400, error: "invalid_request" });
+      expect({ name, status: response.status, code: body.code }).toEqual({ name, status: 400, code: "invalid_request" });
       expect({ name, detail: body.detail }).toEqual({ name, detail: expect.stringMatching(/^body\.filename: must be a plain file name/) });
     }
     expect(await storedRows(tenant.workspaceId)).toEqual({

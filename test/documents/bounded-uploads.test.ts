@@ -115,7 +115,7 @@ describe("decompression bombs are refused while inflating, naming the limit, sto
         response = await server.api.uploadFile(file, bomb);
       });
       const body: any = await response!.json();
-      expect({ status: response!.status, error: body.error }).toEqual({ status, error });
+      expect({ status: response!.status, code: body.code }).toEqual({ status, code: error });
       expect(body.detail).toContain(flag);
       expect(peak).toBeLessThan(300);
       await expectNothingStored(server.api);
@@ -205,7 +205,7 @@ describe("DOCX is read in its own thread, under a watchdog", () => {
     const server = await serve(["--max-parse-memory-bytes", String(32 * 1024 * 1024)]);
     const response = await server.api.uploadFile("large.docx", await largeDocx(6 * 1024 * 1024));
     const body: any = await response.json();
-    expect({ status: response.status, error: body.error }).toEqual({ status: 422, error: "parse_memory_exceeded" });
+    expect({ status: response.status, code: body.code }).toEqual({ status: 422, code: "parse_memory_exceeded" });
     expect(body.detail).toContain("--max-parse-memory-bytes");
     await expectNothingStored(server.api);
     const sample = await sampleDocx();
@@ -222,7 +222,7 @@ describe("DOCX is read in its own thread, under a watchdog", () => {
     const server = await serve(["--parse-timeout-ms", "1"]);
     const response = await server.api.uploadFile("large.docx", await largeDocx());
     const body: any = await response.json();
-    expect({ status: response.status, error: body.error }).toEqual({ status: 422, error: "parse_timeout" });
+    expect({ status: response.status, code: body.code }).toEqual({ status: 422, code: "parse_timeout" });
     expect(body.detail).toContain("--parse-timeout-ms");
     await expectNothingStored(server.api);
     expect([201, 202]).toContain((await server.api.uploadFile("after.md", "# After\n\nThe server still reads other documents.\n")).status);

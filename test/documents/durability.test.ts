@@ -61,7 +61,7 @@ describe("a job killed mid-way", () => {
     expect(server.output()).toContain('"msg":"document variant progress"');
     const early = await api.get(`/api/documents/variants/${upload.variant_id}/chunks`);
     expect(early.status).toBe(409);
-    expect(await early.json()).toMatchObject({ error: "variant_not_ready", status: "processing" });
+    expect(await early.json()).toMatchObject({ code: "variant_not_ready", status_code: 409, status: "processing" });
     server.child.kill("SIGKILL");
     await server.child.exited;
     expect(server.output()).not.toContain('"msg":"document variant completed"');

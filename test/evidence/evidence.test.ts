@@ -104,7 +104,7 @@ describe("evidence log", () => {
 describe("graceful shutdown", () => {
   test("SIGTERM under load: in-flight requests finish and every answered request has its record", async () => {
     const dataDir = tempDir();
-    const created = await runCli(["keys", "create", "--data-dir", dataDir, "--json"]);
+    const created = await runCli(["keys", "create", "--init", "--data-dir", dataDir, "--json"]);
     expect(created.code).toBe(0);
     const { workspace_id, api_key } = JSON.parse(created.stdout);
     const serve = await spawnServe(["--data-dir", dataDir, "--upstream-url", upstream.url, "--evidence-flush-ms", "60000"]);

@@ -36,7 +36,7 @@ test("database down: /readyz 503 and requests 503 JSON; back up: ready again wit
     expect(response.status).toBe(503);
     expect(response.headers.get("retry-after")).toBe("1");
     const body: any = await response.json();
-    expect(body).toEqual({ error: "database_unavailable", detail: expect.stringContaining("database") });
+    expect(body).toEqual({ detail: expect.stringContaining("database"), status_code: 503, code: "database_unavailable" });
   } finally {
     cluster.start();
   }

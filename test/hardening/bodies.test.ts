@@ -5,6 +5,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
+import { errorOf } from "../support/error-body";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
 import { startSieve, type Tenant, type TestSieve } from "../support/sieve";
 import { rawExchange, statusOf } from "./raw-http";
@@ -51,9 +52,9 @@ describe("deeply nested JSON (defect 2)", () => {
     test(`${method} ${path} → 400 naming the depth limit`, async () => {
       const response = await fetch(`${sieve.url}${path}`, { method, headers: { "content-type": "application/json", ...auth() }, body });
       expect(response.status).toBe(400);
-      const error = (await response.json()) as any;
-      expect(error.error).toBe("invalid_json");
-      expect(error.detail).toContain("nested deeper than 64 levels");
+      const error = errorOf(await response.json());
+      expect(error.code).toBe("invalid_json");
+      expect(error.message).toContain("nested deeper than 64 levels");
     });
   }
 
@@ -62,7 +63,7 @@ describe("deeply nested JSON (defect 2)", () => {
     const body = `{"model":"m","messages":[{"role":"user","content":"hi"}],"passthrough":${deepArray}}`;
     const response = await fetch(`${sieve.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...tenant.serviceHeaders }, body });
     expect(response.status).toBe(400);
-    expect(((await response.json()) as any).detail).toContain("nested deeper than 64 levels");
+    expect(((await response.json()) as any).error).toMatchObject({ type: "invalid_request_error", code: "invalid_json", message: expect.stringContaining("nested deeper than 64 levels") });
     const requestId = response.headers.get("x-service-request-id")!;
     expect(requestId).toBeTruthy();
     expect(response.headers.get("x-service-cache")).toBe("miss");
@@ -103,7 +104,8 @@ describe("a conversation of very many values (--max-json-values)", () => {
     const error = await openai.chat.completions.create({ model: "m", messages: conversation(250_000) }).catch((e) => e);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect(error.status).toBe(413);
-    expect(error.error).toBe("payload_too_large");
+    expect(error.code).toBe("payload_too_large");
+    expect(error.message).toContain("--max-json-values");
     expect(upstream.received.length).toBe(forwardedBefore);
     expect((await evidenceFor(error.headers.get("x-service-request-id"))).status).toBe(413);
   });
@@ -115,7 +117,7 @@ describe("a conversation of very many values (--max-json-values)", () => {
       body: JSON.stringify({ model: "m", messages: conversation(30_000) }),
     });
     expect(response.status).toBe(413);
-    expect(await response.json()).toMatchObject({ error: "payload_too_large", detail: "body: more than 50000 JSON values (objects, arrays, strings, numbers…; --max-json-values)" });
+    expect(((await response.json()) as any).error).toMatchObject({ code: "payload_too_large", message: "body: more than 50000 JSON values (objects, arrays, strings, numbers…; --max-json-values)" });
   });
 
   test("Anthropic SDK: the same limit on /v1/messages", async () => {

@@ -46,7 +46,7 @@ describe("document back-pressure (bounded queues)", () => {
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     const refusedBody: any = await refused.json();
-    expect(refusedBody.error).toBe("too_many_pending_documents");
+    expect(refusedBody.code).toBe("too_many_pending_documents");
     expect(refusedBody.detail).toContain("--max-pending-documents-per-workspace");
     // JSON uploads and new variants of an existing document are new work too.
     expect((await a.uploadJson({ filename: "small.md", text: "# Small\n\nA short note.\n" })).status).toBe(429);
@@ -60,7 +60,7 @@ describe("document back-pressure (bounded queues)", () => {
     const full = await b.uploadFile("small.md", "# Small\n\nAnother short note.\n");
     expect(full.status).toBe(503);
     expect(Number(full.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    expect(((await full.json()) as any).error).toBe("document_queue_full");
+    expect(((await full.json()) as any).code).toBe("document_queue_full");
     expect((await b.getJson("/api/documents")).documents).toHaveLength(1);
 
     expect(await metricValue(sieve.url, "sieve_document_jobs_running")).toBe(1);
@@ -114,7 +114,7 @@ describe("pending uploads wait in the database, not in memory", () => {
       for (;;) {
         const response = await api.uploadFile(`pending-${i}.md`, text);
         if (response.status !== 503) return response.status;
-        expect(((await response.json()) as any).error).toBe("uploads_busy");
+        expect(((await response.json()) as any).code).toBe("uploads_busy");
         await Bun.sleep(Number(response.headers.get("retry-after")) * 1000);
       }
     };

@@ -32,7 +32,7 @@ test(
   "kill -9 under 40 MB request bodies loses only records acknowledged within the documented bound",
   async () => {
     const dataDir = tempDir();
-    const created = await runCli(["keys", "create", "--data-dir", dataDir, "--json"]);
+    const created = await runCli(["keys", "create", "--init", "--data-dir", dataDir, "--json"]);
     expect(created.code).toBe(0);
     const { workspace_id, api_key } = JSON.parse(created.stdout);
     const serve = await spawnServe(["--data-dir", dataDir, "--upstream-url", upstreamUrl, "--evidence-flush-ms", String(FLUSH_MS), "--max-body-bytes", String(64 * 1024 * 1024)]);

@@ -60,7 +60,7 @@ describe("small JSON routes: 413 over 16 KiB, before anything is parsed", () => 
       const path = route.replace("{document}", documentId);
       const over = await send(method, path, auth(), jsonOf(SMALL_JSON_BODY_BYTES + 1));
       expect(over.status).toBe(413);
-      expect(await over.json()).toEqual({ error: "payload_too_large", detail: `body: over the ${SMALL_JSON_BODY_BYTES}-byte limit of ${method} ${path}` });
+      expect(await over.json()).toEqual({ detail: `body: over the ${SMALL_JSON_BODY_BYTES}-byte limit of ${method} ${path}`, status_code: 413, code: "payload_too_large" });
       const at = await send(method, path, auth(), jsonOf(SMALL_JSON_BODY_BYTES));
       expect(at.status).not.toBe(413);
     });

@@ -147,7 +147,7 @@ describe("cross-site requests (defect 8)", () => {
       ]) {
         const response = await fetch(`${sieve.url}${path}`, { method: "POST", headers: { "content-type": type! }, body });
         expect(response.status).toBe(415);
-        expect(((await response.json()) as any).error).toBe("unsupported_media_type");
+        expect(((await response.json()) as any).code).toBe("unsupported_media_type");
       }
     }
   });

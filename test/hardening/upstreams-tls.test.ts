@@ -26,7 +26,7 @@ beforeAll(async () => {
     },
   });
   const dataDir = tempDir();
-  const created = await runCli(["keys", "create", "--data-dir", dataDir, "--json"]);
+  const created = await runCli(["keys", "create", "--init", "--data-dir", dataDir, "--json"]);
   credentials = JSON.parse(created.stdout.trim().split("\n").at(-1)!);
   serve = await spawnServe(["--data-dir", dataDir, "--upstream-url", "http://127.0.0.1:9/v1", "--allow-upstream-hosts", "127.0.0.1,::1"], undefined, {
     NODE_EXTRA_CA_CERTS: join(fixtures, "localhost-cert.pem"),

@@ -100,8 +100,8 @@ describe("workspace upstream_url (defect 3)", () => {
       const response = await chat(sieve, t);
       expect(response.status).toBe(502);
       const body = (await response.json()) as any;
-      expect(body.error).toBe("upstream_refused");
-      expect(body.detail).toContain("--allow-upstream-hosts");
+      expect(body.error.code).toBe("upstream_refused");
+      expect(body.error.message).toContain("--allow-upstream-hosts");
       expect(response.headers.get("x-service-request-id")).toBeTruthy();
       expect(upstream.received.length).toBe(before);
     }
@@ -163,7 +163,7 @@ describe("provider errors that do not scan ports or leak internals (defects 3, 1
         const response = await chat(allowed, t);
         expect(response.status).toBe(502);
         const body = (await response.json()) as any;
-        answers.push({ error: body.error, detail: body.detail.replace(String(targetPort), "PORT") });
+        answers.push({ code: body.error.code, message: body.error.message.replace(String(targetPort), "PORT") });
       }
       expect(answers[0]).toEqual(answers[1]);
       expect(JSON.stringify(answers)).not.toMatch(/verbose|fetch\(\)|ECONNREFUSED|ConnectionRefused|socket/i);

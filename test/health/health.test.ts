@@ -32,7 +32,7 @@ describe("health, readiness and API docs", () => {
   test("unknown routes → 404 JSON", async () => {
     const response = await fetch(`${sieve.url}/nope`);
     expect(response.status).toBe(404);
-    expect(((await response.json()) as any).error).toBe("not_found");
+    expect(((await response.json()) as any).code).toBe("not_found");
   });
 });
 

@@ -243,8 +243,8 @@ describe("who may read /metrics", () => {
       const response = await fetch(`${sieve.url}/metrics`, { headers: { [header]: value } });
       expect(response.status).toBe(403);
       expect(response.headers.get("content-type")).toContain("application/json");
-      const body = (await response.json()) as { error: string; detail: string };
-      expect(body.error).toBe("forbidden");
+      const body = (await response.json()) as { code: string; detail: string };
+      expect(body.code).toBe("forbidden");
       expect(body.detail).toContain(header.toLowerCase());
       expect(body.detail).toContain("--metrics-public");
     }

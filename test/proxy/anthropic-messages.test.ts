@@ -140,7 +140,8 @@ describe("POST /v1/messages through the official Anthropic SDK", () => {
     expect(overloaded.type).toBe("overloaded_error");
     const stalled = await client().messages.create({ model: "stall", max_tokens: 8, messages: user("anyone there?") }).catch((e) => e);
     expect(stalled.status).toBe(504);
-    expect(stalled.error).toMatchObject({ error: "upstream_timeout", request_id: expect.any(String) });
+    expect(stalled.type).toBe("timeout_error");
+    expect(stalled.error).toMatchObject({ type: "error", error: { type: "timeout_error", code: "upstream_timeout" }, request_id: expect.any(String) });
   });
 
   test("count_tokens and models pass through to the Anthropic provider", async () => {
@@ -185,7 +186,7 @@ describe("bad Messages input → 400 naming the field, nothing forwarded", () =>
     const count = upstream.received.length;
     const response = await post(body);
     expect(response.status).toBe(400);
-    expect(((await response.json()) as any).detail).toContain(field);
+    expect(((await response.json()) as any).error).toMatchObject({ type: "invalid_request_error", message: expect.stringContaining(field) });
     expect(upstream.received.length).toBe(count);
   });
 });

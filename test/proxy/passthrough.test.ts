@@ -54,14 +54,14 @@ describe("the rest of the OpenAI surface passes through", () => {
     expect(upstream.received.length).toBe(count);
     const bad = await fetch(`${sieve.url}/v1/embeddings`, { method: "POST", headers: { "content-type": "application/json", ...tenant.serviceHeaders }, body: JSON.stringify({ model: "sieve-minilm", input: 5 }) });
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as any).detail).toContain("body.input");
+    expect(((await bad.json()) as any).error.message).toContain("body.input");
     const invisible = await fetch(`${sieve.url}/v1/embeddings`, {
       method: "POST",
       headers: { "content-type": "application/json", ...tenant.serviceHeaders },
       body: JSON.stringify({ model: "sieve-minilm", input: ["fine", "\u200b\u200d"] }),
     });
     expect(invisible.status).toBe(400);
-    expect(((await invisible.json()) as any).detail).toContain("input[1]: holds no character the model reads");
+    expect(((await invisible.json()) as any).error.message).toContain("input[1]: holds no character the model reads");
   });
 
   test("a multipart file upload is streamed to the provider and a binary download streamed back; no bodies in the evidence", async () => {
@@ -133,7 +133,7 @@ describe("the rest of the OpenAI surface passes through", () => {
       const own = await other.tenant();
       const response = await fetch(`${other.url}/v1/models`, { headers: own.serviceHeaders });
       expect(response.status).toBe(502);
-      expect(((await response.json()) as any).error).toBe("upstream_unreachable");
+      expect(((await response.json()) as any).error.code).toBe("upstream_unreachable");
     } finally {
       await other.close();
     }

@@ -133,7 +133,7 @@ describe("errors", () => {
     const count = upstream.received.length;
     const response = await post("{not json");
     expect(response.status).toBe(400);
-    expect((await response.json() as any).error).toBe("invalid_json");
+    expect((await response.json() as any).error).toMatchObject({ type: "invalid_request_error", code: "invalid_json" });
     expect(upstream.received.length).toBe(count);
   });
 
@@ -147,13 +147,14 @@ describe("errors", () => {
   ])("%j → 400 naming %s", async (body, field) => {
     const response = await post(body);
     expect(response.status).toBe(400);
-    expect((await response.json() as any).detail).toContain(field);
+    expect((await response.json() as any).error.message).toContain(field);
   });
 
   test("a body over the limit → 413", async () => {
     const big = "x".repeat(11 * 1024 * 1024);
     const response = await post({ model: "m", messages: [{ role: "user", content: big }] });
     expect(response.status).toBe(413);
+    expect(((await response.json()) as any).error).toMatchObject({ type: "invalid_request_error", code: "payload_too_large" });
   });
 
   test("provider 4xx/5xx pass through unchanged with our headers", async () => {
@@ -170,7 +171,7 @@ describe("errors", () => {
     const response = await post({ model: "stall", messages: [{ role: "user", content: "x" }] });
     expect(response.status).toBe(504);
     const body = (await response.json()) as any;
-    expect(body.error).toBe("upstream_timeout");
+    expect(body.error).toMatchObject({ type: "server_error", code: "upstream_timeout" });
     expect(body.request_id).toBeTruthy();
     expectServiceHeaders(response);
   });
@@ -189,7 +190,7 @@ describe("errors", () => {
       });
       expect(response.status).toBe(502);
       const body = (await response.json()) as any;
-      expect(body.error).toBe("upstream_unreachable");
+      expect(body.error.code).toBe("upstream_unreachable");
       expect(body.request_id).toBe(response.headers.get("x-service-request-id"));
     } finally {
       await other.close();

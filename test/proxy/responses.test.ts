@@ -142,7 +142,7 @@ describe("POST /v1/responses through the openai SDK", () => {
     expect(await client().responses.create({ model: "error-500", input: "x" }).catch((e) => e)).toBeInstanceOf(InternalServerError);
     const stalled = await post({ model: "stall", input: "anyone there?" });
     expect(stalled.status).toBe(504);
-    expect(((await stalled.json()) as any).error).toBe("upstream_timeout");
+    expect(((await stalled.json()) as any).error.code).toBe("upstream_timeout");
   });
 
   test("GET /v1/responses/{id} passes through", async () => {
@@ -166,7 +166,7 @@ describe("bad Responses input → 400 naming the field, nothing forwarded", () =
     const response = await post(body);
     expect(response.status).toBe(400);
     const answer = (await response.json()) as any;
-    expect(answer.detail).toContain(field === "invalid JSON" ? "not valid JSON" : field);
+    expect(answer.error.message).toContain(field === "invalid JSON" ? "not valid JSON" : field);
     expect(upstream.received.length).toBe(count);
   });
 });

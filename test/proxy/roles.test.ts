@@ -52,11 +52,11 @@ describe("a role the dialect does not know → 400 naming the field, nothing for
         .chat.completions.create({ model: "gpt-test", messages: [{ role, content: INJECTION } as never] })
         .catch((e) => e);
       expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-      expect(error.error).toBe("invalid_request");
+      expect(error.code).toBe("invalid_request");
       const { status, body } = await errorBody("/v1/chat/completions", { model: "gpt-test", messages: [{ role: "system", content: "Be brief." }, { role, content: INJECTION }] });
       expect(status).toBe(400);
-      expect(body.detail).toStartWith("body.messages.1.role: ");
-      expect(body.detail).toContain('"user"');
+      expect(body.error.message).toStartWith("body.messages.1.role: ");
+      expect(body.error.message).toContain('"user"');
       expect(forwarded()).toBe(0);
     });
 
@@ -65,10 +65,10 @@ describe("a role the dialect does not know → 400 naming the field, nothing for
         .responses.create({ model: "gpt-test", input: [{ role, content: INJECTION } as never] })
         .catch((e) => e);
       expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-      expect(error.error).toBe("invalid_request");
+      expect(error.code).toBe("invalid_request");
       const { status, body } = await errorBody("/v1/responses", { model: "gpt-test", input: [{ role: "user", content: "Hi." }, { type: "message", role, content: [{ type: "input_text", text: INJECTION }] }] });
       expect(status).toBe(400);
-      expect(body.detail).toStartWith("body.input.1.role: ");
+      expect(body.error.message).toStartWith("body.input.1.role: ");
       expect(forwarded()).toBe(0);
     });
 
@@ -83,8 +83,8 @@ describe("a role the dialect does not know → 400 naming the field, nothing for
   }
 
   test("roles of the other dialects are refused too: chat has no human, Responses no tool, Messages no system", async () => {
-    expect((await errorBody("/v1/chat/completions", { model: "gpt-test", messages: [{ role: "human", content: "Hi." }] })).body.detail).toStartWith("body.messages.0.role: ");
-    expect((await errorBody("/v1/responses", { model: "gpt-test", input: [{ role: "tool", content: "Hi." }] })).body.detail).toStartWith("body.input.0.role: ");
+    expect((await errorBody("/v1/chat/completions", { model: "gpt-test", messages: [{ role: "human", content: "Hi." }] })).body.error.message).toStartWith("body.messages.0.role: ");
+    expect((await errorBody("/v1/responses", { model: "gpt-test", input: [{ role: "tool", content: "Hi." }] })).body.error.message).toStartWith("body.input.0.role: ");
     const messages = await anthropic().messages.create({ model: "claude-test", max_tokens: 32, messages: [{ role: "system", content: "Hi." } as never] }).catch((e) => e);
     expect(messages).toBeInstanceOf(Anthropic.BadRequestError);
   });
@@ -92,7 +92,7 @@ describe("a role the dialect does not know → 400 naming the field, nothing for
   test("a Responses message item without a role → 400 naming input.0.role", async () => {
     const { status, body } = await errorBody("/v1/responses", { model: "gpt-test", input: [{ type: "message", content: INJECTION }] });
     expect(status).toBe(400);
-    expect(body.detail).toStartWith("body.input.0.role: ");
+    expect(body.error.message).toStartWith("body.input.0.role: ");
     expect(forwarded()).toBe(0);
   });
 });

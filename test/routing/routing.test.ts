@@ -376,7 +376,7 @@ describe("targets", () => {
       body: JSON.stringify({ model: "only-anthropic", messages: [{ role: "user", content: "hello" }] }),
     });
     expect(response.status).toBe(400);
-    expect(((await response.json()) as { detail: string }).detail).toBe(
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
       'model: "only-anthropic" is routed by route "only-anthropic", whose targets (anthropic) cannot serve POST /v1/chat/completions: a target of the other provider family needs its own api_key to be translated to',
     );
   });
@@ -467,7 +467,7 @@ describe("fallback across providers (translated both ways)", () => {
       body: JSON.stringify({ model: "cross-chat", logprobs: true, messages: [{ role: "user", content: "hello" }] }),
     });
     expect(response.status).toBe(400);
-    expect(((await response.json()) as { detail: string }).detail).toContain("logprobs");
+    expect(((await response.json()) as { error: { message: string } }).error.message).toContain("logprobs");
   });
 
   test("Anthropic Messages served by an OpenAI target: the Anthropic SDK gets its own answer, stream and tool use", async () => {

@@ -43,9 +43,9 @@ export async function waitUntilReady(url: string, attempts = 200): Promise<void>
   throw new Error(`${url} never became ready`);
 }
 
-/** A workspace and API key created with `sieve keys create` on a data dir (no server needed). */
+/** A workspace and API key created with `sieve keys create` on a data dir (no server needed: --init creates its database). */
 export async function tenantFromCli(dataDir: string, workspaceId?: string): Promise<Tenant> {
-  const args = ["keys", "create", "--data-dir", dataDir, "--json", ...(workspaceId ? ["--workspace", workspaceId] : [])];
+  const args = ["keys", "create", "--init", "--data-dir", dataDir, "--json", ...(workspaceId ? ["--workspace", workspaceId] : [])];
   const { stdout, code, stderr } = await runCli(args);
   if (code !== 0) throw new Error(stderr);
   const created = JSON.parse(stdout) as { workspace_id: string; api_key: string; key_id: string };

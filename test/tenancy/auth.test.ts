@@ -38,14 +38,13 @@ describe("proxy credentials (spec §5)", () => {
     ["no key", (t: Tenant) => ({ "X-Service-Workspace-Id": t.workspaceId })],
     ["malformed key", (t: Tenant) => ({ "X-Service-Api-Key": "not-a-key", "X-Service-Workspace-Id": t.workspaceId })],
     ["unknown key", (t: Tenant) => ({ "X-Service-Api-Key": generateApiKey(), "X-Service-Workspace-Id": t.workspaceId })],
-    ["no workspace id", (t: Tenant) => ({ "X-Service-Api-Key": t.apiKey })],
-  ])("%s → 401 {error, detail}", async (_name, headers) => {
+  ])("%s → 401 in OpenAI's error shape, saying what to send", async (_name, headers) => {
     const count = upstream.received.length;
     const response = await chat(headers(alice));
     expect(response.status).toBe(401);
     const body = (await response.json()) as any;
-    expect(body.error).toBe("unauthorized");
-    expect(typeof body.detail).toBe("string");
+    expect(body.error).toMatchObject({ type: "authentication_error", code: "unauthorized" });
+    expect(body.error.message).toContain("X-Service-Api-Key");
     expect(JSON.stringify(body)).not.toContain(alice.apiKey);
     expect(upstream.received.length).toBe(count);
   });
@@ -53,7 +52,14 @@ describe("proxy credentials (spec §5)", () => {
   test("a valid key with another workspace's id → 403", async () => {
     const response = await chat({ "X-Service-Api-Key": alice.apiKey, "X-Service-Workspace-Id": bob.workspaceId });
     expect(response.status).toBe(403);
-    expect(((await response.json()) as any).error).toBe("forbidden");
+    expect(((await response.json()) as any).error).toMatchObject({ type: "permission_error", code: "forbidden", message: expect.stringContaining("leave the header out") });
+  });
+
+  test("the workspace header is optional: the key implies its workspace (issue 54, point 7)", async () => {
+    expect((await chat({ "X-Service-Api-Key": alice.apiKey })).status).toBe(200);
+    const notUuid = await chat({ "X-Service-Api-Key": alice.apiKey, "X-Service-Workspace-Id": "alice" });
+    expect(notUuid.status).toBe(400);
+    expect(((await notUuid.json()) as any).error.message).toContain("X-Service-Workspace-Id must be a UUID");
   });
 
   test("1,000 random well-formed keys are all rejected", async () => {
@@ -75,6 +81,39 @@ describe("proxy credentials (spec §5)", () => {
   });
 });
 
+describe("document API: the proxy's X-Service headers work too (issue 54, point 7)", () => {
+  const documents = (headers: Record<string, string>) => fetch(`${sieve.url}/api/documents`, { headers });
+
+  test("Authorization: Bearer (spec §5), X-Service-Api-Key alone, and with its own workspace id", async () => {
+    expect((await documents(alice.bearer)).status).toBe(200);
+    expect((await documents({ "X-Service-Api-Key": alice.apiKey })).status).toBe(200);
+    expect((await documents(alice.serviceHeaders)).status).toBe(200);
+    // A provider key in Authorization beside the Sieve key is not a Sieve key: ignored here.
+    expect((await documents({ ...alice.serviceHeaders, authorization: "Bearer sk-provider" })).status).toBe(200);
+  });
+
+  test("the scope is the key's workspace: bob's key lists bob's documents", async () => {
+    const upload = await fetch(`${sieve.url}/api/documents`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "X-Service-Api-Key": bob.apiKey },
+      body: JSON.stringify({ filename: "bob.md", text: "# Bob\n\nOnly bob's." }),
+    });
+    expect(upload.status).toBeLessThan(300);
+    const { document_id } = (await upload.json()) as any;
+    expect((await fetch(`${sieve.url}/api/documents/${document_id}`, { headers: { "X-Service-Api-Key": bob.apiKey } })).status).toBe(200);
+    expect(await (await fetch(`${sieve.url}/api/documents/${document_id}`, { headers: { "X-Service-Api-Key": alice.apiKey } })).json()).toEqual({ detail: "Document not found", status_code: 404 });
+  });
+
+  test("a workspace id that is not the key's → 403 naming the fix; two different keys → 400", async () => {
+    const mismatch = await documents({ "X-Service-Api-Key": alice.apiKey, "X-Service-Workspace-Id": bob.workspaceId });
+    expect(mismatch.status).toBe(403);
+    expect(await mismatch.json()).toMatchObject({ status_code: 403, code: "forbidden", detail: expect.stringContaining("does not belong to the workspace in X-Service-Workspace-Id") });
+    const twoKeys = await documents({ "X-Service-Api-Key": alice.apiKey, authorization: `Bearer ${bob.apiKey}` });
+    expect(twoKeys.status).toBe(400);
+    expect(((await twoKeys.json()) as any).detail).toContain("two different Sieve keys");
+  });
+});
+
 describe("credentials come before the body", () => {
   test.each([
     ["PATCH", "/api/workspace", { colour: "red" }, {}],
@@ -87,7 +126,7 @@ describe("credentials come before the body", () => {
     const response = await fetch(`${sieve.url}${path}`, { method, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
     expect(response.status).toBe(401);
     const text = await response.text();
-    expect(JSON.parse(text).error).toBe("unauthorized");
+    expect(JSON.parse(text)).toMatchObject({ code: "unauthorized", status_code: 401 });
     expect(text).not.toContain("body.");
   });
 });

@@ -21,7 +21,7 @@ export class ApiError extends Error {
 
   /** The server has no such route: that feature is not part of this server yet. */
   get routeMissing() {
-    return this.status === 404 && this.body?.error === "not_found" && this.body?.detail === "no such route";
+    return this.status === 404 && this.body?.code === "not_found" && this.body?.detail === "no such route";
   }
 }
 

@@ -2,23 +2,12 @@ import { anthropicMessagesBody, type AnthropicMessage, type AnthropicMessagesBod
 import { formatSseEvent } from "../sse";
 import { conversationSubject } from "./cache-subject";
 import type { Dialect, ErrorKind, ScannedText } from "./dialect";
-import { ERROR_CODES } from "./errors";
+import { anthropicErrorBody, anthropicType, ERROR_CODES, errorKindStatus } from "./errors";
 import { messagesUsage, MessagesTranscript } from "./messages-transcript";
 import { replayPieces } from "./replay-pieces";
 
 /** Server tools run by Anthropic (live web, sandboxes): answers that use them are never cached. */
 const SERVER_TOOL = /^(web_search|web_fetch|code_execution|memory|tool_search)/;
-
-/** Anthropic's error types for what Sieve reports; the SDK maps them to its error classes. */
-const ANTHROPIC_ERROR_TYPES: Record<ErrorKind, string> = {
-  blocked: "permission_error",
-  upstream_error: "api_error",
-  upstream_timeout: "timeout_error",
-  upstream_unreachable: "api_error",
-  upstream_refused: "api_error",
-  upstream_unavailable: "overloaded_error",
-  upstream_too_large: "api_error",
-};
 
 type Block = { type: string; text?: unknown; content?: unknown; source?: { type?: unknown; data?: unknown } };
 
@@ -66,15 +55,7 @@ export const anthropicMessages: Dialect = {
 
   transcript: () => new MessagesTranscript(),
   replayStream: messageToSse,
-  errorBody: (kind, message, requestId, reason) => ({
-    // The spec's body (error, reason or detail, request_id); `type` and `message` are what the SDK reads
-    // for its error class and text (the class itself follows the status: 403 → PermissionDeniedError).
-    type: "error",
-    error: ERROR_CODES[kind],
-    message: kind === "blocked" ? `${ERROR_CODES.blocked}: ${reason ?? message}` : message,
-    ...(kind === "blocked" ? { reason: reason ?? message } : { detail: message }),
-    request_id: requestId,
-  }),
+  errorBody: anthropicErrorBody,
   streamError: (kind, message, requestId, reason) => formatSseEvent(anthropicStreamError(kind, message, requestId, reason), "error"),
 };
 
@@ -85,7 +66,7 @@ export const anthropicMessages: Dialect = {
 function anthropicStreamError(kind: ErrorKind, message: string, requestId: string, reason?: string | null): Record<string, unknown> {
   return {
     type: "error",
-    error: { type: ANTHROPIC_ERROR_TYPES[kind], message: kind === "blocked" ? `${ERROR_CODES.blocked}: ${reason ?? message}` : message, code: ERROR_CODES[kind] },
+    error: { type: anthropicType(errorKindStatus(kind)), message: kind === "blocked" ? `${ERROR_CODES.blocked}: ${reason ?? message}` : message, code: ERROR_CODES[kind] },
     ...(kind === "blocked" ? { reason: reason ?? message } : {}),
     request_id: requestId,
   };

@@ -19,9 +19,9 @@ export function refusal(run: () => unknown): string {
   try {
     run();
   } catch (error) {
-    const body = (error as { status?: number; body?: { detail?: string } }).body;
-    if ((error as { status?: number }).status !== 400 || typeof body?.detail !== "string") throw error;
-    return body.detail;
+    const { status, detail } = error as { status?: number; detail?: string };
+    if (status !== 400 || typeof detail !== "string") throw error;
+    return detail;
   }
   throw new Error("expected a 400, but the request was translated");
 }

@@ -1,4 +1,4 @@
-// Sign up (free: creates the user's workspace) and log in. Both start an HTTP-only cookie session.
+// Sign up (free: creates the user's workspace, or the first account joins the CLI's lone one) and log in. Both start an HTTP-only cookie session.
 
 import { api } from "../api.mjs";
 import { busy, field, pageHeading } from "../components.mjs";
@@ -60,7 +60,7 @@ export const loginPage = (context) =>
 export const signupPage = (context) =>
   authForm(context, {
     title: "Create your free account",
-    intro: "Signing up creates your workspace; you can create API keys right after.",
+    intro: "Signing up creates your workspace; you can create API keys right after. The first account on a server whose only workspace was made with `sieve keys create` joins that workspace.",
     submitLabel: "Sign up",
     endpoint: "/api/auth/signup",
     withWorkspace: true,
