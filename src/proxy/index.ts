@@ -15,6 +15,7 @@ import { readProxiedRequest, readRequestBody } from "./request";
 import type { CacheStage, FirewallStage, UpstreamStage } from "./stages";
 import { directUpstream } from "./upstream";
 import { routedUpstream } from "../routing/routed-upstream";
+import { dataProtectionStage } from "../data-protection/stage";
 
 export type ProxyStages = { firewall: FirewallStage; cache: CacheStage };
 
@@ -55,6 +56,7 @@ function upstreamStage(ctx: AppContext): UpstreamStage {
 export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
   const deps: PipelineDeps = {
     ...stages,
+    protection: dataProtectionStage(ctx.metrics.dataProtection),
     upstream: upstreamStage(ctx),
     evidence: ctx.evidence,
     metrics: ctx.metrics.proxy,
