@@ -74,10 +74,18 @@ export async function scanText(text: string, policy: CompiledPolicy): Promise<Fi
 function resolveOverlaps(detections: Detection[]): Detection[] {
   if (detections.length < 2) return detections;
   const rank = (d: Detection) => PRIORITY[d.type] ?? CUSTOM_PRIORITY;
-  const ordered = [...detections].sort((a, b) => rank(a) - rank(b) || b.end - b.start - (a.end - a.start) || a.start - b.start || a.type.localeCompare(b.type));
+  const byStart = [...detections].sort((a, b) => a.start - b.start || b.end - a.end);
   const kept: Detection[] = [];
-  for (const candidate of ordered) {
-    if (!kept.some((k) => candidate.start < k.end && k.start < candidate.end)) kept.push(candidate);
+  // Overlapping detections form clusters (a sweep, linear); the priority order is applied within each.
+  for (let i = 0; i < byStart.length; ) {
+    let clusterEnd = byStart[i]!.end;
+    let j = i + 1;
+    while (j < byStart.length && byStart[j]!.start < clusterEnd) clusterEnd = Math.max(clusterEnd, byStart[j++]!.end);
+    const cluster = byStart.slice(i, j).sort((a, b) => rank(a) - rank(b) || b.end - b.start - (a.end - a.start) || a.start - b.start || a.type.localeCompare(b.type));
+    const chosen: Detection[] = [];
+    for (const candidate of cluster) if (!chosen.some((k) => candidate.start < k.end && k.start < candidate.end)) chosen.push(candidate);
+    kept.push(...chosen.sort((a, b) => a.start - b.start));
+    i = j;
   }
-  return kept.sort((a, b) => a.start - b.start);
+  return kept;
 }
