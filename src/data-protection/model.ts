@@ -41,11 +41,13 @@ export const policyInput = z.strictObject({
     .max(MAX_CUSTOM_PATTERNS)
     .refine((list) => new Set(list.map((p) => p.name)).size === list.length, "names must be unique")
     .optional(),
+  /** Uploaded documents: replace findings (other than log ones) by placeholders in the stored chunk text. */
+  redact_documents: z.boolean().optional(),
 });
 export type PolicyInput = z.infer<typeof policyInput>;
 
 /** The stored shape: every field present. */
-export type StoredPolicy = { actions: Partial<Record<BuiltinType, Action>>; custom: CustomPattern[] };
+export type StoredPolicy = { actions: Partial<Record<BuiltinType, Action>>; custom: CustomPattern[]; redact_documents?: boolean };
 
 /** The longest text POST /v1/data-protection/test takes. */
 export const MAX_TEST_CHARS = 100_000;

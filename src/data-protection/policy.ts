@@ -33,8 +33,8 @@ export type CompiledPolicy = { detectors: Detector[]; actions: Map<string, Exclu
 export const EMPTY_POLICY: StoredPolicy = { actions: {}, custom: [] };
 
 /** The action of every built-in type (defaults filled in) and the custom patterns. */
-export function effectivePolicy(stored: StoredPolicy | null | undefined): { actions: Record<BuiltinType, Action>; custom: StoredPolicy["custom"] } {
-  return { actions: { ...DEFAULT_ACTIONS, ...(stored?.actions ?? {}) }, custom: stored?.custom ?? [] };
+export function effectivePolicy(stored: StoredPolicy | null | undefined): { actions: Record<BuiltinType, Action>; custom: StoredPolicy["custom"]; redact_documents: boolean } {
+  return { actions: { ...DEFAULT_ACTIONS, ...(stored?.actions ?? {}) }, custom: stored?.custom ?? [], redact_documents: stored?.redact_documents ?? false };
 }
 
 const compiled = new Map<string, CompiledPolicy>();

@@ -39,7 +39,7 @@ describe("an AWS key is blocked by default on every dialect", () => {
     expect(error.error).toBe("blocked_by_firewall");
     const response = await postChat(tenant, { model: "m", messages: [{ role: "system", content: "be brief" }, { role: "user", content: `deploy with key ${AWS_KEY} please` }] });
     expect(response.status).toBe(403);
-    const body = await response.json();
+    const body = (await response.json()) as any;
     expect(body).toEqual({ error: "blocked_by_firewall", reason: "data_protection: secret (aws:AWSAccessKeyID) found in messages[1].content", request_id: expect.any(String) });
     expect(forwardedWith(AWS_KEY)).toBe(before);
     const record = await evidenceFor(sieve, tenant, body.request_id);
@@ -68,7 +68,7 @@ describe("an AWS key is blocked by default on every dialect", () => {
       ],
     };
     expect(await openai().chat.completions.create(body).catch((e) => e)).toBeInstanceOf(PermissionDeniedError);
-    expect((await (await postChat(tenant, body)).json()).reason).toContain("messages[2].content");
+    expect(((await (await postChat(tenant, body)).json()) as any).reason).toContain("messages[2].content");
   });
 });
 
@@ -114,7 +114,7 @@ describe("redact and mask", () => {
 
   test("mask in tool-call arguments, whole and streamed with the placeholder split", async () => {
     const whole = await openai(masking).chat.completions.create({ model: "tool:notify", messages: [{ role: "user", content: EMAIL }] });
-    expect(JSON.parse(whole.choices[0]!.message.tool_calls![0]!.function.arguments)).toEqual({ city: EMAIL });
+    expect(JSON.parse((whole.choices[0]!.message.tool_calls![0] as any).function.arguments)).toEqual({ city: EMAIL });
     let args = "";
     for await (const chunk of await openai(masking).chat.completions.create({ model: "tool:notify:10", stream: true, messages: [{ role: "user", content: EMAIL }] })) {
       args += chunk.choices[0]?.delta.tool_calls?.[0]?.function?.arguments ?? "";
@@ -145,7 +145,7 @@ describe("redact and mask", () => {
 describe("policy", () => {
   test("GET shows the defaults; PATCH validates types, actions and custom patterns (400 naming the field, nothing stored)", async () => {
     const t = await sieve.tenant("policy");
-    const view = await (await fetch(`${sieve.url}/api/workspace`, { headers: t.bearer })).json();
+    const view = (await (await fetch(`${sieve.url}/api/workspace`, { headers: t.bearer })).json()) as any;
     expect(view.data_protection.actions).toMatchObject({ secret: "block", email: "log", us_ssn: "log" });
     for (const [bad, field] of [
       [{ actions: { emial: "block" } }, "data_protection.actions"],
@@ -161,7 +161,7 @@ describe("policy", () => {
       expect(response.status).toBe(400);
       expect(JSON.stringify(await response.json())).toContain(field);
     }
-    const after = await (await fetch(`${sieve.url}/api/workspace`, { headers: t.bearer })).json();
+    const after = (await (await fetch(`${sieve.url}/api/workspace`, { headers: t.bearer })).json()) as any;
     expect(after.data_protection).toEqual(view.data_protection);
   });
 
