@@ -7,7 +7,7 @@ const IPV4 = /(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w]|\.\d)/g;
 /** Hex groups with colons: at least three groups, or a "::" abbreviation. */
 const IPV6 = /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{0,4}|(?:\d{1,3}\.){3}\d{1,3})(?![\w:])/g;
 /** Words that make a dotted number a version, not an address. */
-const VERSION_BEFORE = /(?:\bv|version|release|build|ver\.?)\s*$/i;
+const VERSION_BEFORE = /\b(?:v|version|release|build|ver\.?)\s*$/i;
 
 /** IPv4 and IPv6 addresses as ipaddr.js parses them (in their standard notations only). */
 export const ipAddressDetector: Detector = {

@@ -45,9 +45,9 @@ async function secretlintFindings(text: string): Promise<Detection[]> {
   });
 }
 
-/** A credential word, then an assignment or "is", then the value. */
+/** A credential word (English, and the usual German, French, Spanish and Polish ones), then an assignment or "is", then the value. */
 const KEYWORD_VALUE =
-  /\b(?:api[_\- ]?key|access[_\- ]?key|secret(?:[_\- ]?key)?|client[_\- ]?secret|token|auth[_\- ]?token|bearer|password|passwd|pwd|passphrase|credentials?|private[_\- ]?key)\b["']?\s*(?:[:=]|=>|\bis\b|\bist\b|\best\b|\bes\b)?\s*["'`]?([^\s"'`,;)}\]]{8,200})/gi;
+  /(?:\b|_)(?:api[_\- ]?key|access[_\- ]?key(?:_id)?|secret(?:[_\- ]?key)?|client[_\- ]?secret|token|auth[_\- ]?token|bearer|password|passwd|pwd|passphrase|credentials?|private[_\- ]?key|schlüssel|passwort|kennwort|clé|cle|mot de passe|clave|contraseña|credencial|klucz|hasło)\b["']?\s*(?:[:=]|=>|\bis\b|\bist\b|\best\b|\bes\b)?\s*["'`]?([^\s"'`,;)}\]]{8,200})/gi;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function shannonBits(value: string): number {
@@ -68,7 +68,7 @@ export function looksLikeSecretValue(value: string, keyword: string): boolean {
   if (/^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$/.test(value)) return false; // os.environ, config.db.password
   if (/^[A-Z][A-Z0-9_]*$/.test(value) || /^[a-z]+(?:[_\-][a-z]+)*$/.test(value)) return false; // API_KEY, my_password
   const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((re) => re.test(value)).length;
-  if (/pass|pwd|passphrase/i.test(keyword)) return value.length >= 8 && classes >= 3;
+  if (/pass|pwd|passwort|kennwort|contraseña|hasło/i.test(keyword)) return value.length >= 8 && classes >= 3;
   return value.length >= 16 && classes >= 2 && /\d/.test(value) && /[A-Za-z]/.test(value) && shannonBits(value) >= 3.5;
 }
 
