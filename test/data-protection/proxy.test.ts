@@ -198,6 +198,19 @@ describe("policy", () => {
     expect(failure).toBeInstanceOf(Error);
   });
 
+  test("/v1/embeddings for a provider's model: a key is blocked, a masked address reaches the provider as a placeholder", async () => {
+    const t = await sieve.tenant("embeddings");
+    expect((await setPolicy(t, { actions: { email: "mask" } })).status).toBe(200);
+    const before = upstream.received.filter((r) => r.path === "/v1/embeddings").length;
+    const blocked = await openai(t).embeddings.create({ model: "text-embedding-3-small", input: ["fine", `key ${AWS_KEY}`] }).catch((e) => e);
+    expect(blocked).toBeInstanceOf(PermissionDeniedError);
+    expect(upstream.received.filter((r) => r.path === "/v1/embeddings").length).toBe(before);
+    const ok = await openai(t).embeddings.create({ model: "text-embedding-3-small", input: `vector of ${EMAIL}` });
+    expect(ok.data).toHaveLength(1);
+    const seen = upstream.received.filter((r) => r.path === "/v1/embeddings").at(-1)!;
+    expect(JSON.parse(seen.body).input).toBe("vector of [EMAIL_1]");
+  });
+
   test("/metrics counts findings by side, type and action", async () => {
     const text = await (await fetch(`${sieve.url}/metrics`)).text();
     expect(text).toMatch(/sieve_data_protection_findings_total\{side="input",type="secret",action="block"\} [1-9]/);
