@@ -4,6 +4,7 @@ import { dashboardController } from "./dashboard";
 import { docsController } from "./docs";
 import { documentsController } from "./documents";
 import { evidenceController } from "./evidence";
+import { dataProtectionController } from "./data-protection";
 import { firewallController, firewallStage } from "./firewall";
 import { embeddingsController } from "./embeddings/controller";
 import { healthController } from "./health";
@@ -34,6 +35,7 @@ export function createApp(ctx: AppContext, docsUiScript: string) {
     .use(versionlessPathsController())
     .use(cacheController(ctx))
     .use(firewallController(ctx))
+    .use(dataProtectionController(ctx))
     .use(evidenceController(ctx))
     .use(documentsController(ctx));
 }

@@ -21,6 +21,7 @@ import keysPage from "./static/pages/keys.mjs" with { type: "file" };
 import requestsPage from "./static/pages/requests.mjs" with { type: "file" };
 import routingPage from "./static/pages/routing.mjs" with { type: "file" };
 import workspacePage from "./static/pages/workspace.mjs" with { type: "file" };
+import dataProtectionPage from "./static/pages/data-protection.mjs" with { type: "file" };
 
 export const DASHBOARD_ASSET_PREFIX = "/dashboard/assets/";
 
@@ -43,6 +44,7 @@ export const DASHBOARD_ASSETS: ReadonlyMap<string, string> = new Map([
   ["pages/connect.mjs", connectPage],
   ["pages/routing.mjs", routingPage],
   ["pages/workspace.mjs", workspacePage],
+  ["pages/data-protection.mjs", dataProtectionPage],
 ]);
 
 export function assetContentType(name: string): string {

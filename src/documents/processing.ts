@@ -12,6 +12,7 @@ import type { Embedder } from "../embeddings/embedder";
 import type { Logger } from "../logging/logger";
 import type { WorkspaceScope } from "../tenancy/scope";
 import { chunkDocument, type ChunkDraft } from "./chunking";
+import { protectChunks } from "../data-protection/documents";
 import type { ChunkingConfig } from "./chunking-config";
 import { deleteVectorsOf, readChunks, readVectors, writeChunks, type NewChunk } from "./chunk-store";
 import { dedupColumns } from "./dedup-columns";
@@ -294,6 +295,7 @@ async function processDocument(
     embedMany: (texts) => embedInBatches(env.embedTexts, texts),
   });
   env.log.debug("document variant chunked", { variant_id: variant.id, chunks: drafts.length });
+  await protectChunks(drafts, (await scope.workspace()).dataProtection);
   env.checkpoint();
 
   // Exact chunks take their parent chunk's vector; every other chunk is embedded.

@@ -5,6 +5,9 @@ import { requestContextPlugin } from "../http/request-context";
 import { describeZodIssues } from "../http/validation";
 import { parseJsonBody } from "../http/json-body";
 import { forwardPassthrough } from "../proxy/passthrough";
+import { protectEmbeddingsInput } from "../data-protection/embeddings";
+import { findWorkspace } from "../tenancy/service";
+import { jsonResponse } from "../http/errors";
 import { readRequestBody } from "../proxy/request";
 import { generalModelName } from "../runtime/assets";
 import { serviceKeyAuth } from "../tenancy/auth";
@@ -30,7 +33,11 @@ export const embeddingsController = (ctx: AppContext) => {
         const json = parseJsonBody(text, ctx.config.maxJsonDepth);
         const model = (json as { model?: unknown } | null)?.model;
         if (!isLocalEmbeddingModel(model, generalModelName(ctx.config))) {
-          return forwardPassthrough(request, text, { ctx, scope, requestId, receivedAt, model: typeof model === "string" ? model : undefined });
+          // Leaving for the provider: data protection first (src/data-protection/embeddings.ts).
+          const workspace = (await findWorkspace(ctx.database, scope.workspaceId))!;
+          const protectedInput = await protectEmbeddingsInput(json, workspace.dataProtection, ctx.metrics.dataProtection);
+          if (protectedInput.blocked) return jsonResponse(403, { error: "blocked_by_firewall", reason: protectedInput.blocked, request_id: requestId });
+          return forwardPassthrough(request, protectedInput.body ?? text, { ctx, scope, requestId, receivedAt, model: typeof model === "string" ? model : undefined });
         }
         const parsed = embeddingsBody.safeParse(json);
         if (!parsed.success) throw badRequest(describeZodIssues("body", parsed.error.issues));

@@ -2,6 +2,7 @@ import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { createdAt, workspaceIdColumn } from "../db/columns";
 import { workspaces } from "../tenancy/schema";
 import type { UpstreamAttempt } from "../proxy/upstream";
+import type { ProtectionRecord } from "../data-protection/stage";
 
 /** A cache candidate above the threshold that the verifier rejected: its similarity and the reason. */
 export type CacheRejection = { similarity: number; reason: string };
@@ -41,6 +42,8 @@ export const evidence = sqliteTable(
     error: text("error"),
     /** A routed request's tries, in order: [{target, outcome, status, ms}] (null: no route applied). */
     attempts: text("attempts", { mode: "json" }).$type<UpstreamAttempt[]>(),
+    /** Data protection findings: [{side, type, rule?, action, count, where}] — never a value (null: none). */
+    dataProtection: text("data_protection", { mode: "json" }).$type<ProtectionRecord[]>(),
   },
   (t) => [index("evidence_workspace_time_idx").on(t.workspaceId, t.createdAt)],
 );

@@ -58,6 +58,7 @@ function evidenceView(row: EvidenceRow, withBodies: boolean) {
     prompt_sha256: row.promptSha256,
     error: row.error,
     attempts: row.attempts,
+    data_protection: row.dataProtection ?? [],
     ...(withBodies ? { request_body: row.requestBody, response_body: row.responseBody } : {}),
   };
 }

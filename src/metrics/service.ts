@@ -2,6 +2,7 @@ import { Gauge, Registry } from "prom-client";
 import { CacheMetrics } from "./cache";
 import { DatabaseMetrics } from "./database";
 import { DocumentMetrics, type DocumentWork } from "./documents";
+import { DataProtectionMetrics } from "./data-protection";
 import { HttpMetrics } from "./http";
 import { ProcessMetrics } from "./process";
 import { ProxyMetrics } from "./proxy";
@@ -32,6 +33,7 @@ export class Metrics {
   readonly #sources: MetricsSources;
   readonly http = new HttpMetrics(this.#registry);
   readonly proxy = new ProxyMetrics(this.#registry);
+  readonly dataProtection = new DataProtectionMetrics(this.#registry);
   readonly database = new DatabaseMetrics(this.#registry);
   readonly cache = new CacheMetrics(this.#registry, this.database);
   readonly #process = new ProcessMetrics(this.#registry);

@@ -1,5 +1,6 @@
 import { sha256Hex } from "../tenancy/secrets";
 import type { CacheHitRef, CacheRejection } from "../evidence/schema";
+import type { ProtectionRecord } from "../data-protection/stage";
 import type { EvidenceRecord } from "../evidence/writer";
 import type { Usage } from "./dialects/dialect";
 import type { UpstreamAttempt } from "./upstream";
@@ -19,6 +20,8 @@ export type RequestOutcome = {
   error?: string;
   /** A routed request's tries at its targets (src/routing); undefined without a route. */
   attempts?: UpstreamAttempt[];
+  /** Data protection findings of the request and its answer (types, counts, actions; never values). */
+  dataProtection?: ProtectionRecord[];
 };
 
 /** What the record is about: a whole ProxiedRequest, or one refused before its body was understood. */
@@ -50,6 +53,7 @@ export function evidenceEntry(request: EvidenceSubject, outcome: RequestOutcome,
     responseBody: logBodies ? loggedBody(outcome.responseBody) : null,
     error: outcome.error ?? null,
     attempts: outcome.attempts ?? null,
+    dataProtection: outcome.dataProtection?.length ? outcome.dataProtection : null,
   };
 }
 

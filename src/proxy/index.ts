@@ -17,6 +17,7 @@ import type { CacheStage, FirewallStage, UpstreamStage } from "./stages";
 import { directUpstream } from "./upstream";
 import { routedUpstream } from "../routing/routed-upstream";
 import { SERVICE_KEY_SECURITY } from "../docs/security";
+import { dataProtectionStage } from "../data-protection/stage";
 
 export type ProxyStages = { firewall: FirewallStage; cache: CacheStage };
 
@@ -57,6 +58,7 @@ function upstreamStage(ctx: AppContext): UpstreamStage {
 export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
   const deps: PipelineDeps = {
     ...stages,
+    protection: dataProtectionStage(ctx.metrics.dataProtection),
     upstream: upstreamStage(ctx),
     evidence: ctx.evidence,
     metrics: ctx.metrics.proxy,

@@ -1,3 +1,4 @@
+import { blockReason, type DataProtectionStage, type RequestProtection } from "../data-protection/stage";
 import type { EvidenceWriter } from "../evidence/writer";
 import { HttpError, internalError, jsonResponse } from "../http/errors";
 import type { Logger } from "../logging/logger";
@@ -20,6 +21,7 @@ import { readAnswerText, relayedHeaders, UpstreamError, type UpstreamCall } from
 const MAX_CACHED_RESPONSE_CHARS = 4 * 1024 * 1024;
 
 export type PipelineDeps = {
+  protection: DataProtectionStage;
   firewall: FirewallStage;
   cache: CacheStage;
   evidence: EvidenceWriter;
@@ -35,18 +37,28 @@ export type PipelineDeps = {
 };
 
 /**
- * One request of any dialect, in the spec's order: firewall → cache → forward, with the
+ * One request of any dialect, in the spec's order (after data protection, which rewrites what the
+ * provider, and so every later stage, sees): firewall → cache → forward, with the
  * evidence record queued (written in the background) and the metrics recorded from the same
  * numbers whichever way the request ends. The dialect only reads and writes its formats; every
  * decision is taken here.
  */
-export async function runPipeline(request: ProxiedRequest, deps: PipelineDeps): Promise<Response> {
-  const { dialect } = request;
+export async function runPipeline(received: ProxiedRequest, deps: PipelineDeps): Promise<Response> {
+  const { dialect } = received;
+  // 0. Data protection: secrets and personal data blocked, or replaced before anything else reads the request.
+  const { request, protection, blocked } = await deps.protection.protect(received);
   const record = (outcome: RequestOutcome) => {
-    deps.evidence.record(evidenceEntry(request, { ...outcome, cacheRejected: deps.cache.rejectedCandidate?.(request) }, request.workspace.logBodies));
+    const dataProtection = protection.records();
+    deps.evidence.record(evidenceEntry(request, { ...outcome, cacheRejected: deps.cache.rejectedCandidate?.(request), dataProtection }, request.workspace.logBodies));
     deps.metrics.record(dialect.name, outcome);
   };
   const overhead = (upstreamMs: number) => performance.now() - request.receivedAt - upstreamMs;
+  if (blocked) {
+    const reason = blockReason(blocked);
+    const body = dialect.errorBody("blocked", reason, request.requestId, reason);
+    record({ status: 403, cacheStatus: "skip", verdicts: [], overheadMs: overhead(0), upstreamMs: 0, responseBody: JSON.stringify(body) });
+    return jsonResponse(403, body, serviceHeaders({ requestId: request.requestId, cache: "miss", receivedAt: request.receivedAt, upstreamMs: 0 }));
+  }
 
   // 1. Firewall on the input.
   const inputVerdict = await deps.firewall.checkInput(request);
@@ -75,15 +87,17 @@ export async function runPipeline(request: ProxiedRequest, deps: PipelineDeps): 
       const responseBody = hit.body;
       const cacheHit = { key: hit.key, kind: hit.kind, similarity: Number(hit.similarity.toFixed(4)) };
       record({ status: 200, cacheStatus: "hit", cacheHit, verdicts: [inputVerdict], overheadMs: overhead(0), upstreamMs: 0, usage: dialect.answer(hit.completion)?.usage, responseBody });
+      // Stored answers hold placeholders; this request's masked values are restored in them.
+      const completion = protection.forClient(hit.completion);
       return request.stream
-        ? new Response(dialect.replayStream(hit.completion), { status: 200, headers: { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" } })
-        : new Response(responseBody, { status: 200, headers: { ...headers, "content-type": "application/json" } });
+        ? new Response(dialect.replayStream(completion), { status: 200, headers: { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" } })
+        : new Response(completion === hit.completion ? responseBody : JSON.stringify(completion), { status: 200, headers: { ...headers, "content-type": "application/json" } });
     }
   }
 
   // 3. Forward.
   try {
-    return await forward(request, deps, inputVerdict, warnHeader, record, release);
+    return await forward(request, deps, protection, inputVerdict, warnHeader, record, release);
   } catch (error) {
     release?.();
     throw error;
@@ -93,6 +107,7 @@ export async function runPipeline(request: ProxiedRequest, deps: PipelineDeps): 
 async function forward(
   request: ProxiedRequest,
   deps: PipelineDeps,
+  protection: RequestProtection,
   inputVerdict: FirewallVerdict,
   warnHeader: Record<string, string>,
   record: (outcome: RequestOutcome) => void,
@@ -123,7 +138,7 @@ async function forward(
     const headers = { ...relayedHeaders(response), ...serviceHeaders({ requestId: request.requestId, cache: "miss", receivedAt: request.receivedAt, upstreamMs: providerMs, extra: { ...warnHeader, ...routedHeaders } }) };
     return { headers, overheadMs: Number(headers["x-service-latency-ms"]) };
   };
-  const monitor = response.ok ? deps.firewall.outputMonitor(request) : undefined;
+  const monitor = response.ok ? protection.outputMonitor(deps.firewall.outputMonitor(request)) : undefined;
   const isEventStream = (response.headers.get("content-type") ?? "").includes("text/event-stream");
   /** Stores the answer off the response's path; identical requests waiting for this one (single-flight) go once it is written. */
   const storeThenRelease = (completion: Record<string, unknown>, providerMs: number) => {
@@ -140,12 +155,15 @@ async function forward(
       upstream: response.body,
       abortUpstream: call.abort,
       monitor,
+      restorer: protection.streamRestorer(),
       idleTimeoutMs: routed?.idleTimeoutMs ?? deps.upstreamTimeoutMs,
       maxBytes: deps.maxResponseBytes,
       maxEventBytes: deps.maxSseEventBytes,
-      onEnd: (outcome: StreamOutcome) => {
+      onEnd: async (outcome: StreamOutcome) => {
         const verdicts = [inputVerdict, ...(outcome.kind === "completed" || outcome.kind === "blocked" ? (outcome.outputVerdict ? [outcome.outputVerdict] : []) : [])];
         const completion = outcome.transcript.toResponse();
+        // What the cache and the evidence keep of the answer: its redact and block findings replaced.
+        await protection.checkAnswer(completion);
         if (outcome.kind === "completed" && request.view.cache?.storeStreamed && dialect.answer(completion)?.complete) storeThenRelease(completion, upstreamMs);
         else release?.();
         record({
@@ -185,8 +203,12 @@ async function forward(
   }
   const providerMs = withBody();
   const completion = response.ok ? parseJson(text) : undefined;
+  // Data protection on the answer: redact and block findings replaced in `completion` (what is stored).
+  const checked = completion ? await protection.checkAnswer(completion) : undefined;
+  if (checked?.changed) text = JSON.stringify(completion);
   const answer: Answer | undefined = completion && dialect.answer(completion);
-  const outputVerdict = monitor && answer ? await monitor.finish(sampleLongText(answer.text)) : undefined;
+  const firewallVerdict = monitor && answer ? await monitor.finish(sampleLongText(answer.text)) : undefined;
+  const outputVerdict = checked?.blocked ? { action: "block" as const, family: "data_protection", reason: blockReason(checked.blocked), matches: [] } : firewallVerdict;
   const verdicts = outputVerdict ? [inputVerdict, outputVerdict] : [inputVerdict];
   const { headers, overheadMs } = headersAfter(providerMs);
   if (outputVerdict?.action === "block") {
@@ -199,7 +221,8 @@ async function forward(
   else release?.();
   record({ status: response.status, cacheStatus, verdicts, overheadMs, upstreamMs: providerMs, usage: answer?.usage, responseBody: text, attempts });
   if (response.status === 404 && !routed) return providerNotFound(request, text, headers);
-  return new Response(text, { status: response.status, headers });
+  const forClient = completion ? protection.forClient(completion) : undefined;
+  return new Response(forClient && forClient !== completion ? JSON.stringify(forClient) : text, { status: response.status, headers });
 }
 
 /**

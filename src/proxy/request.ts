@@ -31,7 +31,9 @@ export type ProxiedRequest = {
   dialect: Dialect;
   /** What the stages read of the body, in the same shape for every dialect. */
   view: RequestView;
-  /** Forwarded byte for byte: the provider sees exactly what the client sent. */
+  /** The body as parsed JSON; data protection replaces values in it (and then rewrites rawBody and view). */
+  body: Record<string, unknown>;
+  /** Forwarded byte for byte: the provider sees exactly what the client sent, unless data protection replaced values. */
   rawBody: string;
   stream: boolean;
   forwardHeaders: Record<string, string>;
@@ -63,7 +65,8 @@ export function readProxiedRequest(
   ctx: { requestId: string; scope: WorkspaceScope; workspace: Workspace; providerUrls: ProviderUrls; maxJsonDepth: number; maxJsonValues: number; receivedAt: number; cacheOn: boolean },
 ): ProxiedRequest {
   if (!rawBody.trim()) throw badRequest(`body: a JSON request for ${dialect.api} is required`);
-  const parsed = dialect.schema.safeParse(parseJsonBody(rawBody, ctx.maxJsonDepth, ctx.maxJsonValues));
+  const body = parseJsonBody(rawBody, ctx.maxJsonDepth, ctx.maxJsonValues);
+  const parsed = dialect.schema.safeParse(body);
   if (!parsed.success) throw badRequest(describeZodIssues("body", parsed.error.issues));
   const view = dialect.read(parsed.data);
 
@@ -79,6 +82,7 @@ export function readProxiedRequest(
     workspace: ctx.workspace,
     dialect,
     view,
+    body: body as Record<string, unknown>,
     rawBody,
     stream: view.stream,
     forwardHeaders,

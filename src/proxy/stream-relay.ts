@@ -1,5 +1,5 @@
 import type { Dialect, StreamTranscript } from "./dialects/dialect";
-import { SseEventTooLong, SseParser } from "./sse";
+import { SseEventTooLong, SseParser, type SseEvent } from "./sse";
 import type { FirewallVerdict, OutputMonitor } from "./stages";
 
 export type StreamOutcome =
@@ -15,6 +15,8 @@ export type RelayOptions = {
   upstream: ReadableStream<Uint8Array>;
   abortUpstream: (reason?: string) => void;
   monitor: OutputMonitor | undefined;
+  /** Rewrites each event for the client (data protection's mask restore); the transcript keeps the provider's. */
+  restorer?: { rewrite(event: SseEvent): string };
   /** Longest pause between two chunks before the stream is treated as stalled. */
   idleTimeoutMs: number;
   /** --max-response-bytes: the most bytes read from the provider for this stream. */
@@ -107,7 +109,7 @@ export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
               options.abortUpstream("blocked by firewall");
               return end({ kind: "blocked", transcript, outputVerdict: verdict });
             }
-            out += event.raw;
+            out += options.restorer ? options.restorer.rewrite(event) : event.raw;
           }
           flush();
           return;

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { mergePolicy } from "../data-protection/service";
 import type { AppContext } from "../runtime/context";
 import { upstreamUrlProblem } from "../egress/upstream-target";
 import { baseUrlWarning } from "../proxy/base-url-hints";
@@ -158,8 +159,12 @@ export const workspaceController = (ctx: AppContext) => {
           const problem = body[field] ? upstreamUrlProblem(body[field], ctx.allowedUpstreamHosts) : undefined;
           if (problem) throw badRequest(`body.${field}: ${problem}`);
         }
+        // What may leave for the provider is an admin's decision too; the policy is checked (custom patterns compiled and probed) before anything is written.
+        if (body.data_protection !== undefined) requireAdmin(scope, "changing data_protection");
+        const dataProtection = body.data_protection ? mergePolicy((await scope.workspace()).dataProtection, body.data_protection) : undefined;
         const view = workspaceSettingsView(
           await scope.updateWorkspace({
+            dataProtection,
             name: body.name,
             logBodies: body.log_bodies,
             firewallScanSystem: body.firewall_scan_system,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { policyInput } from "../data-protection/model";
 import { KEY_ROLES } from "./schema";
 
 export const credentialsBody = z.object({
@@ -27,6 +28,8 @@ export const workspaceSettingsPatch = z.strictObject({
   upstream_url: httpUrl.nullable().optional(),
   /** null: use the server's --anthropic-upstream-url. */
   anthropic_upstream_url: httpUrl.nullable().optional(),
+  /** Actions by entity type and custom patterns (docs/data-protection.md); given actions are merged, a given custom list replaces the stored one. */
+  data_protection: policyInput.optional(),
 });
 
 export const keyIdParams = z.object({ id: z.string().min(1).max(64) });

@@ -1,5 +1,6 @@
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { createdAt, timestamp, workspaceIdColumn } from "../db/columns";
+import type { StoredPolicy } from "../data-protection/model";
 import type { RoutingDocument } from "../routing/model";
 
 export const KEY_ROLES = ["admin", "service"] as const;
@@ -27,6 +28,8 @@ export const workspaces = sqliteTable("workspaces", {
   routing: text("routing", { mode: "json" }).$type<RoutingDocument>(),
   /** Its routing secrets, name → sealed value (src/routing/secret-box.ts). Never returned by any API. */
   routingSecrets: text("routing_secrets", { mode: "json" }).$type<Record<string, string>>(),
+  /** Data protection policy (src/data-protection): actions by entity type and custom patterns; null: the defaults. */
+  dataProtection: text("data_protection", { mode: "json" }).$type<StoredPolicy>(),
 });
 
 export const users = sqliteTable(

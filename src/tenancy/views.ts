@@ -1,3 +1,4 @@
+import { policyView } from "../data-protection/service";
 import type { ApiKeyRecord, Workspace } from "./service";
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
@@ -26,4 +27,5 @@ export const workspaceSettingsView = (workspace: Workspace, defaults: { upstream
   effective_upstream_url: workspace.upstreamUrl ?? defaults.upstreamUrl,
   anthropic_upstream_url: workspace.anthropicUpstreamUrl,
   effective_anthropic_upstream_url: workspace.anthropicUpstreamUrl ?? defaults.anthropicUpstreamUrl,
+  data_protection: policyView(workspace.dataProtection),
 });

@@ -16,7 +16,9 @@
  *   "endless-event"    → (stream) one event whose data line never ends (up to 1 GiB, until the
  *                        client goes away)
  *   "tool:<name>"      → (chat, messages) a call of tool <name> with {"city": <last user text>}
- *                        instead of text, whole or streamed (the arguments in two pieces)
+ *                        instead of text, whole or streamed (the arguments in two pieces, cut after 5
+ *                        characters, or after <n> with "tool:<name>:<n>")
+ *   "pieces:<n>"       → (stream) the text deltas are <n> characters each instead of one word
  *   with stream: true  → the dialect's events, one word per text delta, then its end event
  *   "drop"             → (stream) two deltas, then the connection breaks
  *   "no-done"          → (stream) ends cleanly without the end event ([DONE], response.completed, message_stop)
@@ -158,7 +160,7 @@ const messagesWire: Wire = {
 };
 
 /** How chat completions and Messages write a tool call, whole and as stream events. */
-type ToolWire = { json(id: string, model: string, name: string, args: string): object; stream(id: string, model: string, name: string, args: string): string[] };
+type ToolWire = { json(id: string, model: string, name: string, args: string): object; stream(id: string, model: string, name: string, args: string, cut: number): string[] };
 
 const chatTools: ToolWire = {
   json: (id, model, name, args) => ({
@@ -169,10 +171,10 @@ const chatTools: ToolWire = {
     choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [{ id: "call_fake_1", type: "function", function: { name, arguments: args } }] }, finish_reason: "tool_calls", logprobs: null }],
     usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 },
   }),
-  stream: (id, model, name, args) => [
+  stream: (id, model, name, args, cut) => [
     chatChunk(id, model, { role: "assistant", content: null, tool_calls: [{ index: 0, id: "call_fake_1", type: "function", function: { name, arguments: "" } }] }),
-    chatChunk(id, model, { tool_calls: [{ index: 0, function: { arguments: args.slice(0, 5) } }] }),
-    chatChunk(id, model, { tool_calls: [{ index: 0, function: { arguments: args.slice(5) } }] }),
+    chatChunk(id, model, { tool_calls: [{ index: 0, function: { arguments: args.slice(0, cut) } }] }),
+    chatChunk(id, model, { tool_calls: [{ index: 0, function: { arguments: args.slice(cut) } }] }),
     chatChunk(id, model, {}, "tool_calls"),
     sse({ id, object: "chat.completion.chunk", created: CREATED, model, choices: [], usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 } }),
     sse("[DONE]"),
@@ -190,11 +192,11 @@ const messagesTools: ToolWire = {
     stop_sequence: null,
     usage: { input_tokens: 5, output_tokens: 7 },
   }),
-  stream: (id, model, name, args) => [
+  stream: (id, model, name, args, cut) => [
     anthropicEvent("message_start", { message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } } }),
     anthropicEvent("content_block_start", { index: 0, content_block: { type: "tool_use", id: "toolu_fake_1", name, input: {} } }),
-    anthropicEvent("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: args.slice(0, 5) } }),
-    anthropicEvent("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: args.slice(5) } }),
+    anthropicEvent("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: args.slice(0, cut) } }),
+    anthropicEvent("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: args.slice(cut) } }),
     anthropicEvent("content_block_stop", { index: 0 }),
     anthropicEvent("message_delta", { delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 7 } }),
     anthropicEvent("message_stop", {}),
@@ -300,12 +302,12 @@ export function startFakeUpstream(): FakeUpstream {
       const after = flaky[3] === undefined ? {} : { "retry-after-ms": flaky[3], "retry-after": String(Math.ceil(Number(flaky[3]) / 1000)) };
       return Response.json(wire.error(Number(flaky[1]), "fake provider error"), { status: Number(flaky[1]), headers: after });
     }
-    const tool = /^tool:(\w+)$/.exec(model);
+    const tool = /^tool:(\w+)(?::(\d+))?$/.exec(model);
     const toolWire = TOOL_WIRES[dialect];
     if (tool && toolWire) {
       const args = JSON.stringify({ city: lastUser });
       if (!streamed) return Response.json(toolWire.json(`tool-${++requestCount}`, model, tool[1]!, args));
-      return new Response(toolWire.stream(`tool-${++requestCount}`, model, tool[1]!, args).join(""), { headers: { "content-type": "text/event-stream" } });
+      return new Response(toolWire.stream(`tool-${++requestCount}`, model, tool[1]!, args, Number(tool[2] ?? 5)).join(""), { headers: { "content-type": "text/event-stream" } });
     }
     const huge = /^huge:(\d+)$/.exec(model);
     if (huge || model === "endless-event") return pieceByPiece(request, dialect, model, streamed, huge ? Number(huge[1]) : 1024 ** 3, () => abortedCount++);
@@ -328,7 +330,8 @@ export function startFakeUpstream(): FakeUpstream {
     }
     if (!streamed) return Response.json(wire.json(id, model, answer, usage), { headers: { "x-request-id": "fake-req" } });
 
-    const words = answer.split(/(?<= )/);
+    const pieces = /^pieces:(\d+)$/.exec(model);
+    const words = pieces ? (answer.match(new RegExp(`[^]{1,${pieces[1]}}`, "g")) ?? []) : answer.split(/(?<= )/);
     const stream = new ReadableStream<Uint8Array>({
       async start(controller) {
         const send = (text: string) => controller.enqueue(encoder.encode(text));

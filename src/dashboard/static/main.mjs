@@ -14,6 +14,7 @@ import { keysPage } from "./pages/keys.mjs";
 import { requestDetailPage, requestsPage } from "./pages/requests.mjs";
 import { routingPage } from "./pages/routing.mjs";
 import { workspacePage } from "./pages/workspace.mjs";
+import { dataProtectionPage } from "./pages/data-protection.mjs";
 
 const HOME = "#/requests";
 
@@ -27,6 +28,7 @@ const routes = [
   { path: /^\/documents$/, page: documentsPage, title: "Documents", section: "documents" },
   { path: /^\/documents\/([^/]+)$/, page: documentPage, title: "Document", section: "documents" },
   { path: /^\/routing$/, page: routingPage, title: "Routing", section: "routing" },
+  { path: /^\/data-protection$/, page: dataProtectionPage, title: "Data protection", section: "data-protection" },
   { path: /^\/connect$/, page: connectPage, title: "Connect your app", section: "connect" },
   { path: /^\/settings\/keys$/, page: keysPage, title: "Settings → API Keys", section: "settings" },
   { path: /^\/settings\/workspace$/, page: workspacePage, title: "Settings → Workspace", section: "workspace" },
@@ -38,6 +40,7 @@ const sections = [
   ["cache", "#/cache", "Cache"],
   ["documents", "#/documents", "Documents"],
   ["routing", "#/routing", "Routing"],
+  ["data-protection", "#/data-protection", "Data protection"],
   ["connect", "#/connect", "Connect your app"],
   ["settings", "#/settings/keys", "Settings → API Keys"],
   ["workspace", "#/settings/workspace", "Settings → Workspace"],

@@ -9,6 +9,8 @@ export type TableMetadata = { rows: number; columns: number; headers: string[] }
 
 export type ChunkMetadata = {
   format: DocumentFormat;
+  /** Entity types data protection found in the chunk's text, with counts; redacted: replaced in the stored text (src/data-protection/documents.ts). */
+  data_protection?: { types: Record<string, number>; redacted: boolean };
   /** Level of the deepest heading on section_hierarchy; null before the first heading. */
   heading_level: number | null;
   /** [char_start, char_end) of the chunk's own text (overlap excluded) in documentText(doc). */

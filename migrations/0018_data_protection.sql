@@ -1,0 +1,2 @@
+ALTER TABLE `workspaces` ADD `data_protection` text;--> statement-breakpoint
+ALTER TABLE `evidence` ADD `data_protection` text;

@@ -1,0 +1,2 @@
+ALTER TABLE "evidence" ADD COLUMN "data_protection" text;--> statement-breakpoint
+ALTER TABLE "workspaces" ADD COLUMN "data_protection" text;

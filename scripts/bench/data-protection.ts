@@ -1,0 +1,93 @@
+/**
+ * npm run bench:data-protection — the data protection stage's cost, all built-in detectors on
+ * (secret block, the personal data types mask so every finding is also replaced).
+ *
+ * Scan: a chat request body of ~200 characters and of ~10 KB of ordinary prose with a few
+ * e-mail addresses, phone numbers and an IP address in it, scanned and rewritten the way the
+ * proxy does (scanJson over the parsed body), p50/p95. Baseline in the same run: JSON.parse of
+ * the same request body. Bound: one 10 MB prompt, once.
+ * Stream restorer: an answer with placeholders streamed in 4-character deltas through the
+ * restorer; the cost per event, p50/p95, against building the same event's JSON text.
+ */
+import { scanJson } from "../../src/data-protection/body-scan";
+import { Placeholders } from "../../src/data-protection/placeholders";
+import { compilePolicy } from "../../src/data-protection/policy";
+import { StreamRestorer } from "../../src/data-protection/restore";
+import { markdownTable, ms, summarize } from "./stats";
+
+const policy = compilePolicy({ actions: { email: "mask", phone: "mask", credit_card: "mask", iban: "mask", ip_address: "mask", us_ssn: "mask" }, custom: [] });
+
+const PROSE = [
+  "The quarterly report shows that shipping times fell after the new warehouse opened near the port.",
+  "Customers in the northern region asked for longer opening hours during the winter months.",
+  "Please forward the notes to anna.berg@example.org and call +44 20 7946 0958 if anything is unclear.",
+  "Our support team answered most tickets within a day, although weekends remain slower.",
+  "The staging server at 10.20.30.40 was rebooted after version 2.4.1 of the agent was installed.",
+  "The design group proposed a simpler checkout page with fewer fields and clearer buttons.",
+];
+function prose(chars: number): string {
+  let text = "";
+  for (let i = 0; text.length < chars; i++) text += PROSE[i % PROSE.length] + " ";
+  return text.slice(0, chars);
+}
+const body = (text: string) => JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "system", content: "You are a helpful assistant." }, { role: "user", content: text }] });
+
+async function time(run: () => unknown, n: number): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const started = performance.now();
+    await run();
+    samples.push(performance.now() - started);
+  }
+  return samples;
+}
+
+const rows: (string | number)[][] = [];
+const withEntities = (PROSE[2]! + " " + PROSE[4]!).slice(0, 200);
+for (const [label, text, n] of [
+  ["200 chars, nothing to find", prose(200), 3000],
+  ["200 chars, e-mail + phone + IP", withEntities, 3000],
+  ["10 KB", prose(10_000), 400],
+] as const) {
+  const raw = body(text);
+  await time(() => scanJson(JSON.parse(raw), policy, new Placeholders(), (f) => f.action !== "log"), 50);
+  const scan = summarize(await time(() => scanJson(JSON.parse(raw), policy, new Placeholders(), (f) => f.action !== "log"), n));
+  const parse = summarize(await time(() => JSON.parse(raw), n));
+  rows.push([label, ms(scan.p50, 3), ms(scan.p95, 3), ms(parse.p50, 3), ms(parse.p95, 3), (scan.p50 / parse.p50).toFixed(1)]);
+}
+console.log("Scan (JSON.parse + all detectors + placeholders), ms:\n");
+console.log(markdownTable(["request", "scan p50", "scan p95", "JSON.parse p50", "JSON.parse p95", "ratio p50"], rows));
+
+const huge = body(prose(10 * 1024 * 1024));
+{
+  const started = performance.now();
+  const found = await scanJson(JSON.parse(huge), policy, new Placeholders(), (f) => f.action !== "log");
+  const parseStarted = performance.now();
+  JSON.parse(huge);
+  console.log(`\n10 MB prompt: ${ms(parseStarted - started, 0)} ms, ${found.length} findings (JSON.parse alone: ${ms(performance.now() - parseStarted, 0)} ms)`);
+}
+
+const placeholders = new Placeholders();
+const answer = prose(2000).replace(/anna\.berg@example\.org/g, () => placeholders.placeholder("email", "anna.berg@example.org", true));
+const deltas = answer.match(/[^]{1,4}/g)!;
+const event = (delta: string) => {
+  const data = JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: { content: delta }, finish_reason: null }] });
+  return { raw: `data: ${data}\n\n`, event: undefined, data };
+};
+const events = deltas.map(event);
+const perEvent: number[] = [];
+const baseline: number[] = [];
+for (let round = 0; round < 20; round++) {
+  const restorer = new StreamRestorer(placeholders.masked);
+  for (const e of events) {
+    let started = performance.now();
+    restorer.rewrite(e);
+    perEvent.push(performance.now() - started);
+    started = performance.now();
+    JSON.stringify(JSON.parse(e.data));
+    baseline.push(performance.now() - started);
+  }
+}
+const restore = summarize(perEvent);
+const rebuild = summarize(baseline);
+console.log(`\nStream restorer, ${events.length} events of 4 characters x 20 rounds, per event: p50 ${ms(restore.p50, 4)} ms, p95 ${ms(restore.p95, 4)} ms (JSON parse + stringify of the event: p50 ${ms(rebuild.p50, 4)} ms, p95 ${ms(rebuild.p95, 4)} ms)`);

@@ -1,0 +1,92 @@
+import { lintSource } from "@secretlint/core";
+import { creator as recommendedPreset } from "@secretlint/secretlint-rule-preset-recommend";
+import type { Detector } from "../detector";
+import type { Detection } from "../model";
+
+const SECRETLINT_CONFIG = {
+  rules: [
+    {
+      id: "@secretlint/secretlint-rule-preset-recommend",
+      rule: recommendedPreset,
+      // Access key ids are off by default in secretlint (files often name them); in a prompt they are what leaks.
+      rules: [{ id: "@secretlint/secretlint-rule-aws", options: { enableIDScanRule: true } }],
+    },
+  ],
+};
+
+/**
+ * Every rule of the recommended preset needs one of these: a run of 16+ token characters (keys,
+ * tokens, connection strings), user:password@ in a URL, or a PEM header. Texts without any skip
+ * secretlint, whose fixed cost (~0.15 ms) would otherwise be most of a short prompt's.
+ */
+const MAY_HOLD_SECRET = /[A-Za-z0-9_\-+/=.]{16}|:\/\/[^\s/@]+:[^\s/@]*@|-----BEGIN/;
+
+/** secretlint's rule id without its package prefix: "@secretlint/secretlint-rule-github" → "github". */
+const ruleName = (ruleId: string, messageId: string) => `${ruleId.replace(/^@secretlint\/secretlint-rule-/, "")}:${messageId}`;
+
+async function secretlintFindings(text: string): Promise<Detection[]> {
+  if (!MAY_HOLD_SECRET.test(text)) return [];
+  const result = await lintSource({
+    source: { content: text, filePath: "/prompt.txt", ext: ".txt", contentType: "text" },
+    options: { config: SECRETLINT_CONFIG as never },
+  });
+  return result.messages.map((message) => {
+    let [start, end] = message.range as [number, number];
+    if (message.messageId === "AWSSecretAccessKey") {
+      // secretlint 12 reports this rule's range from the start of "aws_secret_access_key = …" with the key's
+      // length, so it covers the name and half the key: the key itself is the 40 characters after the separator.
+      const value = /[:=]\s*["']?([A-Za-z0-9/+=]{40})/.exec(text.slice(start, start + 120));
+      if (value) {
+        start += value.index + value[0].length - 40;
+        end = start + 40;
+      }
+    }
+    return { type: "secret", start, end, rule: ruleName(message.ruleId, message.messageId) };
+  });
+}
+
+/** A credential word (English, and the usual German, French, Spanish and Polish ones), then an assignment or "is", then the value. */
+const KEYWORD_VALUE =
+  /(?:\b|_)(?:api[_\- ]?key|access[_\- ]?key(?:_id)?|secret(?:[_\- ]?key)?|client[_\- ]?secret|token|auth[_\- ]?token|bearer|password|passwd|pwd|passphrase|credentials?|private[_\- ]?key|schlüssel|passwort|kennwort|clé|cle|mot de passe|clave|contraseña|credencial|klucz|hasło)\b["']?\s*(?:[:=]|=>|\bis\b|\bist\b|\best\b|\bes\b)?\s*["'`]?([^\s"'`,;)}\]]{8,200})/gi;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function shannonBits(value: string): number {
+  const counts = new Map<string, number>();
+  for (const ch of value) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let bits = 0;
+  for (const n of counts.values()) bits -= (n / value.length) * Math.log2(n / value.length);
+  return bits;
+}
+
+/**
+ * A value assigned to a credential word that reads like a secret rather than code: not an
+ * identifier, call or variable reference, not a placeholder, a UUID or a plain word; either random
+ * looking (high entropy, letters and digits) or a password mixing three character classes.
+ */
+export function looksLikeSecretValue(value: string, keyword: string): boolean {
+  if (/[()$<>{}[\]]|^\*+$|^x+$/i.test(value) || UUID.test(value)) return false;
+  if (/^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$/.test(value)) return false; // os.environ, config.db.password
+  if (/^[A-Z][A-Z0-9_]*$/.test(value) || /^[a-z]+(?:[_\-][a-z]+)*$/.test(value)) return false; // API_KEY, my_password
+  const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((re) => re.test(value)).length;
+  if (/pass|pwd|passwort|kennwort|contraseña|hasło/i.test(keyword)) return value.length >= 8 && classes >= 3;
+  return value.length >= 16 && classes >= 2 && /\d/.test(value) && /[A-Za-z]/.test(value) && shannonBits(value) >= 3.5;
+}
+
+function keywordFindings(text: string): Detection[] {
+  const found: Detection[] = [];
+  for (const match of text.matchAll(KEYWORD_VALUE)) {
+    const value = match[1]!.replace(/[.!?]+$/, "");
+    if (!looksLikeSecretValue(value, match[0])) continue;
+    const start = match.index + match[0].lastIndexOf(match[1]!);
+    found.push({ type: "secret", start, end: start + value.length, rule: "keyword_value" });
+  }
+  return found;
+}
+
+/** Secrets and credentials: secretlint's recommended rule set, and high-entropy values next to credential words. */
+export const secretDetector: Detector = {
+  type: "secret",
+  async detect(text) {
+    return [...(await secretlintFindings(text)), ...keywordFindings(text)];
+  },
+};
