@@ -30,7 +30,7 @@ beforeAll(async () => {
   alice = new DocumentsClient(sieve.url, await sieve.tenant("alice"));
   bob = new DocumentsClient(sieve.url, await sieve.tenant("bob"));
   for (const manual of corpus.manuals) uploads.set(manual.filename, await alice.uploadCompleted(manual.filename, manual.markdown, CHUNKING));
-});
+}, 60_000);
 
 afterAll(async () => {
   await sieve.close();
