@@ -20,7 +20,7 @@ const CHUNKING = { chunk_size: 64 };
 async function search(client: DocumentsClient, body: unknown): Promise<any[]> {
   const response = await client.post("/api/documents/search", body);
   if (response.status !== 200) throw new Error(`search: ${response.status} ${await response.text()}`);
-  return (await response.json()).results;
+  return ((await response.json()) as { results: any[] }).results;
 }
 
 const holding = (results: any[], fact: string) => results.findIndex((result) => result.text.includes(fact));
