@@ -63,9 +63,10 @@ export async function keywordRanking(scope: WorkspaceScope, candidates: Candidat
       { ...candidates.params, ...params, depth },
     );
   }
+  // `+rowid`: the candidates filter FTS5's matches; as a rowid constraint FTS5 would run the whole match once per candidate.
   return scope.all<Ranked>(
     `select s.rowid as seq from chunk_search s
-      where chunk_search match $match and s.rowid in (${candidates.sql})
+      where chunk_search match $match and +s.rowid in (${candidates.sql})
       order by s.rank, s.rowid limit $depth`,
     { ...candidates.params, match: fts5Match(terms), depth },
   );
