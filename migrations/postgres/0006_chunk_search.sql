@@ -9,7 +9,8 @@ CREATE INDEX document_chunks_search_idx ON document_chunks USING gin (search_tex
 -- Vector side (no pgvector): the sign of each of the 384 float32 components (little-endian, so the
 -- sign is the top bit of every fourth byte) as a bit(384). A search ranks a workspace's chunks by
 -- Hamming distance to the query's sign bits, then re-scores the nearest few hundred with exact
--- cosine similarity. The query's bits come from this same function, so both sides agree on the order.
+-- cosine similarity. The search spells the query's bits the same way (signBitString in
+-- src/documents/search/rankings.ts).
 CREATE FUNCTION chunk_sign_bits(vector bytea) RETURNS bit(384) LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
 	SELECT string_agg(CASE WHEN get_byte(vector, 4 * i + 3) < 128 THEN '1' ELSE '0' END, '' ORDER BY i)::bit(384)
 	FROM generate_series(0, 383) AS i

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { retrievalCorpus } from "../../scripts/eval/retrieval-corpus";
+import { signBitString } from "../../src/documents/search/rankings";
 import { makePdf } from "../fixtures-gen/make-pdf";
 import { startSieve, type TestSieve } from "../support/sieve";
 import { DocumentsClient } from "./api-client";
@@ -85,6 +86,14 @@ describe("ranking", () => {
     for (let i = 1; i < results.length; i++) expect(results[i].score).toBeLessThanOrEqual(results[i - 1].score);
     expect(new Set(results.map((r) => r.id)).size).toBe(7);
   });
+});
+
+test("PostgreSQL: the query's sign bits are spelled as the stored vectors' (chunk_sign_bits)", async () => {
+  if (sieve.ctx.database.dialect !== "postgres") return;
+  const vector = await sieve.ctx.vectors.embed("sign bits of a query", "any");
+  const [row] = await sieve.ctx.database.all<{ bits: string }>("select chunk_sign_bits($vector::bytea)::text as bits", { vector });
+  expect(row!.bits).toBe(signBitString(vector));
+  expect(row!.bits).toMatch(/^(?=.*0)(?=.*1)[01]{384}$/);
 });
 
 describe("filters", () => {

@@ -21,8 +21,8 @@ export type Ranked = { seq: number; similarity?: number };
 /** Chunks re-scored exactly after PostgreSQL's sign-bit prefilter. */
 export const PREFILTER = 400;
 
-export async function vectorRanking(scope: WorkspaceScope, candidates: CandidateChunks, vector: Float32Array, depth: number): Promise<Ranked[]> {
-  if (scope.dialect === "postgres") return postgresVectorRanking(scope, candidates, vector, depth);
+export async function vectorRanking(scope: WorkspaceScope, candidates: CandidateChunks, vector: Float32Array, depth: number, prefilter = PREFILTER): Promise<Ranked[]> {
+  if (scope.dialect === "postgres") return postgresVectorRanking(scope, candidates, vector, depth, prefilter);
   const seqs = await candidateSeqs(scope, candidates);
   if (seqs.length === 0) return [];
   const rows = await scope.all<{ seq: number; distance: number }>(
@@ -34,15 +34,24 @@ export async function vectorRanking(scope: WorkspaceScope, candidates: Candidate
   return rows.map((row) => ({ seq: row.seq, similarity: 1 - row.distance }));
 }
 
-async function postgresVectorRanking(scope: WorkspaceScope, candidates: CandidateChunks, vector: Float32Array, depth: number): Promise<Ranked[]> {
+/**
+ * The query's sign bits as chunk_sign_bits (migration postgres/0006) spells a stored vector's: one
+ * character per component, '1' when its float32 sign bit is clear (the top bit of its last byte).
+ */
+export function signBitString(vector: Float32Array): string {
+  const bytes = new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
+  return Array.from({ length: vector.length }, (_, i) => (bytes[4 * i + 3]! < 128 ? "1" : "0")).join("");
+}
+
+async function postgresVectorRanking(scope: WorkspaceScope, candidates: CandidateChunks, vector: Float32Array, depth: number, prefilter: number): Promise<Ranked[]> {
   const rows = await scope.all<{ seq: number; embedding: Uint8Array }>(
     `with nearest as materialized (
        select e.chunk_seq from chunk_embeddings e
         where e.workspace_id = $workspace_id and e.chunk_seq in (${candidates.sql})
-        order by bit_count(e.sign_bits # chunk_sign_bits($vector::bytea)) limit $prefilter
+        order by bit_count(e.sign_bits # $bits::text::bit(384)) limit $prefilter
      )
      select e.chunk_seq as seq, e.embedding from nearest join chunk_embeddings e on e.chunk_seq = nearest.chunk_seq and e.workspace_id = $workspace_id`,
-    { ...candidates.params, vector: floatsToBlob(vector), prefilter: Math.max(PREFILTER, depth) },
+    { ...candidates.params, bits: signBitString(vector), prefilter: Math.max(prefilter, depth) },
   );
   return rows
     .map((row) => ({ seq: row.seq, similarity: dot(vector, floatsFromBlob(row.embedding)) }))
