@@ -8,7 +8,7 @@ CREATE INDEX document_chunks_search_idx ON document_chunks USING gin (search_tex
 --> statement-breakpoint
 -- Vector side (no pgvector): the sign of each of the 384 float32 components (little-endian, so the
 -- sign is the top bit of every fourth byte) as a bit(384). A search ranks a workspace's chunks by
--- Hamming distance to the query's sign bits, then re-scores the nearest few hundred with exact
+-- Hamming distance to the query's sign bits, then re-scores the nearest thousand with exact
 -- cosine similarity. The search spells the query's bits the same way (signBitString in
 -- src/documents/search/rankings.ts).
 CREATE FUNCTION chunk_sign_bits(vector bytea) RETURNS bit(384) LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$

@@ -19,7 +19,7 @@ import { fts5Match } from "./query-terms";
 export type Ranked = { seq: number; similarity?: number };
 
 /** Chunks re-scored exactly after PostgreSQL's sign-bit prefilter. */
-export const PREFILTER = 400;
+export const PREFILTER = 1000;
 
 export async function vectorRanking(scope: WorkspaceScope, candidates: CandidateChunks, vector: Float32Array, depth: number, prefilter = PREFILTER): Promise<Ranked[]> {
   if (scope.dialect === "postgres") return postgresVectorRanking(scope, candidates, vector, depth, prefilter);

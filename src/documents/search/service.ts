@@ -8,7 +8,7 @@ import type { SearchRequest } from "../model";
 import { documentChunks } from "../schema";
 import { chunkView } from "../views";
 import { candidateChunks, searchedVariants } from "./candidates";
-import { fuseRankings, type Signal } from "./fusion";
+import { fuseRankings } from "./fusion";
 import { queryTerms } from "./query-terms";
 import { keywordRanking, vectorRanking } from "./rankings";
 
@@ -30,8 +30,8 @@ export async function searchChunks(scope: WorkspaceScope, request: SearchRequest
     weights.keyword > 0 ? keywordRanking(scope, candidates, queryTerms(query), depth) : [],
   ]);
   const top = fuseRankings([
-    { signal: "vector" as Signal, weight: weights.vector, ranked: byVector },
-    { signal: "keyword" as Signal, weight: weights.keyword, ranked: byKeyword },
+    { signal: "vector", weight: weights.vector, ranked: byVector },
+    { signal: "keyword", weight: weights.keyword, ranked: byKeyword },
   ]).slice(0, limit);
   if (top.length === 0) return { results: [], query, limit };
   const rows = new Map((await scope.select(documentChunks, inArray(documentChunks.seq, top.map((hit) => hit.seq)))).map((row) => [row.seq, row]));
