@@ -27,7 +27,7 @@ const runs: { name: string; args: string[]; env: Record<string, string> }[] =
         { name: "wasm", args: ["test/embeddings", "test/firewall", "test/cache"], env: { SIEVE_EMBED_BACKEND: "wasm" } },
         // The tenancy isolation suites again on PostgreSQL (a throw-away cluster the suite starts
         // itself, scripts/pg/cluster.ts); test/fleet, in the first run, covers two instances on one database.
-        { name: "postgres", args: ["test/tenancy", "test/hardening/tenants.test.ts"], env: { SIEVE_TEST_DATABASE: "postgres" } },
+        { name: "postgres", args: ["test/tenancy", "test/hardening/tenants.test.ts", "test/documents/search.test.ts"], env: { SIEVE_TEST_DATABASE: "postgres" } },
       ];
 
 let total = 0;

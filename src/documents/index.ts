@@ -4,7 +4,8 @@ import type { AppContext } from "../runtime/context";
 import { bearerKeyAuth } from "../tenancy/auth";
 import { resolveChunking } from "./chunking-config";
 import { documentJobs } from "./jobs";
-import { chunksQuery, documentParams, documentsQuery, jsonUploadBody, multipartUploadFields, variantBody, variantParams } from "./model";
+import { chunksQuery, documentParams, documentsQuery, jsonUploadBody, multipartUploadFields, searchBody, variantBody, variantParams } from "./model";
+import { searchChunks } from "./search/service";
 import {
   dedupSummary,
   deleteDocument,
@@ -70,6 +71,23 @@ export const documentsController = (ctx: AppContext) => {
           summary: "Upload a document (PDF, DOCX, HTML, Markdown, text, source code) and process it into chunks",
           description: UPLOAD_DESCRIPTION,
           requestBody: uploadRequestBody as never,
+        },
+      },
+    )
+    .post(
+      "/documents/search",
+      ({ scope, body }) => {
+        if (body.weights.vector > 0) ctx.embedder.require();
+        return searchChunks(scope, body, (text) => ctx.vectors.embed(text, scope.workspaceId));
+      },
+      {
+        body: searchBody,
+        maxBodyBytes: SMALL_JSON_BODY_BYTES,
+        detail: {
+          summary: "Search the workspace's chunks: vector and keyword rankings fused by reciprocal rank (docs/search.md)",
+          description:
+            "Searches the latest version of each document (canonical documents only) unless filters.version_id names one. Results are chunk objects " +
+            "(spec §2.1) with score, matched (vector, keyword), vector_similarity, document_id, version_id and variant_id.",
         },
       },
     )

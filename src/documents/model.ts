@@ -67,3 +67,46 @@ export const documentsQuery = z.object(paging);
 
 export const documentParams = z.object({ document_id: z.string() });
 export const variantParams = z.object({ variant_id: z.string() });
+
+/** The chunk types a filter may name (spec §2.1). */
+const CHUNK_TYPES = ["text", "table", "image", "code"] as const;
+const weight = z.number().min(0).max(10);
+
+/**
+ * POST /api/documents/search. Every filter narrows the chunks searched; by default the latest
+ * version of each document chain is searched (docs/search.md). `include_flagged` is not a field
+ * yet: the firewall's data-channel flags (issue 51) do not exist to exclude or show.
+ */
+export const searchBody = z.strictObject({
+  query: z.string().trim().min(1, "must not be empty").max(2000),
+  limit: z.int().min(1).max(100).default(10),
+  filters: z
+    .strictObject({
+      document_ids: z.array(z.string().min(1).max(200)).min(1).max(1000).optional(),
+      /** `*` any run of characters, `?` one character; case-insensitive. */
+      filename: z.string().min(1).max(255).optional(),
+      /** Search this version (any document's, latest or not) instead of the latest of every chain. */
+      version_id: z.string().min(1).max(200).optional(),
+      chunk_types: z.array(z.enum(CHUNK_TYPES)).min(1).optional(),
+      /** Chunks whose section_hierarchy starts with these names. */
+      section_prefix: z.array(z.string().min(1).max(500)).min(1).max(20).optional(),
+      /** Chunks spanning at least one page in [from, to]. */
+      pages: z
+        .strictObject({ from: z.int().min(1).optional(), to: z.int().min(1).optional() })
+        .refine((pages) => pages.from === undefined || pages.to === undefined || pages.from <= pages.to, { message: "from must not be after to", path: ["from"] })
+        .optional(),
+      /** Chunk metadata members equal to these values. */
+      metadata: z
+        .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "metadata keys are letters, digits and _"), z.union([z.string().max(500), z.number(), z.boolean()]))
+        .refine((entries) => Object.keys(entries).length <= 20, "at most 20 members")
+        .optional(),
+    })
+    .default({}),
+  /** Reciprocal-rank fusion weights of the two rankings; 0 switches one off. */
+  weights: z
+    .strictObject({ vector: weight.default(1), keyword: weight.default(1) })
+    .refine((weights) => weights.vector > 0 || weights.keyword > 0, { message: "at least one weight must be above 0", path: ["vector"] })
+    .default({ vector: 1, keyword: 1 }),
+});
+export type SearchRequest = z.infer<typeof searchBody>;
+export type SearchFilters = SearchRequest["filters"];

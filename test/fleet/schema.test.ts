@@ -69,6 +69,13 @@ test("SQLite and PostgreSQL have the same tables and columns", async () => {
   delete lite.cache_entries!.sign_bits;
   expect(Object.keys(pg.cache_vectors!).sort()).toEqual(["embedding", "entry_id", "scope_key", "workspace_id"]);
   delete pg.cache_vectors;
+  // Chunk search (migrations 0019 / postgres 0008): SQLite's FTS5 table, PostgreSQL's tsvector and sign-bit columns.
+  expect(vectorTables).toContain("chunk_search");
+  delete lite.chunk_search;
+  expect(pg.document_chunks?.search_text).toBe(true);
+  delete pg.document_chunks!.search_text;
+  expect(pg.chunk_embeddings?.sign_bits).toBe(true);
+  delete pg.chunk_embeddings!.sign_bits;
   expect(Object.keys(pg).sort()).toEqual(Object.keys(lite).sort());
   for (const table of Object.keys(lite)) {
     if (vectorTables.includes(table)) {
@@ -78,5 +85,5 @@ test("SQLite and PostgreSQL have the same tables and columns", async () => {
       expect({ table, columns: pg[table] }).toEqual({ table, columns: lite[table] });
     }
   }
-  expect(vectorTables.sort()).toEqual(["chunk_embeddings", "firewall_builtin_vectors", "firewall_custom_vectors"]);
+  expect(vectorTables.sort()).toEqual(["chunk_embeddings", "chunk_search", "firewall_builtin_vectors", "firewall_custom_vectors"]);
 });

@@ -1,0 +1,82 @@
+/**
+ * The two rankings a search fuses, each over the candidate chunks only (so a filter never
+ * starves a ranking of results), best first.
+ *
+ * Vector: SQLite asks sqlite-vec's vec0 table for the k nearest vectors within the workspace's
+ * partition and the candidate rowids (exact cosine distance). PostgreSQL has no vector index
+ * here: it ranks the candidates by Hamming distance between sign bits (chunk_embeddings.sign_bits,
+ * migration postgres/0008) and re-scores the nearest PREFILTER with exact cosine similarity
+ * (docs/search.md measures how often that misses an exact top-10 chunk).
+ *
+ * Keyword: FTS5 (BM25) on SQLite, the tsvector column and its GIN index (ts_rank_cd) on PostgreSQL.
+ */
+import { dot, floatsFromBlob, floatsToBlob } from "../../cache/vector-codec";
+import type { WorkspaceScope } from "../../tenancy/scope";
+import type { CandidateChunks } from "./candidates";
+import { candidateSeqs } from "./candidates";
+import { fts5Match } from "./query-terms";
+
+export type Ranked = { seq: number; similarity?: number };
+
+/** Chunks re-scored exactly after PostgreSQL's sign-bit prefilter. */
+export const PREFILTER = 1000;
+
+export async function vectorRanking(scope: WorkspaceScope, candidates: CandidateChunks, vector: Float32Array, depth: number, prefilter = PREFILTER): Promise<Ranked[]> {
+  if (scope.dialect === "postgres") return postgresVectorRanking(scope, candidates, vector, depth, prefilter);
+  const seqs = await candidateSeqs(scope, candidates);
+  if (seqs.length === 0) return [];
+  const rows = await scope.all<{ seq: number; distance: number }>(
+    `select chunk_seq as seq, distance from chunk_embeddings
+      where embedding match $vector and k = $k and workspace_id = $workspace_id and chunk_seq in (select value from json_each($seqs))
+      order by distance`,
+    { vector: floatsToBlob(vector), k: Math.min(depth, seqs.length), seqs: JSON.stringify(seqs) },
+  );
+  return rows.map((row) => ({ seq: row.seq, similarity: 1 - row.distance }));
+}
+
+/**
+ * The query's sign bits as chunk_sign_bits (migration postgres/0008) spells a stored vector's: one
+ * character per component, '1' when its float32 sign bit is clear (the top bit of its last byte).
+ */
+export function signBitString(vector: Float32Array): string {
+  const bytes = new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
+  return Array.from({ length: vector.length }, (_, i) => (bytes[4 * i + 3]! < 128 ? "1" : "0")).join("");
+}
+
+async function postgresVectorRanking(scope: WorkspaceScope, candidates: CandidateChunks, vector: Float32Array, depth: number, prefilter: number): Promise<Ranked[]> {
+  const rows = await scope.all<{ seq: number; embedding: Uint8Array }>(
+    `with nearest as materialized (
+       select e.chunk_seq from chunk_embeddings e
+        where e.workspace_id = $workspace_id and e.chunk_seq in (${candidates.sql})
+        order by bit_count(e.sign_bits # $bits::text::bit(384)) limit $prefilter
+     )
+     select e.chunk_seq as seq, e.embedding from nearest join chunk_embeddings e on e.chunk_seq = nearest.chunk_seq and e.workspace_id = $workspace_id`,
+    { ...candidates.params, bits: signBitString(vector), prefilter: Math.max(prefilter, depth) },
+  );
+  return rows
+    .map((row) => ({ seq: row.seq, similarity: dot(vector, floatsFromBlob(row.embedding)) }))
+    .sort((a, b) => b.similarity - a.similarity || a.seq - b.seq)
+    .slice(0, depth);
+}
+
+export async function keywordRanking(scope: WorkspaceScope, candidates: CandidateChunks, terms: string[], depth: number): Promise<Ranked[]> {
+  if (terms.length === 0) return [];
+  if (scope.dialect === "postgres") {
+    // Each term a phrase query of its words (the 'english' configuration), any of them.
+    const params = Object.fromEntries(terms.map((term, i) => [`term_${i}`, term]));
+    const tsquery = terms.map((_, i) => `phraseto_tsquery('english', $term_${i})`).join(" || ");
+    return scope.all<Ranked>(
+      `select c.seq from document_chunks c, (select ${tsquery} as q) as query
+        where c.workspace_id = $workspace_id and c.search_text @@ query.q and c.seq in (${candidates.sql})
+        order by ts_rank_cd(c.search_text, query.q) desc, c.seq limit $depth`,
+      { ...candidates.params, ...params, depth },
+    );
+  }
+  // `+rowid`: the candidates filter FTS5's matches; as a rowid constraint FTS5 would run the whole match once per candidate.
+  return scope.all<Ranked>(
+    `select s.rowid as seq from chunk_search s
+      where chunk_search match $match and +s.rowid in (${candidates.sql})
+      order by s.rank, s.rowid limit $depth`,
+    { ...candidates.params, match: fts5Match(terms), depth },
+  );
+}
