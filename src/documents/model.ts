@@ -11,6 +11,9 @@ export const chunkingFields = {
   chunking_strategy: z.enum(["recursive", "semantic"]).optional(),
   chunk_size: wholeNumber(MIN_CHUNK_SIZE, MAX_CHUNK_SIZE).optional(),
   chunk_overlap: wholeNumber(0, MAX_CHUNK_SIZE - 1).optional(),
+  /** Aliases of chunk_size and chunk_overlap under the names RAG tools use (both count the embedding model's tokens). */
+  max_tokens: wholeNumber(MIN_CHUNK_SIZE, MAX_CHUNK_SIZE).optional(),
+  overlap_tokens: wholeNumber(0, MAX_CHUNK_SIZE - 1).optional(),
 };
 
 export const variantBody = z.strictObject(chunkingFields);

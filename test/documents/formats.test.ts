@@ -166,3 +166,21 @@ describe("versions and duplicates work for the new formats", () => {
     expect(((await response.json()) as any).detail).toMatch(/supported: PDF, DOCX, XLSX, PPTX, EPUB, EML, Outlook MSG, CSV\/TSV/);
   });
 });
+
+describe("chunking controls", () => {
+  test("max_tokens and overlap_tokens are chunk_size and chunk_overlap under the names RAG tools use", async () => {
+    const csv = sampleCsv(120);
+    const aliased = await api.uploadCompleted("aliased.csv", csv.bytes, { max_tokens: 128, overlap_tokens: 0 });
+    expect(aliased).toMatchObject({ chunk_size: 128, chunk_overlap: 0 });
+    const chunks = await api.allChunks(aliased.variant_id);
+    expect(chunks.every((chunk) => chunk.tokens <= 128)).toBe(true);
+    // The same configuration asked for by its other names is the same variant.
+    const again = await api.post(`/api/documents/${aliased.document_id}/variants`, { chunk_size: 128, chunk_overlap: 0 });
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as any).id).toBe(aliased.variant_id);
+
+    const conflicting = await api.uploadFile("conflict.csv", csv.bytes, { chunk_size: 256, max_tokens: 128 });
+    expect(conflicting.status).toBe(400);
+    expect(((await conflicting.json()) as any).detail).toMatch(/^max_tokens: .*chunk_size/);
+  });
+});
