@@ -2,12 +2,15 @@
  * Issue 53 formats end to end: real XLSX, CSV/TSV, PPTX, EML, MSG and EPUB files (written by
  * test/fixtures-gen) uploaded over HTTP, read back as chunks; versions and duplicates of them.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { zipSync } from "fflate";
 import { makeXlsx } from "../fixtures-gen/make-ooxml";
 import { sampleCsv, sampleEml, sampleEpub, sampleMsg, samplePptx, sampleXlsx } from "../fixtures-gen/sample-formats";
 import { startSieve, type TestSieve } from "../support/sieve";
 import { DocumentsClient } from "./api-client";
+
+// Uploads of a few hundred table rows are embedded for real: seconds on a busy 2-core machine.
+setDefaultTimeout(60_000);
 
 let sieve: TestSieve;
 let api: DocumentsClient;
@@ -182,5 +185,36 @@ describe("chunking controls", () => {
     const conflicting = await api.uploadFile("conflict.csv", csv.bytes, { chunk_size: 256, max_tokens: 128 });
     expect(conflicting.status).toBe(400);
     expect(((await conflicting.json()) as any).detail).toMatch(/^max_tokens: .*chunk_size/);
+  });
+});
+
+describe("contextual prefix", () => {
+  const manual = (section: string, title = "Pump manual") => `# ${title}\n\n## ${section}\n\nClose the inlet valve before opening the housing of the pump.\n\n## Storage\n\nKeep the pump dry and above freezing.\n`;
+
+  test("the section path goes in front of the embedded text only, says so in metadata, and is its own variant", async () => {
+    const upload = await api.uploadCompleted("pump.md", manual("Maintenance"), { contextual_prefix: "true" });
+    expect(upload.contextual_prefix).toBe(true);
+    const chunks = await api.allChunks(upload.variant_id);
+    const maintenance = chunks.find((chunk) => chunk.text.includes("inlet valve"))!;
+    expect(maintenance.metadata.embedded_text_prefix).toBe("pump › Pump manual › Maintenance");
+    expect(maintenance.text).not.toContain("pump › ");
+
+    const plain = await api.post(`/api/documents/${upload.document_id}/variants`, { contextual_prefix: false });
+    expect(plain.status).toBe(201);
+    const plainVariant: any = await plain.json();
+    expect(plainVariant.contextual_prefix).toBe(false);
+    await api.waitForVariant(plainVariant.id);
+    expect((await api.allChunks(plainVariant.id)).every((chunk) => chunk.metadata.embedded_text_prefix === undefined)).toBe(true);
+  });
+
+  test("a reused chunk whose section was renamed is embedded again, since its prefix changed", async () => {
+    const first = await api.uploadCompleted("pump2.md", manual("Maintenance", "Pump handbook"), { contextual_prefix: "true" });
+    const second = await api.uploadCompleted("pump2.md", manual("Servicing", "Pump handbook"), { contextual_prefix: "true", parent_document_id: first.document_id });
+    const chunks = await api.allChunks(second.variant_id);
+    const renamed = chunks.find((chunk) => chunk.text.includes("inlet valve"))!;
+    const unchanged = chunks.find((chunk) => chunk.text.includes("above freezing"))!;
+    expect(renamed.metadata.embedded_text_prefix).toBe("pump2 › Pump handbook › Servicing");
+    expect(unchanged).toMatchObject({ is_reused: true, metadata: { embedding_source: "copied" } });
+    expect(renamed.metadata.embedding_source).toBe("computed");
   });
 });

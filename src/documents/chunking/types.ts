@@ -28,6 +28,8 @@ export type ChunkMetadata = {
   table_parts?: number;
   /** Slide decks: the chunk is speaker notes. */
   notes?: true;
+  /** Variants with contextual_prefix: what was prepended to the text for embedding (not to `text`). */
+  embedded_text_prefix?: string;
   /** E-mails: the message's headers and attachment list, on every chunk. */
   email?: EmailProperties;
 };
