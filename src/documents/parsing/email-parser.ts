@@ -6,7 +6,7 @@
  * copied onto every chunk's metadata. Attachments are listed, not parsed: reading them as child
  * documents would need them stored and versioned as documents of their own.
  */
-import MsgReader from "@kenjiuno/msgreader";
+import msgReaderModule from "@kenjiuno/msgreader";
 import PostalMime from "postal-mime";
 import { CorruptFileError } from "./errors.ts";
 import { parseHtml } from "./html-parser.ts";
@@ -16,6 +16,12 @@ import type { Block, DocumentProperties, EmailProperties } from "./types.ts";
 type Message = EmailProperties & { html: string | null; text: string | null };
 
 export type ParsedEmail = { blocks: Block[]; properties: DocumentProperties };
+
+/**
+ * msgreader is CommonJS with `exports.default`: Bun's runtime hands over that default, its bundler
+ * (the compiled binary's parser thread) the whole module object, whose `default` is the class.
+ */
+const MsgReader: typeof msgReaderModule = (msgReaderModule as unknown as { default?: typeof msgReaderModule }).default ?? msgReaderModule;
 
 export async function parseEml(bytes: Uint8Array): Promise<ParsedEmail> {
   let email: Awaited<ReturnType<typeof PostalMime.parse>>;
@@ -38,7 +44,7 @@ export async function parseEml(bytes: Uint8Array): Promise<ParsedEmail> {
 }
 
 export function parseMsg(bytes: Uint8Array): ParsedEmail {
-  let data: ReturnType<MsgReader["getFileData"]>;
+  let data: ReturnType<InstanceType<typeof MsgReader>["getFileData"]>;
   try {
     data = new MsgReader(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer).getFileData();
   } catch (error) {
