@@ -15,6 +15,8 @@
  * same ground truth measures the layout fallback (numbering, type size) used for PDFs that have none.
  *
  *   bun scripts/eval/documents.ts DIR [--max-pages 400] [--without-outline] [--quiet]
+ *
+ * With --formats (no DIR) it measures the other formats instead: see document-formats.ts.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -32,8 +34,13 @@ const { values: args, positionals } = parseArgs({
     "max-pages": { type: "string", default: "400" },
     "without-outline": { type: "boolean", default: false },
     quiet: { type: "boolean", default: false },
+    formats: { type: "boolean", default: false },
   },
 });
+if (args.formats) {
+  await (await import("./document-formats.ts")).evalFormats();
+  process.exit(0);
+}
 const dir = positionals[0];
 if (!dir) {
   console.error("usage: bun scripts/eval/documents.ts DIR [--max-pages N] [--without-outline] [--quiet]");

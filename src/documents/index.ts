@@ -37,7 +37,7 @@ const uploadRequestBody = {
 
 const UPLOAD_DESCRIPTION =
   "multipart/form-data with a `file` part, or JSON `{filename, content_base64 | text}`. Optional fields: parent_document_id " +
-  "(new version of that document), chunking_strategy (recursive | semantic), chunk_size (tokens), chunk_overlap, mime_type. " +
+  "(new version of that document), chunking_strategy (recursive | semantic), chunk_size (tokens; alias max_tokens), chunk_overlap (alias overlap_tokens), mime_type. " +
   "201 when processing finished within about 2 s, 202 (status pending/processing) otherwise. An exact duplicate answers with spec §2.6.";
 
 /**

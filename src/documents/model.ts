@@ -6,11 +6,20 @@ export const MAX_CHUNK_SIZE = 8192;
 export const MIN_CHUNK_SIZE = 16;
 
 
+/** Query and form flags as written: `true`/`false`/`1`/`0` (read with `isSet`). */
+const booleanFlag = z.enum(["true", "false", "1", "0"], "expected true or false");
+export const isSet = (flag: z.infer<typeof booleanFlag>) => flag === "true" || flag === "1";
+
 /** A chunking configuration; a variant of a version is one of these. Defaults are filled by `resolveChunking`. */
 export const chunkingFields = {
   chunking_strategy: z.enum(["recursive", "semantic"]).optional(),
   chunk_size: wholeNumber(MIN_CHUNK_SIZE, MAX_CHUNK_SIZE).optional(),
   chunk_overlap: wholeNumber(0, MAX_CHUNK_SIZE - 1).optional(),
+  /** Aliases of chunk_size and chunk_overlap under the names RAG tools use (both count the embedding model's tokens). */
+  max_tokens: wholeNumber(MIN_CHUNK_SIZE, MAX_CHUNK_SIZE).optional(),
+  overlap_tokens: wholeNumber(0, MAX_CHUNK_SIZE - 1).optional(),
+  /** Embed each chunk with its section path in front (JSON boolean, or a form field true/false/1/0). */
+  contextual_prefix: z.union([z.boolean(), booleanFlag]).optional(),
 };
 
 export const variantBody = z.strictObject(chunkingFields);
@@ -50,9 +59,6 @@ export const multipartUploadFields = z.strictObject({ ...uploadOptionFields, fil
 
 export type UploadOptions = Omit<z.infer<typeof multipartUploadFields>, "filename">;
 
-/** Query flags as written: `true`/`false`/`1`/`0` (read with `isSet`). */
-const booleanFlag = z.enum(["true", "false", "1", "0"], "expected true or false");
-export const isSet = (flag: z.infer<typeof booleanFlag>) => flag === "true" || flag === "1";
 
 const paging = {
   limit: wholeNumber(1, 1000).default(100),

@@ -294,11 +294,12 @@ async function processDocument(
     countTokens: (text) => embedder.countTokens(text),
     embedMany: (texts) => embedInBatches(env.embedTexts, texts),
   });
+  if (config.contextualPrefix) for (const draft of drafts) draft.metadata.embedded_text_prefix = contextualPrefix(document.filename, draft.section_hierarchy);
   env.log.debug("document variant chunked", { variant_id: variant.id, chunks: drafts.length });
   await protectChunks(drafts, (await scope.workspace()).dataProtection);
   env.checkpoint();
 
-  // Exact chunks take their parent chunk's vector; every other chunk is embedded.
+  // Exact chunks take their parent chunk's vector (when it was embedded with the same prefix); every other chunk is embedded.
   const slice = new TimeSlice();
   const index = parent ? await parentIndex(parent.chunks, slice) : null;
   const results: DedupResult[] = [];
@@ -306,8 +307,10 @@ async function processDocument(
     results.push(index ? dedupChunk({ text: draft.text }, index) : noParentResult({ text: draft.text }));
     await slice.pause();
   }
-  const vectors: (Float32Array | undefined)[] = results.map((result) =>
-    result.is_reused && result.dedup_source_chunk_id ? parent!.vectors.get(result.dedup_source_chunk_id) : undefined,
+  const vectors: (Float32Array | undefined)[] = results.map((result, i) =>
+    result.is_reused && result.dedup_source_chunk_id && parent!.prefixes.get(result.dedup_source_chunk_id) === drafts[i].metadata.embedded_text_prefix
+      ? parent!.vectors.get(result.dedup_source_chunk_id)
+      : undefined,
   );
   const toEmbed = vectors.flatMap((vector, i) => (vector ? [] : [i]));
   const computed = await embedInBatches(
@@ -378,19 +381,30 @@ async function parseStored(env: JobEnv, scope: WorkspaceScope, document: Documen
   return env.parse(document.filename, bytes, document.mimeType);
 }
 
-type ParentChunks = { versionId: string; chunks: ParentChunk[]; vectors: Map<string, Float32Array> };
+/** `prefixes`: each parent chunk's embedded_text_prefix (undefined without contextual_prefix). */
+type ParentChunks = { versionId: string; chunks: ParentChunk[]; vectors: Map<string, Float32Array>; prefixes: Map<string, string | undefined> };
 
 /** The parent version's chunks (same configuration) with their vectors, processing them first if needed. */
 async function parentChunks(env: JobEnv, scope: WorkspaceScope, parentVersionId: string, config: ChunkingConfig): Promise<ParentChunks> {
   const source = await completedVariant(env, scope, parentVersionId, config, "the parent version's");
   const vectors = await readVectors(scope, source.id);
-  const chunks = (await readChunks(scope, source.id)).map((row) => ({ id: row.id, text: row.text, embedding: vectors.get(row.id) ?? null }));
-  return { versionId: parentVersionId, chunks, vectors };
+  const rows = await readChunks(scope, source.id);
+  const chunks = rows.map((row) => ({ id: row.id, text: row.text, embedding: vectors.get(row.id) ?? null }));
+  return { versionId: parentVersionId, chunks, vectors, prefixes: new Map(rows.map((row) => [row.id, row.metadata.embedded_text_prefix])) };
 }
 
-/** What is embedded: an orphan table's synthetic context travels with it, so the table can be found by what it is about. */
+/**
+ * What is embedded: the contextual prefix (document › section › subsection) when the variant asks
+ * for it, then an orphan table's synthetic context, so a chunk can be found by what it is about.
+ */
 function embeddingInput(draft: ChunkDraft): string {
-  return draft.synthetic_context ? `${draft.synthetic_context}\n\n${draft.text}` : draft.text;
+  return [draft.metadata.embedded_text_prefix, draft.synthetic_context, draft.text].filter((part) => part).join("\n\n");
+}
+
+/** The document's title (its file name without the extension) and the chunk's section path. */
+function contextualPrefix(filename: string, sections: string[]): string {
+  const title = filename.replace(/\.[^.]+$/, "");
+  return [title, ...sections].join(" › ");
 }
 
 function draftColumns(draft: ChunkDraft, ids: string[]): Omit<NewChunk, "id" | "variantId" | keyof ReturnType<typeof dedupColumns> | "embeddingCopied"> {

@@ -32,6 +32,7 @@ export const variantConfig = (variant: VariantRow): ChunkingConfig => ({
   strategy: variant.chunkingStrategy,
   chunkSize: variant.chunkSize,
   chunkOverlap: variant.chunkOverlap,
+  contextualPrefix: variant.contextualPrefix,
 });
 
 /** The version's variant with this configuration; `created` tells whether it was made just now (status pending). */
@@ -44,6 +45,7 @@ export function variantWithConfig(scope: WorkspaceScope, versionId: string, conf
       eq(documentVariants.chunkingStrategy, config.strategy),
       eq(documentVariants.chunkSize, config.chunkSize),
       eq(documentVariants.chunkOverlap, config.chunkOverlap),
+      eq(documentVariants.contextualPrefix, config.contextualPrefix),
     ),
   );
 }
@@ -58,6 +60,8 @@ export async function ensureVariant(scope: WorkspaceScope, versionId: string, co
       chunkSize: config.chunkSize,
       chunkOverlap: config.chunkOverlap,
       status: "pending",
+      // Spread: drizzle's insert type loses a defaulted boolean column in WorkspaceScope's Omit (TS2353).
+      ...{ contextualPrefix: config.contextualPrefix },
     })
     .returning();
   return { variant: variant!, created: true };

@@ -11,6 +11,7 @@ export function variantFields(variant: VariantRow) {
     chunking_strategy: variant.chunkingStrategy,
     chunk_size: variant.chunkSize,
     chunk_overlap: variant.chunkOverlap,
+    contextual_prefix: variant.contextualPrefix,
     status: variant.status,
     error: variant.error,
     chunks_count: variant.chunksCount,

@@ -6,6 +6,7 @@ import { tempDir } from "../support/sieve";
 import { DocumentsClient } from "../documents/api-client";
 import { longMarkdown } from "../documents/documents-gen";
 import { sampleDocx, samplePdf } from "../fixtures-gen/sample-documents";
+import { sampleMsg, samplePptx, sampleXlsx } from "../fixtures-gen/sample-formats";
 import { isLoopbackOrUnconnected, tcpPeersOf } from "../support/sockets";
 import { parseExposition } from "../metrics/exposition";
 
@@ -110,6 +111,11 @@ describe("dist/sieve from an empty directory", () => {
       const pdfSample = await samplePdf();
       const pdf = await docs.uploadCompleted(pdfSample.filename, pdfSample.bytes);
       expect((await docs.allChunks(pdf.variant_id)).map((chunk: any) => chunk.text).join(" ")).toContain("sampling campaign was planned");
+      // And the formats of issue 53, whose parsers (fast-xml-parser, msgreader, postal-mime) are bundled into that worker.
+      for (const [file, expected] of [[sampleMsg(), "overran its budget"], [samplePptx(), "Ship semantic search"], [sampleXlsx(5), "Product line 4"]] as const) {
+        const upload = await docs.uploadCompleted(file.filename, file.bytes);
+        expect((await docs.allChunks(upload.variant_id)).map((chunk: any) => chunk.text).join(" ")).toContain(expected);
+      }
       const upload = await docs.uploadFile("handbook.md", longMarkdown(5, 40));
       expect([201, 202]).toContain(upload.status);
       const variant = await docs.waitForVariant(((await upload.json()) as { variant_id: string }).variant_id);

@@ -1,5 +1,5 @@
 /**
- * Migration 0019 indexes the chunks stored before it: a database migrated up to 0018 with a chunk
+ * Migration 0020 indexes the chunks stored before it: a database migrated up to 0019 with a chunk
  * in it, then opened with every migration, finds that chunk by keyword.
  */
 import { afterAll, expect, test } from "bun:test";
@@ -22,7 +22,7 @@ test("chunks written before the search migration are found by keyword after it",
   cpSync(assets.migrationsDir, olderMigrations, { recursive: true });
   const journalPath = join(olderMigrations, "meta", "_journal.json");
   const journal = JSON.parse(readFileSync(journalPath, "utf8"));
-  journal.entries = journal.entries.filter((entry: { tag: string }) => entry.tag < "0019");
+  journal.entries = journal.entries.filter((entry: { tag: string }) => entry.tag < "0020");
   writeFileSync(journalPath, JSON.stringify(journal));
 
   const before = openSqlite({ dataDir, vecExtension: assets.vecExtension, migrationsDir: olderMigrations });

@@ -69,7 +69,7 @@ test("SQLite and PostgreSQL have the same tables and columns", async () => {
   delete lite.cache_entries!.sign_bits;
   expect(Object.keys(pg.cache_vectors!).sort()).toEqual(["embedding", "entry_id", "scope_key", "workspace_id"]);
   delete pg.cache_vectors;
-  // Chunk search (migrations 0019 / postgres 0008): SQLite's FTS5 table, PostgreSQL's tsvector and sign-bit columns.
+  // Chunk search (migrations 0020 / postgres 0009): SQLite's FTS5 table, PostgreSQL's tsvector and sign-bit columns.
   expect(vectorTables).toContain("chunk_search");
   delete lite.chunk_search;
   expect(pg.document_chunks?.search_text).toBe(true);

@@ -36,7 +36,7 @@ export async function chunkDocument(doc: ParsedDocument, options: ChunkingOption
 
   // Each chunk is assembled as soon as it is packed, so its units (one per word, for a text cut
   // that fine) are garbage right away rather than held for the whole document.
-  const context = { format: doc.format, strategy: options.strategy, countTokens: options.countTokens };
+  const context = { format: doc.format, strategy: options.strategy, countTokens: options.countTokens, properties: doc.properties };
   const drafts: ChunkDraft[] = [];
   const addDraft = (parts: DraftParts) => drafts.push(assembleDraft(parts, drafts.length, context));
   const packer = new ChunkPacker(settings, (packed) => addDraft(proseParts(packed)));

@@ -1,5 +1,5 @@
 /** Turning the units of one chunk into a ChunkDraft: text, pages, section, tokens, score, metadata. */
-import type { DocumentFormat } from "../parsing/types.ts";
+import type { DocumentFormat, DocumentProperties } from "../parsing/types.ts";
 import { qualityScore } from "./quality-score.ts";
 import type { ChunkDraft, ChunkingStrategy, ChunkMetadata, ChunkType, TableMetadata } from "./types.ts";
 import { joinUnits, type Unit } from "./units.ts";
@@ -16,6 +16,7 @@ export type DraftContext = {
   format: DocumentFormat;
   strategy: ChunkingStrategy;
   countTokens: (text: string) => number;
+  properties?: DocumentProperties;
 };
 
 export function assembleDraft(parts: DraftParts, chunkIndex: number, context: DraftContext): ChunkDraft {
@@ -38,7 +39,9 @@ export function assembleDraft(parts: DraftParts, chunkIndex: number, context: Dr
     block_end: Math.max(...own.map((unit) => unit.blockIndex)),
     overlap_tokens: overlap.length > 0 ? context.countTokens(joinUnits(overlap)) : 0,
     ...(language ? { language } : {}),
+    ...(own.some((unit) => unit.role === "content" && unit.notes) ? { notes: true as const } : {}),
     ...parts.tableDetails,
+    ...context.properties,
   };
   return {
     text,

@@ -1,5 +1,5 @@
 /** Chunk drafts: every field of a spec §2.1 chunk that depends neither on storage nor on dedup. */
-import type { DocumentFormat } from "../parsing/types.ts";
+import type { DocumentFormat, EmailProperties } from "../parsing/types.ts";
 
 export type ChunkType = "text" | "table" | "image" | "code";
 export type ChunkingStrategy = "recursive" | "semantic";
@@ -28,6 +28,12 @@ export type ChunkMetadata = {
   /** Table chunks of a table split by rows: this piece (1-based) of how many. */
   table_part?: number;
   table_parts?: number;
+  /** Slide decks: the chunk is speaker notes. */
+  notes?: true;
+  /** Variants with contextual_prefix: what was prepended to the text for embedding (not to `text`). */
+  embedded_text_prefix?: string;
+  /** E-mails: the message's headers and attachment list, on every chunk. */
+  email?: EmailProperties;
 };
 
 export type ChunkDraft = {

@@ -20,6 +20,8 @@ export type Unit = {
   role: "heading" | "content" | "overlap";
   isCode: boolean;
   language?: string;
+  /** From speaker notes. */
+  notes?: boolean;
   level: UnitLevel;
   /** Whitespace that separates this unit from the one before it in a chunk. */
   joiner: string;
@@ -41,6 +43,7 @@ export function blockUnit(item: FlowItem): Unit {
     role: block.kind === "heading" ? "heading" : "content",
     isCode: block.kind === "code",
     ...(block.language ? { language: block.language } : {}),
+    ...(block.notes ? { notes: true } : {}),
     level: "block",
     joiner: BLOCK_SEPARATOR,
     topicShift: false,

@@ -56,7 +56,7 @@ export class ParserThread {
     this.#url = workerUrl ?? new URL("./parser-worker.ts", import.meta.url);
   }
 
-  /** A PDF's or DOCX's blocks, parsed in the worker; one parse at a time, each under its own watchdog. */
+  /** A container format's blocks (PDF, OOXML, EPUB, e-mail), parsed in the worker; one parse at a time, each under its own watchdog. */
   parse(format: ThreadedFormat, bytes: Uint8Array, limits: DecompressionLimits, watchdog: ParseWatchdog): Promise<ReadResult> {
     return this.#turns.run(() => this.#parse(format, bytes, limits, watchdog));
   }
@@ -93,7 +93,7 @@ export class ParserThread {
         settle: (message) => {
           if (message.type === "failed") reject(revive(message.error));
           // Checked once more at the answer, so a parse quicker than one sample is judged too.
-          else if (message.type === "parsed") grewTooMuch() ? stopWith(tooMuchMemory()) : resolve({ blocks: message.blocks, pageCount: message.pageCount });
+          else if (message.type === "parsed") grewTooMuch() ? stopWith(tooMuchMemory()) : resolve({ blocks: message.blocks, pageCount: message.pageCount, ...(message.properties ? { properties: message.properties } : {}) });
         },
       };
       thread.worker.postMessage({ id, format, bytes, limits } satisfies ToParserWorker);

@@ -22,8 +22,8 @@ function failure(error: unknown): ParseFailure {
 
 self.onmessage = async ({ data }: MessageEvent<ToParserWorker>) => {
   try {
-    const { blocks, pageCount } = await readThreadedFormat(data.format, data.bytes, data.limits);
-    reply({ type: "parsed", id: data.id, blocks, pageCount });
+    const result = await readThreadedFormat(data.format, data.bytes, data.limits);
+    reply({ type: "parsed", id: data.id, ...result });
   } catch (error) {
     reply({ type: "failed", id: data.id, error: failure(error) });
   }

@@ -3,7 +3,23 @@
  * Chunkers only ever see this shape, never the original format.
  */
 
-export type DocumentFormat = "pdf" | "docx" | "html" | "markdown" | "text" | "code";
+export type DocumentFormat = "pdf" | "docx" | "xlsx" | "pptx" | "epub" | "email" | "csv" | "html" | "markdown" | "text" | "code";
+
+export type EmailAttachment = { filename: string | null; mime_type: string | null; size_bytes: number | null };
+
+/** An e-mail's headers and attachment list. */
+export type EmailProperties = {
+  from: string | null;
+  to: string[];
+  cc: string[];
+  /** ISO 8601 when the header parses as a date, else as written; null when absent. */
+  date: string | null;
+  subject: string | null;
+  attachments: EmailAttachment[];
+};
+
+/** Document-level facts copied onto every chunk's metadata. */
+export type DocumentProperties = { email?: EmailProperties };
 
 export type BlockKind = "heading" | "paragraph" | "table" | "code" | "list" | "caption";
 
@@ -33,15 +49,18 @@ export type Block = {
   table?: TableData;
   /** Code blocks only, when the language is known ("python", "typescript"...). */
   language?: string;
+  /** Speaker notes of a slide (PPTX). */
+  notes?: boolean;
 };
 
 export type ParsedDocument = {
   format: DocumentFormat;
   mimeType: string;
-  /** Real page count for PDFs; 1 for formats without pages. */
+  /** Real page count for PDFs, slide count for PPTX; 1 for formats without pages. */
   pageCount: number;
   paginated: boolean;
   blocks: Block[];
   /** Source-code documents only: the language derived from the file extension. */
   language?: string;
+  properties?: DocumentProperties;
 };

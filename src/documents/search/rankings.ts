@@ -5,7 +5,7 @@
  * Vector: SQLite asks sqlite-vec's vec0 table for the k nearest vectors within the workspace's
  * partition and the candidate rowids (exact cosine distance). PostgreSQL has no vector index
  * here: it ranks the candidates by Hamming distance between sign bits (chunk_embeddings.sign_bits,
- * migration postgres/0008) and re-scores the nearest PREFILTER with exact cosine similarity
+ * migration postgres/0009) and re-scores the nearest PREFILTER with exact cosine similarity
  * (docs/search.md measures how often that misses an exact top-10 chunk).
  *
  * Keyword: FTS5 (BM25) on SQLite, the tsvector column and its GIN index (ts_rank_cd) on PostgreSQL.
@@ -35,7 +35,7 @@ export async function vectorRanking(scope: WorkspaceScope, candidates: Candidate
 }
 
 /**
- * The query's sign bits as chunk_sign_bits (migration postgres/0008) spells a stored vector's: one
+ * The query's sign bits as chunk_sign_bits (migration postgres/0009) spells a stored vector's: one
  * character per component, '1' when its float32 sign bit is clear (the top bit of its last byte).
  */
 export function signBitString(vector: Float32Array): string {

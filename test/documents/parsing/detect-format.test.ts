@@ -2,12 +2,27 @@ import { describe, expect, test } from "bun:test";
 import { CorruptFileError, detectFormat, DocumentInputError, EmptyFileError, parseDocument, UnsupportedFormatError } from "../../../src/documents/parsing/index.ts";
 import { sampleDocx, samplePdf } from "../../fixtures-gen/sample-documents.ts";
 
+import { makeEml, makeMsg } from "../../fixtures-gen/make-email";
+import { makeEpub, makePptx, makeXlsx } from "../../fixtures-gen/make-ooxml";
+import { SAMPLE_EMAIL } from "../../fixtures-gen/sample-formats";
+
 const text = (value: string) => new TextEncoder().encode(value);
 
 describe("detectFormat", () => {
   test("recognises PDF and DOCX by their bytes, whatever the name says", async () => {
-    expect(detectFormat("upload.bin", (await samplePdf()).bytes)).toEqual({ format: "pdf", mimeType: "application/pdf" });
+    expect(detectFormat("upload.bin", (await samplePdf()).bytes)).toEqual({ format: "pdf", mimeType: "application/pdf", reader: "pdf" });
     expect(detectFormat("upload", (await sampleDocx()).bytes).format).toBe("docx");
+  });
+
+  test("tells the zip formats apart by their parts, and an Outlook message from other compound files", () => {
+    expect(detectFormat("upload", makeXlsx([{ name: "S", rows: [["a"]] }]))).toEqual({ format: "xlsx", mimeType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", reader: "xlsx" });
+    expect(detectFormat("upload", makePptx([{ title: "T" }])).format).toBe("pptx");
+    expect(detectFormat("upload", makeEpub("B", [{ title: "C", body: "<p>x</p>" }])).format).toBe("epub");
+    expect(detectFormat("upload", makeMsg(SAMPLE_EMAIL))).toEqual({ format: "email", mimeType: "application/vnd.ms-outlook", reader: "msg" });
+    expect(detectFormat("mail.eml", text(makeEml(SAMPLE_EMAIL)))).toEqual({ format: "email", mimeType: "message/rfc822", reader: "eml" });
+    expect(detectFormat("a.tsv", text("a\tb")).mimeType).toBe("text/tab-separated-values");
+    expect(() => detectFormat("legacy.doc", new Uint8Array([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0, 0]))).toThrow(/legacy Office file/);
+    expect(() => detectFormat("scan.tif", new Uint8Array([0x49, 0x49, 0x2a, 0x00, 1, 2]))).toThrow(/OCR, which is not supported yet.*supported: PDF, DOCX, XLSX, PPTX, EPUB, EML/);
   });
 
   test("reads text formats from the extension, then the declared MIME type, then the content", () => {

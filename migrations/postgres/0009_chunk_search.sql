@@ -1,4 +1,4 @@
--- Search over chunks (POST /api/documents/search); the SQLite twin is migration 0019 (FTS5).
+-- Search over chunks (POST /api/documents/search); the SQLite twin is migration 0020 (FTS5).
 -- Keyword side: a stored tsvector of each chunk's text and its GIN index. The 'english'
 -- configuration stems words; the search turns each identifier (E1234-X, parse_chunk_metadata)
 -- into a phrase of its parts.
