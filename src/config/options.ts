@@ -282,7 +282,7 @@ export const serveOptions = {
   rateLimitRpm: {
     flag: "--rate-limit-rpm",
     env: "SIEVE_RATE_LIMIT_RPM",
-    help: "Requests per minute per workspace, shared by all its API keys (0: no limit)",
+    help: "Requests per minute per workspace, shared by all its API keys (0: no limit): the default of the requests_per_minute limit (docs/usage-and-budgets.md), which the routing file's limits: and each workspace's own setting override",
     default: 0,
     parse: integer(0, 1_000_000),
   },

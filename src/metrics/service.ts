@@ -5,6 +5,7 @@ import { HttpMetrics } from "./http";
 import { ProcessMetrics } from "./process";
 import { ProxyMetrics } from "./proxy";
 import { RoutingMetrics } from "./routing";
+import { UsageMetrics } from "./usage";
 import type { Breakers } from "../routing/breaker";
 
 export type MetricsSources = {
@@ -33,6 +34,7 @@ export class Metrics {
   readonly cache = new CacheMetrics(this.#registry, this.database);
   readonly #process = new ProcessMetrics(this.#registry);
   readonly routing: RoutingMetrics;
+  readonly usage = new UsageMetrics(this.#registry);
 
   constructor(sources: MetricsSources) {
     this.#sources = sources;

@@ -9,12 +9,14 @@ import { anthropicMessages } from "./dialects/anthropic-messages";
 import type { Dialect } from "./dialects/dialect";
 import { openaiChat } from "./dialects/openai-chat";
 import { openaiResponses } from "./dialects/openai-responses";
-import { forwardPassthrough, isSievePath } from "./passthrough";
+import { forwardPassthrough, isSievePath, providerOf } from "./passthrough";
 import { failedRequest, runPipeline, type PipelineDeps } from "./pipeline";
 import { readProxiedRequest, readRequestBody } from "./request";
 import type { CacheStage, FirewallStage, UpstreamStage } from "./stages";
 import { directUpstream } from "./upstream";
 import { routedUpstream } from "../routing/routed-upstream";
+import { HttpError, jsonResponse } from "../http/errors";
+import { admitRequest, limitExceededBody, limitHeaders, limitMessage, limitWarningHeader } from "../usage/admission";
 
 export type ProxyStages = { firewall: FirewallStage; cache: CacheStage };
 
@@ -62,12 +64,18 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
     upstreamTimeoutMs: ctx.config.upstreamTimeoutMs,
     maxResponseBytes: ctx.config.maxResponseBytes,
     maxSseEventBytes: ctx.config.maxSseEventBytes,
+    usage: ctx.usage.meter,
   };
   const providerUrls = { openai: ctx.config.upstreamUrl, anthropic: ctx.config.anthropicUpstreamUrl };
   const handle = (dialect: Dialect) => async ({ request, scope, requestId, receivedAt }: Context) => {
     const workspace = (await findWorkspace(ctx.database, scope.workspaceId))!;
     let rawBody: string | undefined;
     try {
+      const admission = await admitRequest(ctx, scope, workspace);
+      if (admission.refused) {
+        const { refused } = admission;
+        throw new HttpError(429, limitExceededBody(refused, dialect.errorBody("rate_limited", limitMessage(refused), requestId)), limitHeaders(refused, ctx.usage.limits.now()));
+      }
       rawBody = await readRequestBody(request, ctx.config.maxBodyBytes);
       const proxied = readProxiedRequest(request, rawBody, dialect, {
         requestId,
@@ -78,8 +86,11 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
         maxJsonValues: ctx.config.maxJsonValues,
         receivedAt,
         cacheOn: ctx.config.cache,
+        admission,
       });
-      return await runPipeline(proxied, deps);
+      const response = await runPipeline(proxied, deps);
+      for (const [name, value] of Object.entries(limitWarningHeader(admission.warnings))) response.headers.set(name, value);
+      return response;
     } catch (error) {
       return failedRequest({ requestId, scope, workspace, receivedAt, rawBody, dialect }, error, deps);
     }
@@ -87,11 +98,17 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
   const passthrough = async ({ request, scope, requestId, receivedAt }: Context) => {
     // Under Sieve's own prefixes a path Sieve does not serve is a 404 here, never a provider call.
     if (isSievePath(new URL(request.url).pathname)) throw httpError(404, "not_found", "no such route");
+    const { refused } = await admitRequest(ctx, scope);
+    if (refused) {
+      const dialect = providerOf(request.headers) === "anthropic" ? anthropicMessages : openaiChat;
+      const body = { ...limitExceededBody(refused, dialect.errorBody("rate_limited", limitMessage(refused), requestId)), request_id: requestId };
+      return jsonResponse(429, body, { ...limitHeaders(refused, ctx.usage.limits.now()), "x-service-request-id": requestId });
+    }
     return forwardPassthrough(request, request.body, { ctx, scope, requestId, receivedAt });
   };
   return new Elysia({ prefix: "/v1", detail: { tags: ["proxy"] } })
     .use(requestContextPlugin)
-    .use(serviceKeyAuth(ctx))
+    .use(serviceKeyAuth(ctx, { admit: false }))
     .post("/chat/completions", handle(openaiChat), routeDoc(openaiChat, "OpenAI-compatible chat completions through the firewall and cache"))
     .post("/responses", handle(openaiResponses), routeDoc(openaiResponses, "OpenAI Responses API through the firewall and cache"))
     .post("/messages", handle(anthropicMessages), routeDoc(anthropicMessages, "Anthropic Messages API through the firewall and cache"))

@@ -10,6 +10,7 @@ import { firewallHeader, serviceHeaders } from "./service-headers";
 import type { CacheStage, FirewallStage, FirewallVerdict, UpstreamStage } from "./stages";
 import { relayStream, type StreamOutcome } from "./stream-relay";
 import { readAnswerText, relayedHeaders, UpstreamError, type UpstreamCall } from "./upstream";
+import type { Metered, UsageMeter } from "../usage/meter";
 
 /**
  * Larger answers are relayed but not cached: storing (and later replaying) a 20 MB completion
@@ -22,6 +23,8 @@ export type PipelineDeps = {
   cache: CacheStage;
   evidence: EvidenceWriter;
   metrics: ProxyMetrics;
+  /** Tokens, cost and the request's share of its limits (src/usage). */
+  usage: UsageMeter;
   /** The provider: the spec's single upstream, or the routing file's routes (src/routing). */
   upstream: UpstreamStage;
   log: Logger;
@@ -41,7 +44,11 @@ export type PipelineDeps = {
 export async function runPipeline(request: ProxiedRequest, deps: PipelineDeps): Promise<Response> {
   const { dialect } = request;
   const record = (outcome: RequestOutcome) => {
-    deps.evidence.record(evidenceEntry(request, { ...outcome, cacheRejected: deps.cache.rejectedCandidate?.(request) }, request.workspace.logBodies));
+    const entry = { ...outcome, cacheRejected: deps.cache.rejectedCandidate?.(request) };
+    const write = (metered: Metered) => deps.evidence.record(evidenceEntry(request, entry, request.workspace.logBodies, metered));
+    const metered = deps.usage.meter(request, outcome);
+    if (metered instanceof Promise) void metered.then(write);
+    else write(metered);
     deps.metrics.record(dialect.name, outcome);
   };
   const overhead = (upstreamMs: number) => performance.now() - request.receivedAt - upstreamMs;
@@ -72,7 +79,7 @@ export async function runPipeline(request: ProxiedRequest, deps: PipelineDeps): 
       const responseBody = hit.body;
       record({ status: 200, cacheStatus: "hit", verdicts: [inputVerdict], overheadMs: overhead(0), upstreamMs: 0, usage: dialect.answer(hit.completion)?.usage, responseBody });
       return request.stream
-        ? new Response(dialect.replayStream(hit.completion), { status: 200, headers: { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" } })
+        ? new Response(dialect.replayStream(request.usageAdded ? withoutUsage(hit.completion) : hit.completion), { status: 200, headers: { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" } })
         : new Response(responseBody, { status: 200, headers: { ...headers, "content-type": "application/json" } });
     }
   }
@@ -139,6 +146,7 @@ async function forward(
       idleTimeoutMs: routed?.idleTimeoutMs ?? deps.upstreamTimeoutMs,
       maxBytes: deps.maxResponseBytes,
       maxEventBytes: deps.maxSseEventBytes,
+      hideUsage: request.usageAdded,
       onEnd: (outcome: StreamOutcome) => {
         const verdicts = [inputVerdict, ...(outcome.kind === "completed" || outcome.kind === "blocked" ? (outcome.outputVerdict ? [outcome.outputVerdict] : []) : [])];
         const completion = outcome.transcript.toResponse();
@@ -151,6 +159,7 @@ async function forward(
           overheadMs,
           upstreamMs,
           usage: outcome.transcript.usage,
+          answerText: outcome.transcript.text,
           responseBody: JSON.stringify(completion),
           error: outcome.kind === "upstream_error" ? outcome.error : outcome.kind === "client_aborted" ? "client disconnected" : undefined,
           attempts,
@@ -188,12 +197,12 @@ async function forward(
   if (outputVerdict?.action === "block") {
     release?.();
     const body = dialect.errorBody("blocked", outputVerdict.reason ?? "blocked", request.requestId, outputVerdict.reason);
-    record({ status: 403, cacheStatus, verdicts, overheadMs, upstreamMs: providerMs, usage: answer?.usage, responseBody: text, attempts });
+    record({ status: 403, cacheStatus, verdicts, overheadMs, upstreamMs: providerMs, usage: answer?.usage, answerText: answer?.text, responseBody: text, attempts });
     return jsonResponse(403, body, headers);
   }
   if (completion && answer?.complete && text.length <= MAX_CACHED_RESPONSE_CHARS) storeThenRelease(completion, providerMs);
   else release?.();
-  record({ status: response.status, cacheStatus, verdicts, overheadMs, upstreamMs: providerMs, usage: answer?.usage, responseBody: text, attempts });
+  record({ status: response.status, cacheStatus, verdicts, overheadMs, upstreamMs: providerMs, usage: answer?.usage, answerText: answer?.text, responseBody: text, attempts });
   return new Response(text, { status: response.status, headers });
 }
 
@@ -212,6 +221,11 @@ export function failedRequest(subject: EvidenceSubject, error: unknown, deps: Pi
   deps.metrics.record(subject.dialect.name, outcome);
   const headers = { ...(known ? error.headers : {}), ...serviceHeaders({ requestId: subject.requestId, cache: "miss", receivedAt: subject.receivedAt, upstreamMs: 0 }) };
   return jsonResponse(status, body, headers);
+}
+
+function withoutUsage(completion: Record<string, unknown>): Record<string, unknown> {
+  const { usage: _usage, ...rest } = completion;
+  return rest;
 }
 
 function parseJson(text: string): Record<string, unknown> | undefined {

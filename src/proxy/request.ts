@@ -4,6 +4,7 @@ import { describeZodIssues } from "../http/validation";
 import type { WorkspaceScope } from "../tenancy/scope";
 import type { Workspace } from "../tenancy/service";
 import type { Dialect, RequestView } from "./dialects/dialect";
+import type { Admission } from "../usage/limits";
 
 /** Longest time a response may stay cached, by request header or workspace setting: one year. */
 export const MAX_CACHE_TTL_SECONDS = 365 * 24 * 3600;
@@ -31,8 +32,13 @@ export type ProxiedRequest = {
   dialect: Dialect;
   /** What the stages read of the body, in the same shape for every dialect. */
   view: RequestView;
-  /** Forwarded byte for byte: the provider sees exactly what the client sent. */
+  /**
+   * Forwarded byte for byte: the provider sees exactly what the client sent, except that a chat
+   * stream asks for its usage (`usageAdded`).
+   */
   rawBody: string;
+  /** Sieve asked the provider for usage the client did not ask for: the relay and a cached replay leave it out. */
+  usageAdded: boolean;
   stream: boolean;
   forwardHeaders: Record<string, string>;
   /** The provider's base URL; the dialect's path is appended when forwarding. */
@@ -44,6 +50,8 @@ export type ProxiedRequest = {
   receivedAt: number;
   /** Aborted when the client goes away. */
   clientSignal: AbortSignal;
+  /** The limits the request was admitted under (src/usage/limits.ts): its tokens and cost are charged to them. */
+  admission: Admission | undefined;
 };
 
 /** The body as text, within the size limit (413 above it). */
@@ -60,12 +68,13 @@ export function readProxiedRequest(
   request: Request,
   rawBody: string,
   dialect: Dialect,
-  ctx: { requestId: string; scope: WorkspaceScope; workspace: Workspace; providerUrls: ProviderUrls; maxJsonDepth: number; maxJsonValues: number; receivedAt: number; cacheOn: boolean },
+  ctx: { requestId: string; scope: WorkspaceScope; workspace: Workspace; providerUrls: ProviderUrls; maxJsonDepth: number; maxJsonValues: number; receivedAt: number; cacheOn: boolean; admission?: Admission },
 ): ProxiedRequest {
   if (!rawBody.trim()) throw badRequest(`body: a JSON request for ${dialect.api} is required`);
   const parsed = dialect.schema.safeParse(parseJsonBody(rawBody, ctx.maxJsonDepth, ctx.maxJsonValues));
   if (!parsed.success) throw badRequest(describeZodIssues("body", parsed.error.issues));
   const view = dialect.read(parsed.data);
+  const withUsage = dialect.requestUsage?.(parsed.data, rawBody);
 
   const forwardHeaders: Record<string, string> = { "content-type": "application/json" };
   for (const name of dialect.forwardedHeaders) {
@@ -79,13 +88,15 @@ export function readProxiedRequest(
     workspace: ctx.workspace,
     dialect,
     view,
-    rawBody,
+    rawBody: withUsage ?? rawBody,
+    usageAdded: withUsage !== undefined,
     stream: view.stream,
     forwardHeaders,
     ...providerBaseUrl(dialect.provider, ctx.workspace, ctx.providerUrls),
     cacheControl: readCacheControl(request.headers, cacheOn),
     receivedAt: ctx.receivedAt,
     clientSignal: request.signal,
+    admission: ctx.admission,
   };
 }
 

@@ -22,6 +22,8 @@ export type RelayOptions = {
   /** --max-sse-event-bytes: the longest single event (counted in characters). */
   maxEventBytes: number;
   onEnd: (outcome: StreamOutcome) => void;
+  /** Sieve asked for usage the client did not: the dialect leaves it out of what the client gets. */
+  hideUsage: boolean;
 };
 
 const encoder = new TextEncoder();
@@ -107,7 +109,7 @@ export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
               options.abortUpstream("blocked by firewall");
               return end({ kind: "blocked", transcript, outputVerdict: verdict });
             }
-            out += event.raw;
+            out += options.hideUsage && options.dialect.hideUsage ? options.dialect.hideUsage(event) : event.raw;
           }
           flush();
           return;

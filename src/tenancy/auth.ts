@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../runtime/context";
-import { httpError } from "../http/errors";
+import { HttpError, httpError } from "../http/errors";
+import { admitRequest, limitExceededBody, limitHeaders, limitMessage } from "../usage/admission";
 import { WorkspaceScope } from "./scope";
 import { API_KEY_PATTERN, constantTimeEqual } from "./secrets";
 import { resolveApiKey, resolveSession, type ActiveSession } from "./service";
@@ -13,15 +14,19 @@ const unauthorized = (detail: string) => httpError(401, "unauthorized", detail, 
 type Headers = Record<string, string | undefined>;
 
 /** A key from a header, checked for shape first so junk never reaches the database. */
-async function keyScope(ctx: AppContext, presented: string | undefined, header: string): Promise<WorkspaceScope> {
+async function keyScope(ctx: AppContext, presented: string | undefined, header: string, admit: boolean): Promise<WorkspaceScope> {
   if (!presented) throw unauthorized(`missing ${header}`);
   if (!API_KEY_PATTERN.test(presented)) throw unauthorized(`malformed API key in ${header}`);
   const owner = await resolveApiKey(ctx.database, presented);
   if (!owner) throw unauthorized("unknown or revoked API key");
-  // One budget per workspace: a new key must not bring a fresh one.
-  const retryAfter = ctx.rateLimiter.take(owner.workspaceId);
-  if (retryAfter > 0) throw httpError(429, "rate_limited", "too many requests for this workspace (--rate-limit-rpm)", { "retry-after": String(retryAfter) });
-  return new WorkspaceScope(ctx.database, owner.workspaceId, { keyId: owner.keyId, userId: null, keyRole: owner.role });
+  const scope = new WorkspaceScope(ctx.database, owner.workspaceId, { keyId: owner.keyId, userId: null, keyRole: owner.role, keyLimits: owner.limits });
+  // One budget per workspace (a new key must not bring a fresh one), and each key's own. The
+  // proxy admits its requests itself, to refuse them in the caller's dialect.
+  if (admit) {
+    const { refused } = await admitRequest(ctx, scope);
+    if (refused) throw new HttpError(429, limitExceededBody(refused, { error: "rate_limited", detail: limitMessage(refused) }), limitHeaders(refused, ctx.usage.limits.now()));
+  }
+  return scope;
 }
 
 function bearer(headers: Headers): string | undefined {
@@ -35,11 +40,11 @@ function bearer(headers: Headers): string | undefined {
  * Spec §5, proxy and firewall paths: X-Service-Api-Key plus the workspace it must belong to.
  * Without a key header, a dashboard session is accepted instead (see sessionScope).
  */
-export async function authenticateServiceHeaders(ctx: AppContext, request: Request, headers: Headers): Promise<WorkspaceScope> {
+export async function authenticateServiceHeaders(ctx: AppContext, request: Request, headers: Headers, admit = true): Promise<WorkspaceScope> {
   const presented = headers["x-service-api-key"]?.trim();
   if (!presented) return (await sessionScope(ctx, request, headers)) ?? throwUnauthorized("missing X-Service-Api-Key");
   const workspaceId = headers["x-service-workspace-id"]?.trim();
-  const scope = await keyScope(ctx, presented, "X-Service-Api-Key");
+  const scope = await keyScope(ctx, presented, "X-Service-Api-Key", admit);
   if (!workspaceId) throw unauthorized("missing X-Service-Workspace-Id");
   if (!UUID.test(workspaceId)) throw httpError(400, "invalid_request", "X-Service-Workspace-Id must be a UUID");
   if (!constantTimeEqual(workspaceId.toLowerCase(), scope.workspaceId.toLowerCase())) {
@@ -51,7 +56,7 @@ export async function authenticateServiceHeaders(ctx: AppContext, request: Reque
 /** Spec §5, document API (and key management): Authorization: Bearer <API_KEY>, or a dashboard session. */
 export async function authenticateBearer(ctx: AppContext, request: Request, headers: Headers): Promise<WorkspaceScope> {
   if (!headers.authorization) return (await sessionScope(ctx, request, headers)) ?? throwUnauthorized("missing Authorization: Bearer <API_KEY>");
-  return keyScope(ctx, bearer(headers), "Authorization");
+  return keyScope(ctx, bearer(headers), "Authorization", true);
 }
 
 export async function sessionFromCookie(ctx: AppContext, cookieHeader: string | undefined): Promise<{ token: string; session: ActiveSession } | undefined> {
@@ -105,8 +110,8 @@ export const requireKeyManager = (scope: WorkspaceScope) => requireAdmin(scope, 
  * `resolve`: a caller without a valid key gets 401, never a validation error describing the body
  * the route expects.
  */
-export const serviceKeyAuth = (ctx: AppContext) =>
-  new Elysia({ name: "auth.service-headers" }).derive({ as: "scoped" }, async ({ request, headers }) => ({ scope: await authenticateServiceHeaders(ctx, request, headers) }));
+export const serviceKeyAuth = (ctx: AppContext, { admit = true } = {}) =>
+  new Elysia({ name: "auth.service-headers", seed: admit }).derive({ as: "scoped" }, async ({ request, headers }) => ({ scope: await authenticateServiceHeaders(ctx, request, headers, admit) }));
 
 export const bearerKeyAuth = (ctx: AppContext) =>
   new Elysia({ name: "auth.bearer" }).derive({ as: "scoped" }, async ({ request, headers }) => ({ scope: await authenticateBearer(ctx, request, headers) }));

@@ -1,6 +1,7 @@
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { createdAt, timestamp, workspaceIdColumn } from "../db/columns";
 import type { RoutingDocument } from "../routing/model";
+import type { Limits } from "../usage/model";
 
 export const KEY_ROLES = ["admin", "service"] as const;
 export type KeyRole = (typeof KEY_ROLES)[number];
@@ -27,6 +28,8 @@ export const workspaces = sqliteTable("workspaces", {
   routing: text("routing", { mode: "json" }).$type<RoutingDocument>(),
   /** Its routing secrets, name → sealed value (src/routing/secret-box.ts). Never returned by any API. */
   routingSecrets: text("routing_secrets", { mode: "json" }).$type<Record<string, string>>(),
+  /** Its limits and budgets (src/usage/limits.ts) as PATCH /api/workspace set them; null: the server's defaults. */
+  limits: text("limits", { mode: "json" }).$type<Limits>(),
 });
 
 export const users = sqliteTable(
@@ -75,6 +78,8 @@ export const apiKeys = sqliteTable(
     createdAt: createdAt(),
     lastUsedAt: timestamp("last_used_at"),
     revokedAt: timestamp("revoked_at"),
+    /** The key's own limits (src/usage/limits.ts), on top of the workspace's; null: the server's key defaults. */
+    limits: text("limits", { mode: "json" }).$type<Limits>(),
   },
   (t) => [uniqueIndex("api_keys_secret_hash_unique").on(t.secretHash), index("api_keys_workspace_idx").on(t.workspaceId)],
 );

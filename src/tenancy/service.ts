@@ -2,6 +2,7 @@ import { and, asc, eq, gt, isNull, sql } from "drizzle-orm";
 import { firstRow, type Db, type Storage } from "../db/connection";
 import { apiKeys, sessions, users, workspaces, type KeyRole } from "./schema";
 import type { WorkspaceScope } from "./scope";
+import type { Limits } from "../usage/model";
 import { constantTimeEqual, generateApiKey, randomToken, sha256Hex, visiblePrefix } from "./secrets";
 
 export type Workspace = typeof workspaces.$inferSelect;
@@ -26,7 +27,7 @@ function prepareHotStatements(db: Db) {
   return {
     workspaceById: db.select().from(workspaces).where(eq(workspaces.id, sql.placeholder("id"))).prepare(),
     activeKeyByHash: db
-      .select({ id: apiKeys.id, workspaceId: apiKeys.workspaceId, role: apiKeys.role, secretHash: apiKeys.secretHash, lastUsedAt: apiKeys.lastUsedAt })
+      .select({ id: apiKeys.id, workspaceId: apiKeys.workspaceId, role: apiKeys.role, secretHash: apiKeys.secretHash, lastUsedAt: apiKeys.lastUsedAt, limits: apiKeys.limits })
       .from(apiKeys)
       .where(and(eq(apiKeys.secretHash, sql.placeholder("hash")), isNull(apiKeys.revokedAt)))
       .prepare(),
@@ -84,7 +85,7 @@ class TenantMemo {
   }
 }
 
-type KeyOwnerRow = { id: string; workspaceId: string; role: KeyRole; secretHash: string; lastUsedAt: Date | null };
+type KeyOwnerRow = { id: string; workspaceId: string; role: KeyRole; secretHash: string; lastUsedAt: Date | null; limits: Limits | null };
 
 const memoByStorage = new WeakMap<Storage, TenantMemo>();
 
@@ -128,7 +129,7 @@ export async function revokeApiKey(scope: WorkspaceScope, id: string): Promise<A
   return publicKey(updated!);
 }
 
-export type KeyOwner = { keyId: string; workspaceId: string; role: KeyRole };
+export type KeyOwner = { keyId: string; workspaceId: string; role: KeyRole; limits: Limits | null };
 
 /** Looks a presented key up by its hash; revoked keys resolve to nothing. */
 export async function resolveApiKey(storage: Storage, presented: string): Promise<KeyOwner | undefined> {
@@ -144,7 +145,7 @@ export async function resolveApiKey(storage: Storage, presented: string): Promis
     row.lastUsedAt = new Date(now);
     await statements.touchKey.execute({ id: row.id, now });
   }
-  return { keyId: row.id, workspaceId: row.workspaceId, role: row.role };
+  return { keyId: row.id, workspaceId: row.workspaceId, role: row.role, limits: row.limits };
 }
 
 // ---- dashboard accounts -------------------------------------------------------------------
