@@ -5,8 +5,8 @@ import { bodyLimit, SMALL_JSON_BODY_BYTES } from "../http/bounded-body";
 import { badRequest, httpError } from "../http/errors";
 import { requestContextPlugin } from "../http/request-context";
 import { SESSION_COOKIE, sessionFromCookie, bearerKeyAuth, requireAdmin, requireKeyManager } from "./auth";
-import { createKeyBody, credentialsBody, keyIdParams, signUpBody, workspaceSettingsPatch } from "./model";
-import { AccountError, createApiKey, findWorkspace, listApiKeys, logIn, logOut, revokeApiKey, signUp, type SessionInfo } from "./service";
+import { createKeyBody, credentialsBody, keyIdParams, signUpBody, updateKeyBody, workspaceSettingsPatch } from "./model";
+import { AccountError, createApiKey, findWorkspace, listApiKeys, logIn, logOut, mergeLimits, revokeApiKey, signUp, updateApiKey, type SessionInfo } from "./service";
 import { LoginThrottle } from "./login-throttle";
 import { constantTimeEqual } from "./secrets";
 import { apiKeyView, workspaceSettingsView, workspaceView } from "./views";
@@ -115,11 +115,20 @@ export const keysController = (ctx: AppContext) =>
     .post(
       "/",
       async ({ scope, body, set }) => {
-        const { key, record } = await createApiKey(scope, body.name, body.role);
+        const { key, record } = await createApiKey(scope, body.name, body.role, body.limits ?? null);
         set.status = 201;
         return { ...apiKeyView(record), api_key: key, workspace_id: scope.workspaceId };
       },
-      { body: createKeyBody, maxBodyBytes: SMALL_JSON_BODY_BYTES, detail: { summary: "Create a key; the full key is in this response only" } },
+      { body: createKeyBody, maxBodyBytes: SMALL_JSON_BODY_BYTES, detail: { summary: "Create a key (optionally with its own limits); the full key is in this response only" } },
+    )
+    .patch(
+      "/:id",
+      async ({ scope, params, body }) => {
+        const updated = await updateApiKey(scope, params.id, body);
+        if (!updated) throw httpError(404, "not_found", "API key not found");
+        return apiKeyView(updated);
+      },
+      { params: keyIdParams, body: updateKeyBody, maxBodyBytes: SMALL_JSON_BODY_BYTES, detail: { summary: "Rename a key or change its limits (null removes a limit)" } },
     )
     .delete(
       "/:id",
@@ -148,8 +157,12 @@ export const workspaceController = (ctx: AppContext) => {
           const problem = body[field] ? upstreamUrlProblem(body[field], ctx.allowedUpstreamHosts) : undefined;
           if (problem) throw badRequest(`body.${field}: ${problem}`);
         }
+        // Budgets are an admin's decision too: a service key must not lift its own workspace's.
+        if (body.limits !== undefined) requireAdmin(scope, "changing limits");
+        const limits = body.limits === undefined ? undefined : mergeLimits((await scope.workspace()).limits, body.limits);
         return workspaceSettingsView(
           await scope.updateWorkspace({
+            limits,
             name: body.name,
             logBodies: body.log_bodies,
             firewallScanSystem: body.firewall_scan_system,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { KEY_ROLES } from "./schema";
+import { limitsSchema } from "../usage/model";
 
 export const credentialsBody = z.object({
   email: z.string().trim().email().max(254),
@@ -14,6 +15,14 @@ export const createKeyBody = z.strictObject({
   name: z.string().trim().min(1).max(100).default("default"),
   /** admin keys may manage keys too; only a session or an admin key can create one. */
   role: z.enum(KEY_ROLES).default("service"),
+  /** The key's own limits, on top of the workspace's (docs/usage-and-budgets.md). */
+  limits: limitsSchema.optional(),
+});
+
+/** PATCH /api/keys/{id}: rename, or change the key's limits (null removes one; omitted keeps it). */
+export const updateKeyBody = z.strictObject({
+  name: z.string().trim().min(1).max(100).optional(),
+  limits: limitsSchema.optional(),
 });
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
@@ -27,6 +36,8 @@ export const workspaceSettingsPatch = z.strictObject({
   upstream_url: httpUrl.nullable().optional(),
   /** null: use the server's --anthropic-upstream-url. */
   anthropic_upstream_url: httpUrl.nullable().optional(),
+  /** Requests and tokens per minute, spend per day and month (docs/usage-and-budgets.md); null in a field removes that limit. */
+  limits: limitsSchema.optional(),
 });
 
 export const keyIdParams = z.object({ id: z.string().min(1).max(64) });
@@ -39,6 +50,7 @@ export const apiKeyView = z.object({
   created_at: z.string(),
   last_used_at: z.string().nullable(),
   revoked_at: z.string().nullable(),
+  limits: limitsSchema.nullable(),
 });
 
 export const workspaceView = z.object({ id: z.string(), name: z.string(), created_at: z.string() });

@@ -108,15 +108,35 @@ export function publicKey(record: typeof apiKeys.$inferSelect): ApiKeyRecord {
 }
 
 /** Creates a key; the clear key is returned this once and only its hash is stored. */
-export async function createApiKey(scope: WorkspaceScope, name: string, role: KeyRole): Promise<{ key: string; record: ApiKeyRecord }> {
+export async function createApiKey(scope: WorkspaceScope, name: string, role: KeyRole, limits: Limits | null = null): Promise<{ key: string; record: ApiKeyRecord }> {
   const key = generateApiKey();
-  const row = { id: crypto.randomUUID(), name, role, visiblePrefix: visiblePrefix(key), secretHash: sha256Hex(key) };
+  const row = { id: crypto.randomUUID(), name, role, visiblePrefix: visiblePrefix(key), secretHash: sha256Hex(key), limits: limits && mergeLimits(null, limits) };
   const [record] = (await scope.insert(apiKeys, row).returning()) as (typeof apiKeys.$inferSelect)[];
   return { key, record: publicKey(record!) };
 }
 
 export async function listApiKeys(scope: WorkspaceScope): Promise<ApiKeyRecord[]> {
   return (await scope.select(apiKeys).orderBy(asc(apiKeys.createdAt))).map(publicKey);
+}
+
+/**
+ * A PATCH of limits over the stored ones: a number sets, null removes, an omitted field stays. A
+ * removed field is stored as null, so it also overrides the server's default for it.
+ */
+export function mergeLimits(stored: Limits | null, patch: Limits): Limits {
+  return { ...(stored ?? {}), ...Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) };
+}
+
+/** Renames a key or changes its limits; undefined when the id is not a key of this workspace. */
+export async function updateApiKey(scope: WorkspaceScope, id: string, change: { name?: string; limits?: Limits }): Promise<ApiKeyRecord | undefined> {
+  const existing = await scope.first(apiKeys, eq(apiKeys.id, id));
+  if (!existing) return undefined;
+  const set = { ...(change.name !== undefined ? { name: change.name } : {}), ...(change.limits !== undefined ? { limits: mergeLimits(existing.limits, change.limits) } : {}) };
+  if (Object.keys(set).length === 0) return publicKey(existing);
+  const [updated] = (await scope.update(apiKeys, set, eq(apiKeys.id, id)).returning()) as (typeof apiKeys.$inferSelect)[];
+  // Instances that remember the key (PostgreSQL) read its new limits.
+  await scope.announce("keys");
+  return publicKey(updated!);
 }
 
 /** Returns the revoked key, or undefined when the id is not a key of this workspace. */

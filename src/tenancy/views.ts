@@ -10,6 +10,7 @@ export const apiKeyView = (key: ApiKeyRecord) => ({
   created_at: key.createdAt.toISOString(),
   last_used_at: iso(key.lastUsedAt),
   revoked_at: iso(key.revokedAt),
+  limits: key.limits,
 });
 
 export const workspaceView = (workspace: Workspace) => ({
@@ -26,4 +27,5 @@ export const workspaceSettingsView = (workspace: Workspace, defaults: { upstream
   effective_upstream_url: workspace.upstreamUrl ?? defaults.upstreamUrl,
   anthropic_upstream_url: workspace.anthropicUpstreamUrl,
   effective_anthropic_upstream_url: workspace.anthropicUpstreamUrl ?? defaults.anthropicUpstreamUrl,
+  limits: workspace.limits,
 });
