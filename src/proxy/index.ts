@@ -71,7 +71,7 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
     const workspace = (await findWorkspace(ctx.database, scope.workspaceId))!;
     let rawBody: string | undefined;
     try {
-      const admission = await admitRequest(ctx, scope, workspace);
+      const admission = await admitRequest(ctx, scope, { workspace, spending: true });
       if (admission.refused) {
         const { refused } = admission;
         throw new HttpError(429, limitExceededBody(refused, dialect.errorBody("rate_limited", limitMessage(refused), requestId)), limitHeaders(refused, ctx.usage.limits.now()));
@@ -98,7 +98,7 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
   const passthrough = async ({ request, scope, requestId, receivedAt }: Context) => {
     // Under Sieve's own prefixes a path Sieve does not serve is a 404 here, never a provider call.
     if (isSievePath(new URL(request.url).pathname)) throw httpError(404, "not_found", "no such route");
-    const { refused } = await admitRequest(ctx, scope);
+    const { refused } = await admitRequest(ctx, scope, { spending: true });
     if (refused) {
       const dialect = providerOf(request.headers) === "anthropic" ? anthropicMessages : openaiChat;
       const body = { ...limitExceededBody(refused, dialect.errorBody("rate_limited", limitMessage(refused), requestId)), request_id: requestId };

@@ -13,7 +13,11 @@ import { fileLimitsSchema, pricesSchema, type FileLimits, type PriceOverride } f
  */
 const configFileSchema = routingDocumentSchema("env")
   .partial({ targets: true })
-  .extend({ prices: pricesSchema.optional(), limits: fileLimitsSchema.optional() });
+  .extend({ prices: pricesSchema.optional(), limits: fileLimitsSchema.optional() })
+  .refine((file) => file.targets !== undefined || file.prices !== undefined || file.limits !== undefined, {
+    path: ["targets"],
+    message: "expected array: a routing file lists its targets (a file of only prices: or limits: may leave them out)",
+  });
 
 /** What one valid file says: the routing table and the usage settings. */
 export type ConfigFile = { table: RoutingTable; prices: Record<string, PriceOverride>; limits: FileLimits };

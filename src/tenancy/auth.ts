@@ -23,7 +23,7 @@ async function keyScope(ctx: AppContext, presented: string | undefined, header: 
   // One budget per workspace (a new key must not bring a fresh one), and each key's own. The
   // proxy admits its requests itself, to refuse them in the caller's dialect.
   if (admit) {
-    const { refused } = await admitRequest(ctx, scope);
+    const { refused } = await admitRequest(ctx, scope, { spending: false });
     if (refused) throw new HttpError(429, limitExceededBody(refused, { error: "rate_limited", detail: limitMessage(refused) }), limitHeaders(refused, ctx.usage.limits.now()));
   }
   return scope;

@@ -1,14 +1,21 @@
 import type { AppContext } from "../runtime/context";
 import type { WorkspaceScope } from "../tenancy/scope";
 import { findWorkspace, type Workspace } from "../tenancy/service";
-import type { Admission, Exceeded } from "./limits";
+import type { Admission, Exceeded, LimitedSubject } from "./limits";
 
-/** Counts a request against its workspace's and key's limits (src/usage/limits.ts). */
-export async function admitRequest(ctx: AppContext, scope: WorkspaceScope, workspace?: Workspace): Promise<Admission> {
+/**
+ * Counts a request against its workspace's and key's limits (src/usage/limits.ts). Requests that
+ * spend no tokens (Sieve's own APIs: settings, evidence, documents) meet only requests_per_minute.
+ */
+export async function admitRequest(ctx: AppContext, scope: WorkspaceScope, { workspace, spending }: { workspace?: Workspace; spending: boolean }): Promise<Admission> {
   const row = workspace ?? (await findWorkspace(ctx.database, scope.workspaceId))!;
   const { keyId, keyLimits } = scope.actor;
   const subjects = ctx.usage.limits.subjects(row.limits, keyId ? { id: keyId, limits: keyLimits } : null);
-  return ctx.usage.limits.admit(scope, subjects);
+  return ctx.usage.limits.admit(scope, spending ? subjects : requestsOnly(subjects));
+}
+
+function requestsOnly(subjects: LimitedSubject[]): LimitedSubject[] {
+  return subjects.flatMap((s) => (s.limits.requests_per_minute === undefined ? [] : [{ ...s, limits: { requests_per_minute: s.limits.requests_per_minute } }]));
 }
 
 const UNITS: Record<Exceeded["limit"], string> = {
