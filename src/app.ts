@@ -13,6 +13,7 @@ import { proxyController } from "./proxy";
 import { routingController } from "./routing";
 import type { AppContext } from "./runtime/context";
 import { authController, keysController, workspaceController } from "./tenancy";
+import { usageController } from "./usage";
 
 /** Mounts every feature on one Elysia app. */
 export function createApp(ctx: AppContext, docsUiScript: string) {
@@ -33,7 +34,8 @@ export function createApp(ctx: AppContext, docsUiScript: string) {
     .use(cacheController(ctx))
     .use(firewallController(ctx))
     .use(evidenceController(ctx))
-    .use(documentsController(ctx));
+    .use(documentsController(ctx))
+    .use(usageController(ctx));
 }
 
 export type App = ReturnType<typeof createApp>;

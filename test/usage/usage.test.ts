@@ -146,3 +146,50 @@ describe("estimates and savings", () => {
     expect(text).not.toContain(tenant.workspaceId);
   });
 });
+
+describe("GET /api/usage", () => {
+  const report = async (query: string) => {
+    await sieve.ctx.evidence.flush();
+    return fetch(`${sieve.url}/api/usage?${query}`, { headers: tenant.bearer });
+  };
+
+  test("by model: requests, billed tokens, cost and the cache's savings; a model without a price is counted as such", async () => {
+    const { rows } = (await (await report("group_by=model")).json()) as { rows: any[] };
+    const detail = rows.find((row) => row.model === "usage-detail")!;
+    // Of the usage-detail requests above, one was answered by the cache: its tokens are not billed, its cost is saved.
+    expect(detail.cache_hits).toBe(1);
+    expect(detail.input_tokens).toBe((detail.requests - 1) * 50);
+    expect(detail.output_tokens).toBe((detail.requests - 1) * 30);
+    expect(detail.cost_usd).toBeCloseTo((detail.requests - 1) * USAGE_DETAIL_COST, 10);
+    expect(detail.saved_cost_usd).toBeCloseTo(USAGE_DETAIL_COST, 12);
+    expect(rows.find((row) => row.model === "my-own-llama")).toMatchObject({ requests: 1, cost_usd: 0, unpriced_requests: 1 });
+  });
+
+  test("by key (with its name), by API and by UTC day; from/to bound the rows", async () => {
+    const byKey = (await (await report("group_by=key")).json()).rows;
+    expect(byKey).toEqual([expect.objectContaining({ key: tenant.keyId, key_name: "test-key" })]);
+    const byApi = (await (await report("group_by=api")).json()).rows.map((row: any) => row.api).sort();
+    expect(byApi).toEqual(["POST /v1/chat/completions", "POST /v1/messages", "POST /v1/responses"]);
+    const today = new Date().toISOString().slice(0, 10);
+    expect((await (await report("group_by=day")).json()).rows.map((row: any) => row.day)).toEqual([today]);
+    expect((await (await report(`group_by=day&from=2020-01-01&to=2020-02-01`)).json()).rows).toEqual([]);
+  });
+
+  test("format=csv: a header line and one line per row", async () => {
+    const response = await report("group_by=api&format=csv");
+    expect(response.headers.get("content-type")).toContain("text/csv");
+    const lines = (await response.text()).trimEnd().split("\r\n");
+    expect(lines[0]).toBe("api,requests,input_tokens,output_tokens,cached_tokens,reasoning_tokens,cost_usd,saved_cost_usd,cache_hits,unpriced_requests");
+    expect(lines).toHaveLength(4);
+  });
+
+  test("without group_by it still answers the document totals; bad parameters are a 400 naming them", async () => {
+    expect((await (await report("")).json()).documents).toMatchObject({ documents_uploaded: 0 });
+    const badGroup = await report("group_by=colour");
+    expect(badGroup.status).toBe(400);
+    expect(await badGroup.text()).toContain("group_by");
+    const backwards = await report("group_by=day&from=2026-02-01&to=2026-01-01");
+    expect(backwards.status).toBe(400);
+    expect(await backwards.text()).toContain("from");
+  });
+});
