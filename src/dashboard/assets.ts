@@ -20,6 +20,7 @@ import firewallPage from "./static/pages/firewall.mjs" with { type: "file" };
 import keysPage from "./static/pages/keys.mjs" with { type: "file" };
 import requestsPage from "./static/pages/requests.mjs" with { type: "file" };
 import routingPage from "./static/pages/routing.mjs" with { type: "file" };
+import usagePage from "./static/pages/usage.mjs" with { type: "file" };
 
 export const DASHBOARD_ASSET_PREFIX = "/dashboard/assets/";
 
@@ -41,6 +42,7 @@ export const DASHBOARD_ASSETS: ReadonlyMap<string, string> = new Map([
   ["pages/documents.mjs", documentsPage],
   ["pages/connect.mjs", connectPage],
   ["pages/routing.mjs", routingPage],
+  ["pages/usage.mjs", usagePage],
 ]);
 
 export function assetContentType(name: string): string {

@@ -13,6 +13,7 @@ import { firewallPage } from "./pages/firewall.mjs";
 import { keysPage } from "./pages/keys.mjs";
 import { requestDetailPage, requestsPage } from "./pages/requests.mjs";
 import { routingPage } from "./pages/routing.mjs";
+import { usagePage } from "./pages/usage.mjs";
 
 const HOME = "#/requests";
 
@@ -26,6 +27,7 @@ const routes = [
   { path: /^\/documents$/, page: documentsPage, title: "Documents", section: "documents" },
   { path: /^\/documents\/([^/]+)$/, page: documentPage, title: "Document", section: "documents" },
   { path: /^\/routing$/, page: routingPage, title: "Routing", section: "routing" },
+  { path: /^\/usage$/, page: usagePage, title: "Usage", section: "usage" },
   { path: /^\/connect$/, page: connectPage, title: "Connect your app", section: "connect" },
   { path: /^\/settings\/keys$/, page: keysPage, title: "Settings → API Keys", section: "settings" },
 ];
@@ -36,6 +38,7 @@ const sections = [
   ["cache", "#/cache", "Cache"],
   ["documents", "#/documents", "Documents"],
   ["routing", "#/routing", "Routing"],
+  ["usage", "#/usage", "Usage"],
   ["connect", "#/connect", "Connect your app"],
   ["settings", "#/settings/keys", "Settings → API Keys"],
 ];
