@@ -19,6 +19,7 @@ import type { AppContext } from "./runtime/context";
 import { EmbedderSlot } from "./runtime/embedder-slot";
 import { checkFirewallModel, firewallModel } from "./firewall/encoder";
 import { LimitKeeper } from "./usage/limits";
+import { startTracing } from "./telemetry/tracing";
 import { UsageMeter } from "./usage/meter";
 import { PriceBook } from "./usage/prices";
 import type { ConfigFile } from "./routing/config-file";
@@ -156,7 +157,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const settings = usageSettings(() => routingFile?.usage, config.rateLimitRpm);
   const limits = new LimitKeeper(settings.limits, options.now);
   const usage = { meter: new UsageMeter(settings.prices, metrics.usage, limits, log), limits };
-  const ctx: AppContext = { config, log, database, embedder, firewallEncoder, vectors, evidence, usage, allowedUpstreamHosts, metrics, routing, sessionTtlMs: SESSION_TTL_MS };
+  const tracing = startTracing(config.otlpEndpoint, process.env);
+  const ctx: AppContext = { config, log, database, embedder, firewallEncoder, vectors, evidence, usage, tracing, allowedUpstreamHosts, metrics, routing, sessionTtlMs: SESSION_TTL_MS };
 
   const app = createApp(ctx, assets.docsUiScript);
   const server = Bun.serve({
@@ -194,6 +196,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       routingFile?.close();
       await documentJobs(ctx).stop();
       await evidence.close();
+      await tracing?.shutdown();
       metrics.close();
       await database.close();
       log.info("stopped");

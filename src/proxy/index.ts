@@ -16,6 +16,7 @@ import type { CacheStage, FirewallStage, UpstreamStage } from "./stages";
 import { directUpstream } from "./upstream";
 import { routedUpstream } from "../routing/routed-upstream";
 import { HttpError, jsonResponse } from "../http/errors";
+import { RequestSpans } from "../telemetry/request-spans";
 import { admitRequest, limitExceededBody, limitHeaders, limitMessage, limitWarningHeader } from "../usage/admission";
 
 export type ProxyStages = { firewall: FirewallStage; cache: CacheStage };
@@ -55,7 +56,7 @@ function upstreamStage(ctx: AppContext): UpstreamStage {
  * /v1 path is passed through to the provider.
  */
 export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
-  const deps: PipelineDeps = {
+  const untraced: PipelineDeps = {
     ...stages,
     upstream: upstreamStage(ctx),
     evidence: ctx.evidence,
@@ -66,9 +67,12 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
     maxSseEventBytes: ctx.config.maxSseEventBytes,
     usage: ctx.usage.meter,
   };
+  const spans = ctx.tracing && new RequestSpans(ctx.tracing.tracer);
+  const deps = spans ? spans.wrap(untraced) : untraced;
   const providerUrls = { openai: ctx.config.upstreamUrl, anthropic: ctx.config.anthropicUpstreamUrl };
   const handle = (dialect: Dialect) => async ({ request, scope, requestId, receivedAt }: Context) => {
     const workspace = (await findWorkspace(ctx.database, scope.workspaceId))!;
+    const span = spans?.start(request, dialect.api);
     let rawBody: string | undefined;
     try {
       const admission = await admitRequest(ctx, scope, { workspace, spending: true });
@@ -88,11 +92,14 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
         cacheOn: ctx.config.cache,
         admission,
       });
+      if (span) spans!.attach(proxied, span);
       const response = await runPipeline(proxied, deps);
       for (const [name, value] of Object.entries(limitWarningHeader(admission.warnings))) response.headers.set(name, value);
       return response;
     } catch (error) {
-      return failedRequest({ requestId, scope, workspace, receivedAt, rawBody, dialect }, error, deps);
+      const failed = failedRequest({ requestId, scope, workspace, receivedAt, rawBody, dialect }, error, deps);
+      if (span) spans!.fail(span, failed.status, error);
+      return failed;
     }
   };
   const passthrough = async ({ request, scope, requestId, receivedAt }: Context) => {

@@ -24,7 +24,7 @@ export type PipelineDeps = {
   evidence: EvidenceWriter;
   metrics: ProxyMetrics;
   /** Tokens, cost and the request's share of its limits (src/usage). */
-  usage: UsageMeter;
+  usage: Pick<UsageMeter, "meter">;
   /** The provider: the spec's single upstream, or the routing file's routes (src/routing). */
   upstream: UpstreamStage;
   log: Logger;

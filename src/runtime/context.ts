@@ -7,6 +7,7 @@ import type { Logger } from "../logging/logger";
 import type { Metrics } from "../metrics/service";
 import type { LimitKeeper } from "../usage/limits";
 import type { UsageMeter } from "../usage/meter";
+import type { Tracing } from "../telemetry/tracing";
 import type { Breakers } from "../routing/breaker";
 import type { RoutingFileSource } from "../routing/routing-file";
 import type { SecretKeySource } from "../routing/secret-box";
@@ -29,6 +30,8 @@ export type AppContext = {
   evidence: EvidenceWriter;
   /** Usage, cost and limits (src/usage): the pipeline's meter and the limits every request is admitted under. */
   usage: { meter: UsageMeter; limits: LimitKeeper };
+  /** OpenTelemetry traces (src/telemetry), when an OTLP endpoint is configured. */
+  tracing: Tracing | undefined;
   /** Where a workspace's own provider URL may lead (--allow-upstream-hosts), parsed once. */
   allowedUpstreamHosts: AllowedHosts;
   /** What GET /metrics exposes; the stages record into it. */
