@@ -50,8 +50,18 @@ export class UsageMeter {
     );
   }
 
+  /** A price that cannot be worked out is no reason to fail the request it belongs to: it is logged and left null. */
+  #cost(request: MeteredRequest, usage: Usage) {
+    try {
+      return this.prices().cost(request.dialect.provider, request.view.model, usage);
+    } catch (error) {
+      this.log.warn("no price for the request", { model: request.view.model, error: (error as Error).message });
+      return null;
+    }
+  }
+
   #price(request: MeteredRequest, outcome: RequestOutcome, usage: Usage | undefined, estimated: boolean, limitWarning: string | null): Metered {
-    const cost = usage ? this.prices().cost(request.dialect.provider, request.view.model, usage) : null;
+    const cost = usage ? this.#cost(request, usage) : null;
     const hit = outcome.cacheStatus === "hit";
     const tokens = { input: usage?.prompt_tokens ?? 0, output: usage?.completion_tokens ?? 0, cached: usage?.cached_tokens ?? 0, reasoning: usage?.reasoning_tokens ?? 0 };
     this.metrics.record(cost?.priceName ?? null, tokens, hit ? null : (cost?.usd ?? null), hit ? (cost?.usd ?? 0) : null);
