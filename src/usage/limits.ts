@@ -1,4 +1,4 @@
-import { and, eq, inArray, lt, or, sql } from "drizzle-orm";
+import { and, eq, lt, or, sql } from "drizzle-orm";
 import type { WorkspaceScope } from "../tenancy/scope";
 import { LIMIT_NAMES, type FileLimits, type LimitName, type Limits } from "./model";
 import { usageCounters } from "./schema";
@@ -141,7 +141,7 @@ export class LimitKeeper {
     if (now - last < PURGE_EVERY_MS) return;
     this.#purgedAt.set(scope.workspaceId, now);
     for (const period of ["minute", "day", "month"] as const) {
-      await scope.delete(usageCounters, inArray(usageCounters.period, [period]), lt(usageCounters.startsAt, new Date(now - KEEP_MS[period])));
+      await scope.delete(usageCounters, eq(usageCounters.period, period), lt(usageCounters.startsAt, new Date(now - KEEP_MS[period])));
     }
   }
 }
