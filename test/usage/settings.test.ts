@@ -53,3 +53,14 @@ describe("limits", () => {
     expect(windowOf("month", at)).toEqual({ start: Date.UTC(2026, 11, 1), end: Date.UTC(2027, 0, 1) });
   });
 });
+
+describe("estimates", () => {
+  test("a long answer without spaces is estimated in bounded time (no quadratic byte-pair run), counted at the sample's rate", async () => {
+    const { estimateUsage } = await import("../../src/usage/estimate");
+    const usage = await estimateUsage("gpt-4o", ["hello there"], "x".repeat(4 * 1024 * 1024));
+    expect(usage.prompt_tokens).toBe(2);
+    // o200k_base packs runs of "x" into a few characters per token: millions of characters, far fewer tokens.
+    expect(usage.completion_tokens).toBeGreaterThan(100_000);
+    expect(usage.completion_tokens).toBeLessThan(4 * 1024 * 1024);
+  });
+});
