@@ -15,6 +15,7 @@ import { errorShapeFor } from "./proxy/passthrough";
 import { routingController } from "./routing";
 import type { AppContext } from "./runtime/context";
 import { authController, keysController, workspaceController } from "./tenancy";
+import { usageController } from "./usage";
 
 /** Mounts every feature on one Elysia app. */
 export function createApp(ctx: AppContext, docsUiScript: string) {
@@ -37,7 +38,8 @@ export function createApp(ctx: AppContext, docsUiScript: string) {
     .use(firewallController(ctx))
     .use(dataProtectionController(ctx))
     .use(evidenceController(ctx))
-    .use(documentsController(ctx));
+    .use(documentsController(ctx))
+    .use(usageController(ctx));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -19,7 +19,12 @@ import { assetPaths } from "./runtime/assets";
 import type { AppContext } from "./runtime/context";
 import { EmbedderSlot } from "./runtime/embedder-slot";
 import { checkFirewallModel, firewallModel } from "./firewall/encoder";
-import { RateLimiter } from "./tenancy/rate-limit";
+import { LimitKeeper } from "./usage/limits";
+import { startTracing } from "./telemetry/tracing";
+import { UsageMeter } from "./usage/meter";
+import { PriceBook } from "./usage/prices";
+import type { ConfigFile } from "./routing/config-file";
+import type { FileLimits } from "./usage/model";
 import { onboardingHint } from "./tenancy/onboarding";
 import { baseUrlWarning } from "./proxy/base-url-hints";
 import { Breakers } from "./routing/breaker";
@@ -43,7 +48,33 @@ export type ServerOptions = {
   /** Use this embedder instead of loading one (tests share one across servers). */
   embedder?: Embedder;
   logSink?: (line: string) => void;
+  /** The clock of the limits' windows (tests move it); default Date.now. */
+  now?: () => number;
 };
+
+/**
+ * The routing file's `prices:` as a PriceBook and its `limits:` with --rate-limit-rpm as the
+ * workspace default it always was, made again only when the file is reloaded.
+ */
+function usageSettings(file: () => Omit<ConfigFile, "table"> | undefined, rateLimitRpm: number) {
+  const none: Omit<ConfigFile, "table"> = { prices: {}, limits: {} };
+  let seen: Omit<ConfigFile, "table"> | undefined;
+  let book = new PriceBook();
+  let limits: FileLimits = {};
+  const refresh = () => {
+    const current = file() ?? none;
+    if (current === seen) return;
+    seen = current;
+    book = new PriceBook(current.prices);
+    const workspace = { ...current.limits.workspace };
+    if (rateLimitRpm > 0 && workspace.requests_per_minute === undefined) workspace.requests_per_minute = rateLimitRpm;
+    limits = { ...current.limits, workspace };
+  };
+  return {
+    prices: () => (refresh(), book),
+    limits: () => (refresh(), limits),
+  };
+}
 
 function modelDirOf(config: Config): string {
   return config.modelDir || assetPaths().modelDir;
@@ -126,7 +157,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     workspaceRoutes: new WorkspaceRoutes(secretKeys, { timeoutMs: config.upstreamTimeoutMs, allowedHosts: allowedUpstreamHosts, log }),
     secretKeys,
   };
-  const ctx: AppContext = { config, log, database, embedder, firewallEncoder, vectors, evidence, rateLimiter: new RateLimiter(config.rateLimitRpm), allowedUpstreamHosts, metrics, routing, sessionTtlMs: SESSION_TTL_MS };
+  const settings = usageSettings(() => routingFile?.usage, config.rateLimitRpm);
+  const limits = new LimitKeeper(settings.limits, options.now);
+  const usage = { meter: new UsageMeter(settings.prices, metrics.usage, limits, log), limits };
+  const tracing = startTracing(config.otlpEndpoint, process.env);
+  const ctx: AppContext = { config, log, database, embedder, firewallEncoder, vectors, evidence, usage, tracing, allowedUpstreamHosts, metrics, routing, sessionTtlMs: SESSION_TTL_MS };
 
   const app = createApp(ctx, assets.docsUiScript);
   const server = Bun.serve({
@@ -168,6 +203,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       routingFile?.close();
       await documentJobs(ctx).stop();
       await evidence.close();
+      await tracing?.shutdown();
       metrics.close();
       await database.close();
       log.info("stopped");

@@ -114,6 +114,14 @@ export const serveOptions = {
     defaultLabel: "none: each API goes to its upstream URL above",
     parse: nonEmpty,
   },
+  otlpEndpoint: {
+    flag: "--otlp-endpoint",
+    env: "SIEVE_OTLP_ENDPOINT",
+    help: "OpenTelemetry traces over OTLP/HTTP to this base URL (/v1/traces is appended); the standard OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT turn them on too (docs/usage-and-budgets.md, Traces)",
+    default: "",
+    defaultLabel: "off, unless an OTEL_EXPORTER_OTLP_* endpoint is set",
+    parse: (raw: string) => (raw.trim() ? httpUrl(raw.trim()) : ""),
+  },
   secretKey: {
     flag: "--secret-key",
     env: "SIEVE_SECRET_KEY",
@@ -305,7 +313,7 @@ export const serveOptions = {
   rateLimitRpm: {
     flag: "--rate-limit-rpm",
     env: "SIEVE_RATE_LIMIT_RPM",
-    help: "Requests per minute per workspace, shared by all its API keys (0: no limit)",
+    help: "Requests per minute per workspace, shared by all its API keys (0: no limit): the default of the requests_per_minute limit (docs/usage-and-budgets.md), which the routing file's limits: and each workspace's own setting override",
     default: 0,
     parse: integer(0, 1_000_000),
   },

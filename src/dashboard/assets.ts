@@ -22,6 +22,7 @@ import requestsPage from "./static/pages/requests.mjs" with { type: "file" };
 import routingPage from "./static/pages/routing.mjs" with { type: "file" };
 import workspacePage from "./static/pages/workspace.mjs" with { type: "file" };
 import dataProtectionPage from "./static/pages/data-protection.mjs" with { type: "file" };
+import usagePage from "./static/pages/usage.mjs" with { type: "file" };
 
 export const DASHBOARD_ASSET_PREFIX = "/dashboard/assets/";
 
@@ -45,6 +46,7 @@ export const DASHBOARD_ASSETS: ReadonlyMap<string, string> = new Map([
   ["pages/routing.mjs", routingPage],
   ["pages/workspace.mjs", workspacePage],
   ["pages/data-protection.mjs", dataProtectionPage],
+  ["pages/usage.mjs", usagePage],
 ]);
 
 export function assetContentType(name: string): string {

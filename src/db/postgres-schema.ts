@@ -134,6 +134,7 @@ export const {
   firewall_disabled_families: firewallDisabledFamilies,
   cache_entries: cacheEntries,
   cache_counters: cacheCounters,
+  usage_counters: usageCounters,
 } = postgresTables;
 
 // ---- vectors (PostgreSQL only; SQLite keeps them in sqlite-vec tables of the same names and columns, except the cache's sign bits: cache_entries.sign_bits) ----

@@ -4,3 +4,4 @@ export * from "../evidence/schema";
 export * from "../documents/schema";
 export * from "../firewall/schema";
 export * from "../cache/schema";
+export * from "../usage/schema";

@@ -20,7 +20,6 @@ import {
   type DocumentsEnv,
 } from "./service";
 import { readUpload } from "./upload";
-import { usageView } from "./usage";
 import { BEARER_KEY_SECURITY } from "../docs/security";
 
 /** The upload body is read by hand (two content types); these schemas only document it. */
@@ -41,7 +40,7 @@ const UPLOAD_DESCRIPTION =
   "201 when processing finished within about 2 s, 202 (status pending/processing) otherwise. An exact duplicate answers with spec §2.6.";
 
 /**
- * The document API (spec §4.3) and the workspace's document usage. Clients send
+ * The document API (spec §4.3); its totals are under GET /api/usage (src/usage). Clients send
  * Authorization: Bearer <API_KEY> (spec §5); the dashboard calls the same routes with its
  * session cookie (and X-CSRF-Token on changes).
  */
@@ -137,8 +136,5 @@ export const documentsController = (ctx: AppContext) => {
         maxBodyBytes: SMALL_JSON_BODY_BYTES,
         detail: { summary: "Process the document with another chunking configuration (a new variant), or retry a failed one" },
       },
-    )
-    .get("/usage", ({ scope }) => usageView(scope), {
-      detail: { summary: "Document processing totals of the workspace: pages processed and saved, embeddings computed and reused" },
-    });
+    );
 };

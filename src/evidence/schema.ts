@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { createdAt, workspaceIdColumn } from "../db/columns";
 import { workspaces } from "../tenancy/schema";
 import type { UpstreamAttempt } from "../proxy/upstream";
@@ -36,6 +36,18 @@ export const evidence = sqliteTable(
     promptTokens: integer("prompt_tokens"),
     completionTokens: integer("completion_tokens"),
     totalTokens: integer("total_tokens"),
+    /** Input tokens read from the provider's prompt cache (part of prompt_tokens). */
+    cachedTokens: integer("cached_tokens"),
+    /** Output tokens spent reasoning (part of completion_tokens). */
+    reasoningTokens: integer("reasoning_tokens"),
+    /** The provider gave no usage: the counts are Sieve's tokenizer estimate (src/usage/estimate.ts). */
+    usageEstimated: integer("usage_estimated", { mode: "boolean" }).notNull().default(false),
+    /** US dollars at catalogue or operator prices; null when the model has no price. A cache hit costs 0. */
+    costUsd: real("cost_usd"),
+    /** A cache hit: what the stored answer's tokens would have cost at the provider. */
+    savedCostUsd: real("saved_cost_usd"),
+    /** Soft limits this request went past (e.g. "spend_per_day_usd"), comma-separated; null: none. */
+    limitWarning: text("limit_warning"),
     promptSha256: text("prompt_sha256").notNull(),
     requestBody: text("request_body"),
     responseBody: text("response_body"),

@@ -54,7 +54,13 @@ function evidenceView(row: EvidenceRow, withBodies: boolean) {
     firewall_matches: row.firewallMatches,
     overhead_ms: row.overheadMs,
     upstream_ms: row.upstreamMs,
-    usage: row.totalTokens === null ? null : { prompt_tokens: row.promptTokens, completion_tokens: row.completionTokens, total_tokens: row.totalTokens },
+    usage:
+      row.totalTokens === null
+        ? null
+        : { prompt_tokens: row.promptTokens, completion_tokens: row.completionTokens, total_tokens: row.totalTokens, cached_tokens: row.cachedTokens, reasoning_tokens: row.reasoningTokens, estimated: row.usageEstimated },
+    cost_usd: row.costUsd,
+    saved_cost_usd: row.savedCostUsd,
+    limit_warning: row.limitWarning,
     prompt_sha256: row.promptSha256,
     error: row.error,
     attempts: row.attempts,

@@ -36,7 +36,7 @@ export class EvidenceWriter {
     private readonly intervalMs: number,
     /** Times each batch (sieve_database_seconds{operation="evidence_write"}). */
     private readonly database: DatabaseMetrics,
-    // 22 columns a row: 500 rows stay within SQLite's 32766 and PostgreSQL's 65535 bound parameters.
+    // 28 columns a row: 500 rows stay within SQLite's 32766 and PostgreSQL's 65535 bound parameters.
     private readonly maxBatch = 500,
   ) {}
 

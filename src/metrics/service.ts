@@ -7,6 +7,7 @@ import { HttpMetrics } from "./http";
 import { ProcessMetrics } from "./process";
 import { ProxyMetrics } from "./proxy";
 import { RoutingMetrics } from "./routing";
+import { UsageMetrics } from "./usage";
 import type { Breakers } from "../routing/breaker";
 
 export type MetricsSources = {
@@ -39,6 +40,7 @@ export class Metrics {
   readonly #process = new ProcessMetrics(this.#registry);
   readonly routing: RoutingMetrics;
   readonly documents: DocumentMetrics;
+  readonly usage = new UsageMetrics(this.#registry);
 
   constructor(sources: MetricsSources) {
     this.#sources = sources;

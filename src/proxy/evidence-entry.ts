@@ -6,6 +6,7 @@ import type { Usage } from "./dialects/dialect";
 import type { UpstreamAttempt } from "./upstream";
 import type { ProxiedRequest } from "./request";
 import { strongest, type FirewallVerdict } from "./stages";
+import type { Metered } from "../usage/meter";
 
 export type RequestOutcome = {
   status: number;
@@ -16,6 +17,8 @@ export type RequestOutcome = {
   overheadMs: number;
   upstreamMs: number;
   usage?: Usage;
+  /** The answer's text, for a usage estimate when the provider gave no usage. */
+  answerText?: string;
   responseBody?: string;
   error?: string;
   /** A routed request's tries at its targets (src/routing); undefined without a route. */
@@ -29,7 +32,8 @@ export type EvidenceSubject = Pick<ProxiedRequest, "requestId" | "scope" | "work
   Partial<Pick<ProxiedRequest, "view" | "stream">> & { rawBody: string | undefined };
 
 /** Spec §6 evidence: one record per request. The provider key is never part of it. */
-export function evidenceEntry(request: EvidenceSubject, outcome: RequestOutcome, logBodies: boolean): EvidenceRecord {
+export function evidenceEntry(request: EvidenceSubject, outcome: RequestOutcome, logBodies: boolean, metered?: Metered): EvidenceRecord {
+  const usage = metered ? metered.usage : outcome.usage;
   return {
     requestId: request.requestId,
     workspaceId: request.scope.workspaceId,
@@ -45,9 +49,15 @@ export function evidenceEntry(request: EvidenceSubject, outcome: RequestOutcome,
     firewallMatches: outcome.verdicts.flatMap((v) => v.matches),
     overheadMs: Math.max(0, Math.round(outcome.overheadMs)),
     upstreamMs: Math.max(0, Math.round(outcome.upstreamMs)),
-    promptTokens: outcome.usage?.prompt_tokens ?? null,
-    completionTokens: outcome.usage?.completion_tokens ?? null,
-    totalTokens: outcome.usage?.total_tokens ?? null,
+    promptTokens: usage?.prompt_tokens ?? null,
+    completionTokens: usage?.completion_tokens ?? null,
+    totalTokens: usage?.total_tokens ?? null,
+    cachedTokens: usage?.cached_tokens ?? null,
+    reasoningTokens: usage?.reasoning_tokens ?? null,
+    usageEstimated: metered?.estimated ?? false,
+    costUsd: metered?.costUsd ?? null,
+    savedCostUsd: metered?.savedCostUsd ?? null,
+    limitWarning: metered?.limitWarning ?? null,
     promptSha256: sha256Hex(request.view ? JSON.stringify(request.view.conversation) : (request.rawBody ?? "")),
     requestBody: logBodies ? loggedBody(request.rawBody) : null,
     responseBody: logBodies ? loggedBody(outcome.responseBody) : null,

@@ -9,7 +9,7 @@ import { anthropicMessages } from "./dialects/anthropic-messages";
 import type { Dialect } from "./dialects/dialect";
 import { openaiChat } from "./dialects/openai-chat";
 import { openaiResponses } from "./dialects/openai-responses";
-import { forwardPassthrough, isSievePath } from "./passthrough";
+import { forwardPassthrough, isSievePath, providerOf } from "./passthrough";
 import { doubledVersionHint, missingVersionHint } from "./base-url-hints";
 import { failedRequest, runPipeline, type PipelineDeps } from "./pipeline";
 import { readProxiedRequest, readRequestBody } from "./request";
@@ -18,6 +18,9 @@ import { directUpstream } from "./upstream";
 import { routedUpstream } from "../routing/routed-upstream";
 import { SERVICE_KEY_SECURITY } from "../docs/security";
 import { dataProtectionStage } from "../data-protection/stage";
+import { jsonResponse } from "../http/errors";
+import { RequestSpans } from "../telemetry/request-spans";
+import { admitRequest, limitExceededBody, limitHeaders, limitMessage, limitWarningHeader } from "../usage/admission";
 
 export type ProxyStages = { firewall: FirewallStage; cache: CacheStage };
 
@@ -56,7 +59,7 @@ function upstreamStage(ctx: AppContext): UpstreamStage {
  * /v1 path is passed through to the provider.
  */
 export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
-  const deps: PipelineDeps = {
+  const untraced: PipelineDeps = {
     ...stages,
     protection: dataProtectionStage(ctx.metrics.dataProtection),
     upstream: upstreamStage(ctx),
@@ -66,12 +69,22 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
     upstreamTimeoutMs: ctx.config.upstreamTimeoutMs,
     maxResponseBytes: ctx.config.maxResponseBytes,
     maxSseEventBytes: ctx.config.maxSseEventBytes,
+    usage: ctx.usage.meter,
   };
+  const spans = ctx.tracing && new RequestSpans(ctx.tracing.tracer);
+  const deps = spans ? spans.wrap(untraced) : untraced;
   const providerUrls = { openai: ctx.config.upstreamUrl, anthropic: ctx.config.anthropicUpstreamUrl };
   const handle = (dialect: Dialect) => async ({ request, scope, requestId, receivedAt }: Context) => {
     const workspace = (await findWorkspace(ctx.database, scope.workspaceId))!;
+    const span = spans?.start(request, dialect.api);
     let rawBody: string | undefined;
     try {
+      const admission = await admitRequest(ctx, scope, { workspace, spending: true });
+      if (admission.refused) {
+        const { refused } = admission;
+        const body = limitExceededBody(refused, dialect.errorBody("rate_limited", limitMessage(refused), requestId));
+        return jsonResponse(429, body, { ...limitHeaders(refused, ctx.usage.limits.now()), "x-service-request-id": requestId });
+      }
       rawBody = await readRequestBody(request, ctx.config.maxBodyBytes);
       const proxied = readProxiedRequest(request, rawBody, dialect, {
         requestId,
@@ -82,10 +95,16 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
         maxJsonValues: ctx.config.maxJsonValues,
         receivedAt,
         cacheOn: ctx.config.cache,
+        admission,
       });
-      return await runPipeline(proxied, deps);
+      if (span) spans!.attach(proxied, span);
+      const response = await runPipeline(proxied, deps);
+      for (const [name, value] of Object.entries(limitWarningHeader(admission.warnings))) response.headers.set(name, value);
+      return response;
     } catch (error) {
-      return failedRequest({ requestId, scope, workspace, receivedAt, rawBody, dialect }, error, deps);
+      const failed = failedRequest({ requestId, scope, workspace, receivedAt, rawBody, dialect }, error, deps);
+      if (span) spans!.fail(span, failed.status, error);
+      return failed;
     }
   };
   const passthrough = async ({ request, scope, requestId, receivedAt }: Context) => {
@@ -94,11 +113,17 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
     if (isSievePath(url.pathname)) throw httpError(404, "not_found", "no such route");
     const doubled = doubledVersionHint(url.pathname, url.origin);
     if (doubled) throw httpError(404, "doubled_version_segment", doubled);
+    const { refused } = await admitRequest(ctx, scope, { spending: true });
+    if (refused) {
+      const dialect = providerOf(request.headers) === "anthropic" ? anthropicMessages : openaiChat;
+      const body = { ...limitExceededBody(refused, dialect.errorBody("rate_limited", limitMessage(refused), requestId)), request_id: requestId };
+      return jsonResponse(429, body, { ...limitHeaders(refused, ctx.usage.limits.now()), "x-service-request-id": requestId });
+    }
     return forwardPassthrough(request, request.body, { ctx, scope, requestId, receivedAt });
   };
   return new Elysia({ prefix: "/v1", detail: { tags: ["proxy"], security: SERVICE_KEY_SECURITY } })
     .use(requestContextPlugin)
-    .use(serviceKeyAuth(ctx))
+    .use(serviceKeyAuth(ctx, { admit: false }))
     .post("/chat/completions", handle(openaiChat), routeDoc(openaiChat, "OpenAI-compatible chat completions through the firewall and cache"))
     .post("/responses", handle(openaiResponses), routeDoc(openaiResponses, "OpenAI Responses API through the firewall and cache"))
     .post("/messages", handle(anthropicMessages), routeDoc(anthropicMessages, "Anthropic Messages API through the firewall and cache"))

@@ -13,6 +13,7 @@ import { blockedHeaders, firewallHeader, serviceHeaders } from "./service-header
 import type { CacheStage, FirewallStage, FirewallVerdict, UpstreamStage } from "./stages";
 import { relayStream, type StreamOutcome } from "./stream-relay";
 import { readAnswerText, relayedHeaders, UpstreamError, type UpstreamCall } from "./upstream";
+import type { Metered, UsageMeter } from "../usage/meter";
 
 /**
  * Larger answers are relayed but not cached: storing (and later replaying) a 20 MB completion
@@ -26,6 +27,8 @@ export type PipelineDeps = {
   cache: CacheStage;
   evidence: EvidenceWriter;
   metrics: ProxyMetrics;
+  /** Tokens, cost and the request's share of its limits (src/usage). */
+  usage: Pick<UsageMeter, "meter">;
   /** The provider: the spec's single upstream, or the routing file's routes (src/routing). */
   upstream: UpstreamStage;
   log: Logger;
@@ -48,8 +51,11 @@ export async function runPipeline(received: ProxiedRequest, deps: PipelineDeps):
   // 0. Data protection: secrets and personal data blocked, or replaced before anything else reads the request.
   const { request, protection, blocked } = await deps.protection.protect(received);
   const record = (outcome: RequestOutcome) => {
-    const dataProtection = protection.records();
-    deps.evidence.record(evidenceEntry(request, { ...outcome, cacheRejected: deps.cache.rejectedCandidate?.(request), dataProtection }, request.workspace.logBodies));
+    const entry = { ...outcome, cacheRejected: deps.cache.rejectedCandidate?.(request), dataProtection: protection.records() };
+    const write = (metered: Metered) => deps.evidence.record(evidenceEntry(request, entry, request.workspace.logBodies, metered));
+    const metered = deps.usage.meter(request, outcome);
+    if (metered instanceof Promise) void metered.then(write);
+    else write(metered);
     deps.metrics.record(dialect.name, outcome);
   };
   const overhead = (upstreamMs: number) => performance.now() - request.receivedAt - upstreamMs;
@@ -90,7 +96,7 @@ export async function runPipeline(received: ProxiedRequest, deps: PipelineDeps):
       // Stored answers hold placeholders; this request's masked values are restored in them.
       const completion = protection.forClient(hit.completion);
       return request.stream
-        ? new Response(dialect.replayStream(completion), { status: 200, headers: { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" } })
+        ? new Response(dialect.replayStream(request.usageAdded ? withoutUsage(completion) : completion), { status: 200, headers: { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" } })
         : new Response(completion === hit.completion ? responseBody : JSON.stringify(completion), { status: 200, headers: { ...headers, "content-type": "application/json" } });
     }
   }
@@ -159,6 +165,7 @@ async function forward(
       idleTimeoutMs: routed?.idleTimeoutMs ?? deps.upstreamTimeoutMs,
       maxBytes: deps.maxResponseBytes,
       maxEventBytes: deps.maxSseEventBytes,
+      hideUsage: request.usageAdded,
       onEnd: async (outcome: StreamOutcome) => {
         const verdicts = [inputVerdict, ...(outcome.kind === "completed" || outcome.kind === "blocked" ? (outcome.outputVerdict ? [outcome.outputVerdict] : []) : [])];
         const completion = outcome.transcript.toResponse();
@@ -173,6 +180,7 @@ async function forward(
           overheadMs,
           upstreamMs,
           usage: outcome.transcript.usage,
+          answerText: outcome.transcript.text,
           responseBody: JSON.stringify(completion),
           error: outcome.kind === "upstream_error" ? outcome.error : outcome.kind === "client_aborted" ? "client disconnected" : undefined,
           attempts,
@@ -214,12 +222,12 @@ async function forward(
   if (outputVerdict?.action === "block") {
     release?.();
     const body = dialect.errorBody("blocked", outputVerdict.reason ?? "blocked", request.requestId, outputVerdict.reason);
-    record({ status: 403, cacheStatus, verdicts, overheadMs, upstreamMs: providerMs, usage: answer?.usage, responseBody: text, attempts });
+    record({ status: 403, cacheStatus, verdicts, overheadMs, upstreamMs: providerMs, usage: answer?.usage, answerText: answer?.text, responseBody: text, attempts });
     return jsonResponse(403, body, { ...headers, ...blockedHeaders(outputVerdict.family, outputVerdict.reason) });
   }
   if (completion && answer?.complete && text.length <= MAX_CACHED_RESPONSE_CHARS) storeThenRelease(completion, providerMs);
   else release?.();
-  record({ status: response.status, cacheStatus, verdicts, overheadMs, upstreamMs: providerMs, usage: answer?.usage, responseBody: text, attempts });
+  record({ status: response.status, cacheStatus, verdicts, overheadMs, upstreamMs: providerMs, usage: answer?.usage, answerText: answer?.text, responseBody: text, attempts });
   if (response.status === 404 && !routed) return providerNotFound(request, text, headers);
   const forClient = completion ? protection.forClient(completion) : undefined;
   return new Response(forClient && forClient !== completion ? JSON.stringify(forClient) : text, { status: response.status, headers });
@@ -253,6 +261,11 @@ export function failedRequest(subject: EvidenceSubject, error: unknown, deps: Pi
   deps.metrics.record(subject.dialect.name, outcome);
   const headers = { ...failure.headers, ...serviceHeaders({ requestId: subject.requestId, cache: "miss", receivedAt: subject.receivedAt, upstreamMs: 0 }) };
   return jsonResponse(status, body, headers);
+}
+
+function withoutUsage(completion: Record<string, unknown>): Record<string, unknown> {
+  const { usage: _usage, ...rest } = completion;
+  return rest;
 }
 
 function parseJson(text: string): Record<string, unknown> | undefined {

@@ -4,6 +4,7 @@ import { describeZodIssues } from "../http/validation";
 import type { WorkspaceScope } from "../tenancy/scope";
 import type { Workspace } from "../tenancy/service";
 import type { Dialect, RequestView } from "./dialects/dialect";
+import type { Admission } from "../usage/limits";
 
 /** Longest time a response may stay cached, by request header or workspace setting: one year. */
 export const MAX_CACHE_TTL_SECONDS = 365 * 24 * 3600;
@@ -33,8 +34,13 @@ export type ProxiedRequest = {
   view: RequestView;
   /** The body as parsed JSON; data protection replaces values in it (and then rewrites rawBody and view). */
   body: Record<string, unknown>;
-  /** Forwarded byte for byte: the provider sees exactly what the client sent, unless data protection replaced values. */
+  /**
+   * Forwarded byte for byte: the provider sees exactly what the client sent, except that a chat
+   * stream asks for its usage (`usageAdded`) and data protection may replace values.
+   */
   rawBody: string;
+  /** Sieve asked the provider for usage the client did not ask for: the relay and a cached replay leave it out. */
+  usageAdded: boolean;
   stream: boolean;
   forwardHeaders: Record<string, string>;
   /** The provider's base URL; the dialect's path is appended when forwarding. */
@@ -46,6 +52,8 @@ export type ProxiedRequest = {
   receivedAt: number;
   /** Aborted when the client goes away. */
   clientSignal: AbortSignal;
+  /** The limits the request was admitted under (src/usage/limits.ts): its tokens and cost are charged to them. */
+  admission: Admission | undefined;
 };
 
 /** The body as text, within the size limit (413 above it). */
@@ -62,13 +70,14 @@ export function readProxiedRequest(
   request: Request,
   rawBody: string,
   dialect: Dialect,
-  ctx: { requestId: string; scope: WorkspaceScope; workspace: Workspace; providerUrls: ProviderUrls; maxJsonDepth: number; maxJsonValues: number; receivedAt: number; cacheOn: boolean },
+  ctx: { requestId: string; scope: WorkspaceScope; workspace: Workspace; providerUrls: ProviderUrls; maxJsonDepth: number; maxJsonValues: number; receivedAt: number; cacheOn: boolean; admission?: Admission },
 ): ProxiedRequest {
   if (!rawBody.trim()) throw badRequest(`body: a JSON request for ${dialect.api} is required`);
   const body = parseJsonBody(rawBody, ctx.maxJsonDepth, ctx.maxJsonValues);
   const parsed = dialect.schema.safeParse(body);
   if (!parsed.success) throw badRequest(describeZodIssues("body", parsed.error.issues));
   const view = dialect.read(parsed.data);
+  const withUsage = dialect.requestUsage?.(parsed.data, rawBody);
 
   const forwardHeaders: Record<string, string> = { "content-type": "application/json" };
   for (const name of dialect.forwardedHeaders) {
@@ -82,14 +91,17 @@ export function readProxiedRequest(
     workspace: ctx.workspace,
     dialect,
     view,
-    body: body as Record<string, unknown>,
-    rawBody,
+    // The body carries the usage request too, so a body data protection rewrites still asks for it.
+    body: withUsage === undefined ? (body as Record<string, unknown>) : withUsageOption(body as Record<string, unknown>),
+    rawBody: withUsage ?? rawBody,
+    usageAdded: withUsage !== undefined,
     stream: view.stream,
     forwardHeaders,
     ...providerBaseUrl(dialect.provider, ctx.workspace, ctx.providerUrls),
     cacheControl: readCacheControl(request.headers, cacheOn),
     receivedAt: ctx.receivedAt,
     clientSignal: request.signal,
+    admission: ctx.admission,
   };
 }
 
@@ -110,4 +122,10 @@ function readCacheControl(headers: Headers, cacheOn: boolean): CacheControl {
     ttlSeconds = Number(ttlRaw);
   }
   return { lookup: cacheOn && !noCache, store: cacheOn && !noStore, ttlSeconds };
+}
+
+/** `stream_options.include_usage: true` added to a chat body, as the dialect's requestUsage added it to the text. */
+function withUsageOption(body: Record<string, unknown>): Record<string, unknown> {
+  const options = typeof body.stream_options === "object" && body.stream_options !== null ? body.stream_options : {};
+  return { ...body, stream_options: { ...options, include_usage: true } };
 }

@@ -24,6 +24,8 @@ export type RelayOptions = {
   /** --max-sse-event-bytes: the longest single event (counted in characters). */
   maxEventBytes: number;
   onEnd: (outcome: StreamOutcome) => void;
+  /** Sieve asked for usage the client did not: the dialect leaves it out of what the client gets. */
+  hideUsage: boolean;
 };
 
 const encoder = new TextEncoder();
@@ -109,7 +111,7 @@ export function relayStream(options: RelayOptions): ReadableStream<Uint8Array> {
               options.abortUpstream("blocked by firewall");
               return end({ kind: "blocked", transcript, outputVerdict: verdict });
             }
-            out += options.restorer ? options.restorer.rewrite(event) : event.raw;
+            out += relayedEvent(event, options);
           }
           flush();
           return;
@@ -137,4 +139,17 @@ async function readWithin<R>(reader: { read(): Promise<R> }, ms: number): Promis
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * What the client gets of one provider event: the usage Sieve asked for and the client did not
+ * left out (hideUsage), then the values data protection masked restored (restorer).
+ */
+function relayedEvent(event: SseEvent, options: Pick<RelayOptions, "hideUsage" | "dialect" | "restorer">): string {
+  const hide = options.hideUsage ? options.dialect.hideUsage : undefined;
+  const shown = hide ? hide(event) : event.raw;
+  if (!options.restorer) return shown;
+  if (shown === event.raw) return options.restorer.rewrite(event);
+  // The same cut applied to the data line alone gives the event's new data (an emptied event stays empty).
+  return shown === "" ? "" : options.restorer.rewrite({ ...event, raw: shown, data: hide!({ ...event, raw: event.data }) });
 }

@@ -4,6 +4,23 @@ import type { z } from "zod";
 import { compileRouting } from "./compile";
 import { routingDocumentSchema } from "./model";
 import type { RoutingTable } from "./table";
+import { fileLimitsSchema, pricesSchema, type FileLimits, type PriceOverride } from "../usage/model";
+
+/**
+ * The operator's file: the routing document, and the usage settings that only an operator sets:
+ * `prices:` (models the catalogue lacks, or other prices) and `limits:` (defaults for every
+ * workspace and key). A file may hold only those: targets are then optional.
+ */
+const configFileSchema = routingDocumentSchema("env")
+  .partial({ targets: true })
+  .extend({ prices: pricesSchema.optional(), limits: fileLimitsSchema.optional() })
+  .refine((file) => file.targets !== undefined || file.prices !== undefined || file.limits !== undefined, {
+    path: ["targets"],
+    message: "expected array: a routing file lists its targets (a file of only prices: or limits: may leave them out)",
+  });
+
+/** What one valid file says: the routing table and the usage settings. */
+export type ConfigFile = { table: RoutingTable; prices: Record<string, PriceOverride>; limits: FileLimits };
 
 /** A routing file is an operator's hand-written configuration: a megabyte is far more than any needs. */
 const MAX_FILE_BYTES = 1024 * 1024;
@@ -25,7 +42,7 @@ export type RoutingDefaults = {
 };
 
 /** Reads and validates a routing file (YAML, or JSON, which YAML reads too). Throws RoutingFileError. */
-export function readRoutingFile(path: string, defaults: RoutingDefaults): RoutingTable {
+export function readRoutingFile(path: string, defaults: RoutingDefaults): ConfigFile {
   let text: string;
   try {
     const bytes = readFileSync(path);
@@ -35,10 +52,14 @@ export function readRoutingFile(path: string, defaults: RoutingDefaults): Routin
     if (error instanceof RoutingFileError) throw error;
     throw new RoutingFileError(path, [`cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`]);
   }
-  return parseRoutingFile(text, path, defaults);
+  return parseConfigFile(text, path, defaults);
 }
 
 export function parseRoutingFile(text: string, file: string, defaults: RoutingDefaults): RoutingTable {
+  return parseConfigFile(text, file, defaults).table;
+}
+
+export function parseConfigFile(text: string, file: string, defaults: RoutingDefaults): ConfigFile {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: true });
   if (doc.errors.length > 0) {
@@ -51,16 +72,17 @@ export function parseRoutingFile(text: string, file: string, defaults: RoutingDe
     const line = lineOf(doc, lines, path);
     return `${formatPath(path)}${line ? ` (line ${line})` : ""}`;
   };
-  const parsed = routingDocumentSchema("env").safeParse(doc.toJS({ maxAliasCount: 100 }) ?? {});
+  const parsed = configFileSchema.safeParse(doc.toJS({ maxAliasCount: 100 }) ?? {});
   if (!parsed.success) throw new RoutingFileError(file, describeIssues(parsed.error.issues, where));
   const problems: string[] = [];
+  const { prices = {}, limits = {}, ...routing } = parsed.data;
   const table = compileRouting(
-    parsed.data,
+    { ...routing, targets: routing.targets ?? [] },
     { timeoutMs: defaults.timeoutMs, secrets: "env", resolve: (name) => defaults.env[name] || undefined, tenant: false },
     (path, message) => problems.push(`${where(path)}: ${message}`),
   );
   if (problems.length > 0) throw new RoutingFileError(file, problems);
-  return table;
+  return { table, prices, limits };
 }
 
 /** Zod's issues as sentences that name the key (and, where `where` knows it, the line). */

@@ -2,7 +2,7 @@ import { watch, type FSWatcher } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import type { Logger } from "../logging/logger";
 import type { Breakers } from "./breaker";
-import { readRoutingFile, RoutingFileError, type RoutingDefaults } from "./config-file";
+import { readRoutingFile, RoutingFileError, type ConfigFile, type RoutingDefaults } from "./config-file";
 import type { RoutingTable } from "./table";
 
 /** Editors write a file in several steps: changes are read once they have settled this long. */
@@ -15,7 +15,7 @@ const SETTLE_MS = 100;
  * never drops one.
  */
 export class RoutingFileSource {
-  #table: RoutingTable;
+  #file: ConfigFile;
   #watcher: FSWatcher | undefined;
   #settle: Timer | undefined;
   readonly #path: string;
@@ -29,8 +29,8 @@ export class RoutingFileSource {
     private readonly log: Logger,
   ) {
     this.#path = resolve(path);
-    this.#table = readRoutingFile(this.#path, defaults);
-    this.breakers.keepOnly(this.#table.targets.map((t) => t.name));
+    this.#file = readRoutingFile(this.#path, defaults);
+    this.breakers.keepOnly(this.#file.table.targets.map((t) => t.name));
     this.log.info("routing file loaded", this.#summary());
     process.on("SIGHUP", this.#onSignal);
     // The folder is watched, not the file: an editor's save often replaces the file with a new one.
@@ -46,19 +46,24 @@ export class RoutingFileSource {
   }
 
   get table(): RoutingTable {
-    return this.#table;
+    return this.#file.table;
+  }
+
+  /** The file's `prices:` and `limits:` (src/usage), replaced with the table on a reload. */
+  get usage(): Omit<ConfigFile, "table"> {
+    return this.#file;
   }
 
   /** Reads the file again; keeps the current table when the new one is invalid. Returns whether it changed. */
   reload(why: string): boolean {
     try {
-      this.#table = readRoutingFile(this.#path, this.defaults);
+      this.#file = readRoutingFile(this.#path, this.defaults);
     } catch (error) {
       if (!(error instanceof RoutingFileError)) throw error;
       this.log.error("routing file rejected; the previous routes stay in force", { why, problems: error.problems, file: this.#path });
       return false;
     }
-    this.breakers.keepOnly(this.#table.targets.map((t) => t.name));
+    this.breakers.keepOnly(this.#file.table.targets.map((t) => t.name));
     this.log.info("routing file reloaded", { why, ...this.#summary() });
     return true;
   }
@@ -70,6 +75,6 @@ export class RoutingFileSource {
   }
 
   #summary() {
-    return { file: this.#path, targets: this.#table.targets.length, routes: this.#table.routes.length };
+    return { file: this.#path, targets: this.table.targets.length, routes: this.table.routes.length, prices: Object.keys(this.#file.prices).length };
   }
 }

@@ -5,7 +5,9 @@ import type { Storage } from "../db/connection";
 import type { VectorMemo } from "../embeddings/vector-memo";
 import type { Logger } from "../logging/logger";
 import type { Metrics } from "../metrics/service";
-import type { RateLimiter } from "../tenancy/rate-limit";
+import type { LimitKeeper } from "../usage/limits";
+import type { UsageMeter } from "../usage/meter";
+import type { Tracing } from "../telemetry/tracing";
 import type { Breakers } from "../routing/breaker";
 import type { RoutingFileSource } from "../routing/routing-file";
 import type { SecretKeySource } from "../routing/secret-box";
@@ -26,7 +28,10 @@ export type AppContext = {
   /** Embeddings through an LRU shared by the firewall, the cache and the API. */
   vectors: VectorMemo;
   evidence: EvidenceWriter;
-  rateLimiter: RateLimiter;
+  /** Usage, cost and limits (src/usage): the pipeline's meter and the limits every request is admitted under. */
+  usage: { meter: UsageMeter; limits: LimitKeeper };
+  /** OpenTelemetry traces (src/telemetry), when an OTLP endpoint is configured. */
+  tracing: Tracing | undefined;
   /** Where a workspace's own provider URL may lead (--allow-upstream-hosts), parsed once. */
   allowedUpstreamHosts: AllowedHosts;
   /** What GET /metrics exposes; the stages record into it. */

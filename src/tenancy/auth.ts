@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../runtime/context";
-import { httpError } from "../http/errors";
+import { HttpError, httpError } from "../http/errors";
+import { admitRequest, limitExceededBody, limitHeaders, limitMessage } from "../usage/admission";
 import { WorkspaceScope } from "./scope";
 import { API_KEY_PATTERN, API_KEY_PREFIX, constantTimeEqual } from "./secrets";
 import { resolveApiKey, resolveSession, type ActiveSession } from "./service";
@@ -15,15 +16,19 @@ const unauthorized = (detail: string) => httpError(401, "unauthorized", detail, 
 type Headers = Record<string, string | undefined>;
 
 /** A key from a header, checked for shape first so junk never reaches the database. */
-async function keyScope(ctx: AppContext, presented: string | undefined, header: string): Promise<WorkspaceScope> {
+async function keyScope(ctx: AppContext, presented: string | undefined, header: string, admit: boolean): Promise<WorkspaceScope> {
   if (!presented) throw unauthorized(`missing ${header}: ${WHERE_KEYS_COME_FROM}`);
   if (!API_KEY_PATTERN.test(presented)) throw unauthorized(`malformed API key in ${header}: Sieve keys begin with ${API_KEY_PREFIX}; ${WHERE_KEYS_COME_FROM}`);
   const owner = await resolveApiKey(ctx.database, presented);
   if (!owner) throw unauthorized(`unknown or revoked API key in ${header}: this server's database has no such active key (\`sieve keys list\` shows them; check --data-dir)`);
-  // One budget per workspace: a new key must not bring a fresh one.
-  const retryAfter = ctx.rateLimiter.take(owner.workspaceId);
-  if (retryAfter > 0) throw httpError(429, "rate_limited", `too many requests for this workspace (--rate-limit-rpm); retry in ${retryAfter} s`, { "retry-after": String(retryAfter) });
-  return new WorkspaceScope(ctx.database, owner.workspaceId, { keyId: owner.keyId, userId: null, keyRole: owner.role });
+  const scope = new WorkspaceScope(ctx.database, owner.workspaceId, { keyId: owner.keyId, userId: null, keyRole: owner.role, keyLimits: owner.limits });
+  // One budget per workspace (a new key must not bring a fresh one), and each key's own. The
+  // proxy admits its requests itself, to refuse them in the caller's dialect.
+  if (admit) {
+    const { refused } = await admitRequest(ctx, scope, { spending: false });
+    if (refused) throw new HttpError(429, "rate_limited", limitMessage(refused), limitHeaders(refused, ctx.usage.limits.now()), limitExceededBody(refused, {}));
+  }
+  return scope;
 }
 
 function bearer(headers: Headers): string | undefined {
@@ -38,15 +43,15 @@ function bearer(headers: Headers): string | undefined {
  * belongs to one workspace, so the workspace header is optional; when sent it must name the key's
  * workspace (403 otherwise). Without a key header, a dashboard session is accepted instead (see sessionScope).
  */
-export async function authenticateServiceHeaders(ctx: AppContext, request: Request, headers: Headers): Promise<WorkspaceScope> {
+export async function authenticateServiceHeaders(ctx: AppContext, request: Request, headers: Headers, admit = true): Promise<WorkspaceScope> {
   const presented = headers["x-service-api-key"]?.trim();
   if (!presented) return (await sessionScope(ctx, request, headers)) ?? throwUnauthorized(`missing X-Service-Api-Key: send your Sieve API key in the X-Service-Api-Key header (the provider's key stays in Authorization); ${WHERE_KEYS_COME_FROM}`);
-  return serviceKeyScope(ctx, presented, headers);
+  return serviceKeyScope(ctx, presented, headers, admit);
 }
 
-async function serviceKeyScope(ctx: AppContext, presented: string, headers: Headers): Promise<WorkspaceScope> {
+async function serviceKeyScope(ctx: AppContext, presented: string, headers: Headers, admit: boolean): Promise<WorkspaceScope> {
   const workspaceId = headers["x-service-workspace-id"]?.trim();
-  const scope = await keyScope(ctx, presented, "X-Service-Api-Key");
+  const scope = await keyScope(ctx, presented, "X-Service-Api-Key", admit);
   if (!workspaceId) return scope;
   if (!UUID.test(workspaceId)) throw httpError(400, "invalid_request", "X-Service-Workspace-Id must be a UUID (the workspace id `sieve keys create` printed), or leave it out: the key implies its workspace");
   if (!constantTimeEqual(workspaceId.toLowerCase(), scope.workspaceId.toLowerCase())) {
@@ -67,12 +72,12 @@ export async function authenticateBearer(ctx: AppContext, request: Request, head
     if (other && API_KEY_PATTERN.test(other) && !constantTimeEqual(other, serviceKey)) {
       throw httpError(400, "invalid_request", "Authorization and X-Service-Api-Key carry two different Sieve keys: send one of them");
     }
-    return serviceKeyScope(ctx, serviceKey, headers);
+    return serviceKeyScope(ctx, serviceKey, headers, true);
   }
   if (!headers.authorization) {
     return (await sessionScope(ctx, request, headers)) ?? throwUnauthorized(`missing Authorization: Bearer <API_KEY> (or X-Service-Api-Key): ${WHERE_KEYS_COME_FROM}`);
   }
-  return keyScope(ctx, bearer(headers), "Authorization");
+  return keyScope(ctx, bearer(headers), "Authorization", true);
 }
 
 export async function sessionFromCookie(ctx: AppContext, cookieHeader: string | undefined): Promise<{ token: string; session: ActiveSession } | undefined> {
@@ -126,8 +131,8 @@ export const requireKeyManager = (scope: WorkspaceScope) => requireAdmin(scope, 
  * `resolve`: a caller without a valid key gets 401, never a validation error describing the body
  * the route expects.
  */
-export const serviceKeyAuth = (ctx: AppContext) =>
-  new Elysia({ name: "auth.service-headers" }).derive({ as: "scoped" }, async ({ request, headers }) => ({ scope: await authenticateServiceHeaders(ctx, request, headers) }));
+export const serviceKeyAuth = (ctx: AppContext, { admit = true } = {}) =>
+  new Elysia({ name: "auth.service-headers", seed: admit }).derive({ as: "scoped" }, async ({ request, headers }) => ({ scope: await authenticateServiceHeaders(ctx, request, headers, admit) }));
 
 export const bearerKeyAuth = (ctx: AppContext) =>
   new Elysia({ name: "auth.bearer" }).derive({ as: "scoped" }, async ({ request, headers }) => ({ scope: await authenticateBearer(ctx, request, headers) }));

@@ -7,8 +7,8 @@ import { bodyLimit, SMALL_JSON_BODY_BYTES } from "../http/bounded-body";
 import { badRequest, httpError } from "../http/errors";
 import { requestContextPlugin } from "../http/request-context";
 import { SESSION_COOKIE, sessionFromCookie, bearerKeyAuth, requireAdmin, requireKeyManager } from "./auth";
-import { createKeyBody, credentialsBody, keyIdParams, signUpBody, workspaceSettingsPatch } from "./model";
-import { AccountError, createApiKey, findWorkspace, listApiKeys, logIn, logOut, revokeApiKey, signUp, type SessionInfo } from "./service";
+import { createKeyBody, credentialsBody, keyIdParams, signUpBody, updateKeyBody, workspaceSettingsPatch } from "./model";
+import { AccountError, createApiKey, findWorkspace, listApiKeys, logIn, logOut, mergeLimits, revokeApiKey, signUp, updateApiKey, type SessionInfo } from "./service";
 import { LoginThrottle } from "./login-throttle";
 import { constantTimeEqual } from "./secrets";
 import { apiKeyView, workspaceSettingsView, workspaceView } from "./views";
@@ -126,11 +126,20 @@ export const keysController = (ctx: AppContext) =>
     .post(
       "/",
       async ({ scope, body, set }) => {
-        const { key, record } = await createApiKey(scope, body.name, body.role);
+        const { key, record } = await createApiKey(scope, body.name, body.role, body.limits ?? null);
         set.status = 201;
         return { ...apiKeyView(record), api_key: key, workspace_id: scope.workspaceId };
       },
-      { body: createKeyBody, maxBodyBytes: SMALL_JSON_BODY_BYTES, detail: { summary: "Create a key; the full key is in this response only" } },
+      { body: createKeyBody, maxBodyBytes: SMALL_JSON_BODY_BYTES, detail: { summary: "Create a key (optionally with its own limits); the full key is in this response only" } },
+    )
+    .patch(
+      "/:id",
+      async ({ scope, params, body }) => {
+        const updated = await updateApiKey(scope, params.id, body);
+        if (!updated) throw httpError(404, "not_found", "API key not found");
+        return apiKeyView(updated);
+      },
+      { params: keyIdParams, body: updateKeyBody, maxBodyBytes: SMALL_JSON_BODY_BYTES, detail: { summary: "Rename a key or change its limits (null removes a limit)" } },
     )
     .delete(
       "/:id",
@@ -162,9 +171,13 @@ export const workspaceController = (ctx: AppContext) => {
         // What may leave for the provider is an admin's decision too; the policy is checked (custom patterns compiled and probed) before anything is written.
         if (body.data_protection !== undefined) requireAdmin(scope, "changing data_protection");
         const dataProtection = body.data_protection ? mergePolicy((await scope.workspace()).dataProtection, body.data_protection) : undefined;
+        // Budgets are an admin's decision too: a service key must not lift its own workspace's.
+        if (body.limits !== undefined) requireAdmin(scope, "changing limits");
+        const limits = body.limits === undefined ? undefined : mergeLimits((await scope.workspace()).limits, body.limits);
         const view = workspaceSettingsView(
           await scope.updateWorkspace({
             dataProtection,
+            limits,
             name: body.name,
             logBodies: body.log_bodies,
             firewallScanSystem: body.firewall_scan_system,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { policyInput } from "../data-protection/model";
 import { KEY_ROLES } from "./schema";
+import { limitsSchema } from "../usage/model";
 
 export const credentialsBody = z.object({
   email: z.string().trim().email().max(254),
@@ -15,6 +16,14 @@ export const createKeyBody = z.strictObject({
   name: z.string().trim().min(1).max(100).default("default"),
   /** admin keys may manage keys too; only a session or an admin key can create one. */
   role: z.enum(KEY_ROLES).default("service"),
+  /** The key's own limits, on top of the workspace's (docs/usage-and-budgets.md). */
+  limits: limitsSchema.optional(),
+});
+
+/** PATCH /api/keys/{id}: rename, or change the key's limits (null removes one; omitted keeps it). */
+export const updateKeyBody = z.strictObject({
+  name: z.string().trim().min(1).max(100).optional(),
+  limits: limitsSchema.optional(),
 });
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
@@ -30,6 +39,8 @@ export const workspaceSettingsPatch = z.strictObject({
   anthropic_upstream_url: httpUrl.nullable().optional(),
   /** Actions by entity type and custom patterns (docs/data-protection.md); given actions are merged, a given custom list replaces the stored one. */
   data_protection: policyInput.optional(),
+  /** Requests and tokens per minute, spend per day and month (docs/usage-and-budgets.md); null in a field removes that limit. */
+  limits: limitsSchema.optional(),
 });
 
 export const keyIdParams = z.object({ id: z.string().min(1).max(64) });
@@ -42,6 +53,7 @@ export const apiKeyView = z.object({
   created_at: z.string(),
   last_used_at: z.string().nullable(),
   revoked_at: z.string().nullable(),
+  limits: limitsSchema.nullable(),
 });
 
 export const workspaceView = z.object({ id: z.string(), name: z.string(), created_at: z.string() });

@@ -2,6 +2,7 @@ import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-or
 import { createdAt, timestamp, workspaceIdColumn } from "../db/columns";
 import type { StoredPolicy } from "../data-protection/model";
 import type { RoutingDocument } from "../routing/model";
+import type { Limits } from "../usage/model";
 
 export const KEY_ROLES = ["admin", "service"] as const;
 export type KeyRole = (typeof KEY_ROLES)[number];
@@ -30,6 +31,8 @@ export const workspaces = sqliteTable("workspaces", {
   routingSecrets: text("routing_secrets", { mode: "json" }).$type<Record<string, string>>(),
   /** Data protection policy (src/data-protection): actions by entity type and custom patterns; null: the defaults. */
   dataProtection: text("data_protection", { mode: "json" }).$type<StoredPolicy>(),
+  /** Its limits and budgets (src/usage/limits.ts) as PATCH /api/workspace set them; null: the server's defaults. */
+  limits: text("limits", { mode: "json" }).$type<Limits>(),
 });
 
 export const users = sqliteTable(
@@ -78,6 +81,8 @@ export const apiKeys = sqliteTable(
     createdAt: createdAt(),
     lastUsedAt: timestamp("last_used_at"),
     revokedAt: timestamp("revoked_at"),
+    /** The key's own limits (src/usage/limits.ts), on top of the workspace's; null: the server's key defaults. */
+    limits: text("limits", { mode: "json" }).$type<Limits>(),
   },
   (t) => [uniqueIndex("api_keys_secret_hash_unique").on(t.secretHash), index("api_keys_workspace_idx").on(t.workspaceId)],
 );

@@ -3,12 +3,13 @@ import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { firstRow, type ChangeTopic, type Db, type Dialect, type RawParams, type Storage } from "../db/connection";
 import type { WorkspaceSignBits } from "../db/sign-bit-index";
 import { workspaces, type KeyRole } from "./schema";
+import type { Limits } from "../usage/model";
 
 /** A table of tenant data: it has a workspace_id column. */
 export type TenantTable = SQLiteTable & { workspaceId: SQLiteColumn };
 
-/** Who acts within the workspace: an API key (with its role) or a dashboard user. */
-export type Actor = { keyId: string | null; userId: string | null; keyRole?: KeyRole };
+/** Who acts within the workspace: an API key (with its role and its own limits) or a dashboard user. */
+export type Actor = { keyId: string | null; userId: string | null; keyRole?: KeyRole; keyLimits?: Limits | null };
 
 /**
  * The only door to tenant data. It is created by authentication (never from a request

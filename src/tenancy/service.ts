@@ -2,6 +2,7 @@ import { and, asc, count, eq, gt, isNull, sql } from "drizzle-orm";
 import { firstRow, type Db, type Storage } from "../db/connection";
 import { apiKeys, sessions, users, workspaces, type KeyRole } from "./schema";
 import type { WorkspaceScope } from "./scope";
+import type { Limits } from "../usage/model";
 import { constantTimeEqual, generateApiKey, randomToken, sha256Hex, visiblePrefix } from "./secrets";
 
 export type Workspace = typeof workspaces.$inferSelect;
@@ -26,7 +27,7 @@ function prepareHotStatements(db: Db) {
   return {
     workspaceById: db.select().from(workspaces).where(eq(workspaces.id, sql.placeholder("id"))).prepare(),
     activeKeyByHash: db
-      .select({ id: apiKeys.id, workspaceId: apiKeys.workspaceId, role: apiKeys.role, secretHash: apiKeys.secretHash, lastUsedAt: apiKeys.lastUsedAt })
+      .select({ id: apiKeys.id, workspaceId: apiKeys.workspaceId, role: apiKeys.role, secretHash: apiKeys.secretHash, lastUsedAt: apiKeys.lastUsedAt, limits: apiKeys.limits })
       .from(apiKeys)
       .where(and(eq(apiKeys.secretHash, sql.placeholder("hash")), isNull(apiKeys.revokedAt)))
       .prepare(),
@@ -84,7 +85,7 @@ class TenantMemo {
   }
 }
 
-type KeyOwnerRow = { id: string; workspaceId: string; role: KeyRole; secretHash: string; lastUsedAt: Date | null };
+type KeyOwnerRow = { id: string; workspaceId: string; role: KeyRole; secretHash: string; lastUsedAt: Date | null; limits: Limits | null };
 
 const memoByStorage = new WeakMap<Storage, TenantMemo>();
 
@@ -107,15 +108,35 @@ export function publicKey(record: typeof apiKeys.$inferSelect): ApiKeyRecord {
 }
 
 /** Creates a key; the clear key is returned this once and only its hash is stored. */
-export async function createApiKey(scope: WorkspaceScope, name: string, role: KeyRole): Promise<{ key: string; record: ApiKeyRecord }> {
+export async function createApiKey(scope: WorkspaceScope, name: string, role: KeyRole, limits: Limits | null = null): Promise<{ key: string; record: ApiKeyRecord }> {
   const key = generateApiKey();
-  const row = { id: crypto.randomUUID(), name, role, visiblePrefix: visiblePrefix(key), secretHash: sha256Hex(key) };
+  const row = { id: crypto.randomUUID(), name, role, visiblePrefix: visiblePrefix(key), secretHash: sha256Hex(key), limits: limits && mergeLimits(null, limits) };
   const [record] = (await scope.insert(apiKeys, row).returning()) as (typeof apiKeys.$inferSelect)[];
   return { key, record: publicKey(record!) };
 }
 
 export async function listApiKeys(scope: WorkspaceScope): Promise<ApiKeyRecord[]> {
   return (await scope.select(apiKeys).orderBy(asc(apiKeys.createdAt))).map(publicKey);
+}
+
+/**
+ * A PATCH of limits over the stored ones: a number sets, null removes, an omitted field stays. A
+ * removed field is stored as null, so it also overrides the server's default for it.
+ */
+export function mergeLimits(stored: Limits | null, patch: Limits): Limits {
+  return { ...(stored ?? {}), ...Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) };
+}
+
+/** Renames a key or changes its limits; undefined when the id is not a key of this workspace. */
+export async function updateApiKey(scope: WorkspaceScope, id: string, change: { name?: string; limits?: Limits }): Promise<ApiKeyRecord | undefined> {
+  const existing = await scope.first(apiKeys, eq(apiKeys.id, id));
+  if (!existing) return undefined;
+  const set = { ...(change.name !== undefined ? { name: change.name } : {}), ...(change.limits !== undefined ? { limits: mergeLimits(existing.limits, change.limits) } : {}) };
+  if (Object.keys(set).length === 0) return publicKey(existing);
+  const [updated] = (await scope.update(apiKeys, set, eq(apiKeys.id, id)).returning()) as (typeof apiKeys.$inferSelect)[];
+  // Instances that remember the key (PostgreSQL) read its new limits.
+  await scope.announce("keys");
+  return publicKey(updated!);
 }
 
 /** Returns the revoked key, or undefined when the id is not a key of this workspace. */
@@ -128,7 +149,7 @@ export async function revokeApiKey(scope: WorkspaceScope, id: string): Promise<A
   return publicKey(updated!);
 }
 
-export type KeyOwner = { keyId: string; workspaceId: string; role: KeyRole };
+export type KeyOwner = { keyId: string; workspaceId: string; role: KeyRole; limits: Limits | null };
 
 /** Looks a presented key up by its hash; revoked keys resolve to nothing. */
 export async function resolveApiKey(storage: Storage, presented: string): Promise<KeyOwner | undefined> {
@@ -144,7 +165,7 @@ export async function resolveApiKey(storage: Storage, presented: string): Promis
     row.lastUsedAt = new Date(now);
     await statements.touchKey.execute({ id: row.id, now });
   }
-  return { keyId: row.id, workspaceId: row.workspaceId, role: row.role };
+  return { keyId: row.id, workspaceId: row.workspaceId, role: row.role, limits: row.limits };
 }
 
 // ---- dashboard accounts -------------------------------------------------------------------

@@ -11,6 +11,7 @@ export const apiKeyView = (key: ApiKeyRecord) => ({
   created_at: key.createdAt.toISOString(),
   last_used_at: iso(key.lastUsedAt),
   revoked_at: iso(key.revokedAt),
+  limits: key.limits,
 });
 
 export const workspaceView = (workspace: Workspace) => ({
@@ -28,4 +29,5 @@ export const workspaceSettingsView = (workspace: Workspace, defaults: { upstream
   anthropic_upstream_url: workspace.anthropicUpstreamUrl,
   effective_anthropic_upstream_url: workspace.anthropicUpstreamUrl ?? defaults.anthropicUpstreamUrl,
   data_protection: policyView(workspace.dataProtection),
+  limits: workspace.limits,
 });

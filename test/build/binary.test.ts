@@ -9,6 +9,7 @@ import { sampleDocx, samplePdf } from "../fixtures-gen/sample-documents";
 import { sampleMsg, samplePptx, sampleXlsx } from "../fixtures-gen/sample-formats";
 import { isLoopbackOrUnconnected, tcpPeersOf } from "../support/sockets";
 import { parseExposition } from "../metrics/exposition";
+import { startFakeUpstream } from "../support/fake-upstream";
 
 /**
  * The single executable, as a user gets it: built with `bun build.ts`, copied alone into an
@@ -131,6 +132,51 @@ describe("dist/sieve from an empty directory", () => {
     } finally {
       child.kill("SIGTERM");
       await child.exited;
+    }
+  });
+
+  test("prices from the bundled catalogue and usage estimates with the bundled tokenizer, offline", async () => {
+    const upstream = startFakeUpstream();
+    const created = run(["keys", "create", "--data-dir", "./data-usage", "--json"]);
+    const { workspace_id, api_key } = JSON.parse(created.stdout);
+    const child = Bun.spawn([binary, "serve", "--port", "0", "--data-dir", "./data-usage", "--upstream-url", upstream.url, "--allow-upstream-hosts", "127.0.0.1", "--firewall", "false", "--cache", "false"], {
+      cwd: workDir,
+      env: { PATH: "/usr/bin:/bin", HOME: workDir },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    try {
+      let output = "";
+      const decoder = new TextDecoder();
+      void (async () => {
+        for await (const chunk of child.stdout) output += decoder.decode(chunk);
+      })();
+      let url: string | undefined;
+      for (let i = 0; i < 200 && !url; i++) {
+        url = /"msg":"listening","url":"([^"]+)"/.exec(output)?.[1];
+        await Bun.sleep(50);
+      }
+      const headers = { "content-type": "application/json", "x-service-api-key": api_key, "x-service-workspace-id": workspace_id, authorization: "Bearer sk-test" };
+      const ask = async (model: string) => {
+        const response = await fetch(`${url}/v1/chat/completions`, { method: "POST", headers, body: JSON.stringify({ model, messages: [{ role: "user", content: "how many tokens is this question?" }] }) });
+        expect(response.status).toBe(200);
+        const requestId = response.headers.get("x-service-request-id")!;
+        for (let i = 0; i < 100; i++) {
+          const record = await fetch(`${url}/v1/evidence/${requestId}`, { headers });
+          if (record.ok) return (await record.json()) as any;
+          await Bun.sleep(50);
+        }
+        throw new Error("no evidence");
+      };
+      // gpt-4o at the catalogue's $2.50 in and $10 out per million: 5 input tokens, 7 output words.
+      expect((await ask("gpt-4o")).cost_usd).toBeCloseTo((5 * 2.5 + 7 * 10) / 1e6, 12);
+      expect((await ask("no-usage")).usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 9, estimated: true });
+      expect(tcpPeersOf(child.pid).filter((peer) => !isLoopbackOrUnconnected(peer))).toEqual([]);
+    } finally {
+      child.kill("SIGTERM");
+      await child.exited;
+      await upstream.stop();
+      rmSync(join(workDir, "data-usage"), { recursive: true, force: true });
     }
   });
 });

@@ -323,13 +323,17 @@ describe("streams", () => {
     expect(upstream.received.length).toBe(before);
   });
 
-  test("a replayed stream ends with usage and [DONE]", async () => {
+  test("a replayed stream ends with usage when the client asks for it (stream_options.include_usage), and [DONE]", async () => {
     const tenant = await sieve.tenant();
     await chat(tenant, { ...user("usage please"), stream: true });
-    const hit = await chat(tenant, { ...user("usage please"), stream: true });
+    const hit = await chat(tenant, { ...user("usage please"), stream: true, stream_options: { include_usage: true } });
     expect(hit.cache).toBe("hit");
     expect(hit.raw).toContain('"usage"');
     expect(hit.raw.trimEnd().endsWith("data: [DONE]")).toBe(true);
+    const withoutUsage = await chat(tenant, { ...user("usage please"), stream: true });
+    expect(withoutUsage.cache).toBe("hit");
+    expect(withoutUsage.raw).not.toContain('"usage"');
+    expect(withoutUsage.raw.trimEnd().endsWith("data: [DONE]")).toBe(true);
   });
 
   test("an entry stored from a stream answers a non-stream request", async () => {

@@ -407,6 +407,22 @@ describe.skipIf(chromiumMissing && !process.env.CI)("dashboard in headless Chrom
     expect([settings.log_bodies, settings.firewall_scan_system]).toEqual([true, false]);
   });
 
+  test("Usage: totals, spend per day, top models and keys, and the workspace's budgets saved from the form", async () => {
+    await sdk().chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "what does this cost?" }] });
+    await sieve.ctx.evidence.flush();
+    await open("#/usage", "Usage");
+    await page.getByRole("heading", { name: "Top models and keys" }).waitFor();
+    await page.getByText("Top models by cost").waitFor();
+    expect(await page.locator("figure").filter({ hasText: "Top models by cost" }).textContent()).toContain("gpt-4o");
+    await page.getByLabel("Spend per UTC day (USD)").fill("25");
+    await page.getByRole("button", { name: "Save limits" }).click();
+    await page.getByText("Limits saved").waitFor();
+    expect(await page.getByText(/of \$25\.00/).count()).toBe(1);
+    await shot("14-usage");
+    const settings = (await (await page.request.get(`${sieve.url}/api/workspace`)).json()) as { limits: Record<string, unknown> };
+    expect(settings.limits).toMatchObject({ spend_per_day_usd: 25, requests_per_minute: null, soft: false });
+  });
+
   test("Connect your app shows this server's base URL and the workspace's headers", async () => {
     await open("#/connect", "Connect your app");
     expect(await page.getByTestId("base-url").textContent()).toBe(`${sieve.url}/v1`);

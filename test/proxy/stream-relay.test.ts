@@ -36,7 +36,7 @@ describe("stream relay with the output monitor", () => {
     const held = { embedMany: async (texts: string[]) => (await release.promise, real.embedMany(texts)), peek: () => undefined };
     const monitor = new FirewallOutputMonitor(patterns, held, firewallScanOptions(config), "");
     let outcome: StreamOutcome | undefined;
-    const relayed = relayStream({ requestId: "r1", dialect: openaiChat, upstream: oneReadStream(), abortUpstream: () => {}, monitor, idleTimeoutMs: 60_000, maxBytes: config.maxResponseBytes, maxEventBytes: config.maxSseEventBytes, onEnd: (o) => (outcome = o) });
+    const relayed = relayStream({ requestId: "r1", dialect: openaiChat, upstream: oneReadStream(), abortUpstream: () => {}, monitor, idleTimeoutMs: 60_000, maxBytes: config.maxResponseBytes, maxEventBytes: config.maxSseEventBytes, hideUsage: false, onEnd: (o) => (outcome = o) });
 
     const reader = relayed.getReader();
     const decoder = new TextDecoder();

@@ -30,6 +30,11 @@
  *   "large:<bytes>"    → answers that many bytes of ordinary sentences
  *   "echo-long"        → ~600 characters of weather report about the prompt: a typical answer
  *                        length, and every part of it differs between prompts (nothing memoised)
+ *   "usage-detail"     → usage of 50 input tokens (20 of them cached), 30 output (10 of them reasoning),
+ *                        in each dialect's own fields (Anthropic's input_tokens excludes the cached 20)
+ *   "no-usage"         → an answer without any usage field (whole or streamed)
+ * Chat streams follow OpenAI: the final usage chunk (`choices: []`), and `"usage": null` on every
+ * other chunk, only when the request sets `stream_options.include_usage`.
  * Other paths: GET /v1/models (OpenAI's list, or Anthropic's when anthropic-version is sent),
  * POST /v1/embeddings (1536 dimensions), POST /v1/files (multipart; reports the bytes received),
  * GET /v1/files/<id>/content (binary), GET /v1/responses/<id>, POST /v1/messages/count_tokens.
@@ -57,12 +62,12 @@ export const SLOW_BODY_MS = 300;
 
 type Dialect = "chat" | "responses" | "messages";
 type Conversation = { model: string; stream: boolean; lastUser: string; system: string };
-type Usage = { input: number; output: number };
+type Usage = { input: number; output: number; cached?: number; reasoning?: number; none?: boolean };
 
 /** How one dialect writes an answer: whole, as stream events, or as an error. */
 type Wire = {
   json(id: string, model: string, answer: string, usage: Usage): object;
-  start(id: string, model: string): string[];
+  start(id: string, model: string, usage: Usage): string[];
   delta(id: string, model: string, text: string): string;
   end(id: string, model: string, answer: string, usage: Usage): string[];
   /** The event that ends a complete stream. */
@@ -80,17 +85,37 @@ const chatWire: Wire = {
     created: CREATED,
     model,
     choices: [{ index: 0, message: { role: "assistant", content: answer }, finish_reason: "stop", logprobs: null }],
-    usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
+    ...(usage.none ? {} : { usage: chatUsage(usage) }),
   }),
   start: (id, model) => [chatChunk(id, model, { role: "assistant", content: "" })],
   delta: (id, model, text) => chatChunk(id, model, { content: text }),
   end: (id, model, _answer, usage) => [
     chatChunk(id, model, {}, "stop"),
-    sse({ id, object: "chat.completion.chunk", created: CREATED, model, choices: [], usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output } }),
+    ...(usage.none ? [] : [sse({ id, object: "chat.completion.chunk", created: CREATED, model, choices: [], usage: chatUsage(usage) })]),
   ],
   terminal: () => sse("[DONE]"),
   error: (status, message) => ({ error: { message: `${message} ${status}`, type: "fake_error", code: "fake" } }),
 };
+
+function chatUsage(usage: Usage) {
+  return {
+    prompt_tokens: usage.input,
+    completion_tokens: usage.output,
+    total_tokens: usage.input + usage.output,
+    prompt_tokens_details: { cached_tokens: usage.cached ?? 0 },
+    completion_tokens_details: { reasoning_tokens: usage.reasoning ?? 0 },
+  };
+}
+
+/**
+ * A chat stream event as OpenAI sends it for this request: without `stream_options.include_usage`
+ * the usage chunk (empty choices) is not sent; with it every other chunk carries `"usage":null`.
+ */
+function chatEventFor(event: string, includeUsage: boolean): string {
+  if (!event.startsWith("data: {")) return event;
+  if (event.includes('"choices":[]') && event.includes('"usage":{')) return includeUsage ? event : "";
+  return includeUsage ? event.replace(/}\n\n$/, ',"usage":null}\n\n') : event;
+}
 
 function chatChunk(id: string, model: string, delta: object, finish: string | null = null): string {
   return sse({ id, object: "chat.completion.chunk", created: CREATED, model, choices: [{ index: 0, delta, finish_reason: finish }] });
@@ -112,7 +137,7 @@ const responseObject = (id: string, model: string, answer: string, usage: Usage 
   status,
   model,
   output: status === "completed" ? [messageItem(id, answer, "completed")] : [],
-  usage: usage && { input_tokens: usage.input, output_tokens: usage.output, total_tokens: usage.input + usage.output },
+  usage: usage && !usage.none ? { input_tokens: usage.input, input_tokens_details: { cached_tokens: usage.cached ?? 0 }, output_tokens: usage.output, output_tokens_details: { reasoning_tokens: usage.reasoning ?? 0 }, total_tokens: usage.input + usage.output } : null,
 });
 
 const responsesWire: Wire = {
@@ -133,6 +158,9 @@ const responsesWire: Wire = {
   error: (status, message) => ({ error: { message: `${message} ${status}`, type: "fake_error", param: null, code: "fake" } }),
 };
 
+/** Anthropic counts cache reads apart: its input_tokens are the uncached ones. */
+const messagesUsage = (usage: Usage) => ({ input_tokens: usage.input - (usage.cached ?? 0), cache_read_input_tokens: usage.cached ?? 0, cache_creation_input_tokens: 0, output_tokens: usage.output });
+
 const anthropicEvent = (type: string, fields: object) => sse({ type, ...fields }, type);
 const messagesWire: Wire = {
   json: (id, model, answer, usage) => ({
@@ -143,17 +171,17 @@ const messagesWire: Wire = {
     content: [{ type: "text", text: answer }],
     stop_reason: "end_turn",
     stop_sequence: null,
-    usage: { input_tokens: usage.input, output_tokens: usage.output },
+    ...(usage.none ? {} : { usage: messagesUsage(usage) }),
   }),
-  start: (id, model) => [
-    anthropicEvent("message_start", { message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } } }),
+  start: (id, model, usage) => [
+    anthropicEvent("message_start", { message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, ...(usage.none ? {} : { usage: { ...messagesUsage(usage), output_tokens: 1 } }) } }),
     anthropicEvent("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
     anthropicEvent("ping", {}),
   ],
   delta: (_id, _model, text) => anthropicEvent("content_block_delta", { index: 0, delta: { type: "text_delta", text } }),
   end: (_id, _model, _answer, usage) => [
     anthropicEvent("content_block_stop", { index: 0 }),
-    anthropicEvent("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: usage.output } }),
+    anthropicEvent("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, ...(usage.none ? {} : { usage: { output_tokens: usage.output } }) }),
   ],
   terminal: () => anthropicEvent("message_stop", {}),
   error: (status, message) => ({ type: "error", error: { type: status === 529 ? "overloaded_error" : "api_error", message: `${message} ${status}` } }),
@@ -253,7 +281,7 @@ const PIECE = "a".repeat(64 * 1024);
  */
 function pieceByPiece(request: Request, dialect: Dialect, model: string, streamed: boolean, bytes: number, onCancel: () => void): Response {
   const wire = WIRES[dialect];
-  const head = !streamed ? '{"id":"huge","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"' : model === "endless-event" ? 'data: {"choices":[{"index":0,"delta":{"content":"' : wire.start("huge", model).join("");
+  const head = !streamed ? '{"id":"huge","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"' : model === "endless-event" ? 'data: {"choices":[{"index":0,"delta":{"content":"' : wire.start("huge", model, { input: 5, output: 1 }).join("");
   const piece = !streamed || model === "endless-event" ? PIECE : wire.delta("huge", model, "a".repeat(1000));
   let sent = 0;
   const body = new ReadableStream<Uint8Array>(
@@ -288,7 +316,9 @@ export function startFakeUpstream(): FakeUpstream {
 
   async function answerDialect(request: Request, dialect: Dialect, rawBody: string): Promise<Response> {
     const wire = WIRES[dialect];
-    const { model, stream: streamed, lastUser, system } = readConversation(dialect, JSON.parse(rawBody));
+    const parsedBody = JSON.parse(rawBody);
+    const { model, stream: streamed, lastUser, system } = readConversation(dialect, parsedBody);
+    const includeUsage = parsedBody.stream_options?.include_usage === true;
     const answer = model.startsWith("say:") ? model.slice(4) : model.startsWith("large:") ? largeAnswer(Number(model.slice(6))) : model === "leak" ? system : model === "echo-long" ? longEcho(lastUser) : `echo: ${lastUser || "…"}`;
 
     if (model === "stall") {
@@ -307,7 +337,8 @@ export function startFakeUpstream(): FakeUpstream {
     if (tool && toolWire) {
       const args = JSON.stringify({ city: lastUser });
       if (!streamed) return Response.json(toolWire.json(`tool-${++requestCount}`, model, tool[1]!, args));
-      return new Response(toolWire.stream(`tool-${++requestCount}`, model, tool[1]!, args, Number(tool[2] ?? 5)).join(""), { headers: { "content-type": "text/event-stream" } });
+      const events = toolWire.stream(`tool-${++requestCount}`, model, tool[1]!, args, Number(tool[2] ?? 5));
+      return new Response(events.map((event) => (dialect === "chat" ? chatEventFor(event, includeUsage) : event)).join(""), { headers: { "content-type": "text/event-stream" } });
     }
     const huge = /^huge:(\d+)$/.exec(model);
     if (huge || model === "endless-event") return pieceByPiece(request, dialect, model, streamed, huge ? Number(huge[1]) : 1024 ** 3, () => abortedCount++);
@@ -315,7 +346,7 @@ export function startFakeUpstream(): FakeUpstream {
     const errorStatus = /^error-(\d{3})$/.exec(model);
     if (errorStatus) return Response.json(wire.error(Number(errorStatus[1]), "fake provider error"), { status: Number(errorStatus[1]), headers: { "x-request-id": "fake-req" } });
     const id = `${dialect === "chat" ? "chatcmpl" : dialect === "responses" ? "resp" : "msg"}-fake-${++requestCount}`;
-    const usage = { input: 5, output: answer.split(" ").length };
+    const usage: Usage = model === "usage-detail" ? { input: 50, output: 30, cached: 20, reasoning: 10 } : { input: 5, output: answer.split(" ").length, none: model === "no-usage" };
     if (!streamed && model === "slow-body") {
       const json = JSON.stringify(wire.json(id, model, answer, usage));
       const body = new ReadableStream<Uint8Array>({
@@ -334,9 +365,12 @@ export function startFakeUpstream(): FakeUpstream {
     const words = pieces ? (answer.match(new RegExp(`[^]{1,${pieces[1]}}`, "g")) ?? []) : answer.split(/(?<= )/);
     const stream = new ReadableStream<Uint8Array>({
       async start(controller) {
-        const send = (text: string) => controller.enqueue(encoder.encode(text));
+        const send = (text: string) => {
+          const event = dialect === "chat" ? chatEventFor(text, includeUsage) : text;
+          if (event) controller.enqueue(encoder.encode(event));
+        };
         try {
-          for (const event of wire.start(id, model)) send(event);
+          for (const event of wire.start(id, model, usage)) send(event);
           for (let i = 0; i < words.length; i++) {
             if (request.signal.aborted) throw new Error("client aborted");
             send(wire.delta(id, model, words[i]!));

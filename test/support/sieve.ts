@@ -2,7 +2,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { configWith, loadConfig, type Config } from "../../src/config";
 import type { Embedder } from "../../src/embeddings/embedder";
-import { loadEmbedder, startServer, type RunningServer } from "../../src/server";
+import { loadEmbedder, startServer, type RunningServer, type ServerOptions } from "../../src/server";
 import { WorkspaceScope } from "../../src/tenancy/scope";
 import { createApiKey, createWorkspace } from "../../src/tenancy/service";
 import { freshPostgresDatabase } from "./suite-postgres";
@@ -33,12 +33,12 @@ export type TestSieve = RunningServer & {
 export { tempDir };
 
 /** A real Sieve on 127.0.0.1 with a fresh database (a file, or a PostgreSQL database: suite-postgres.ts); the embedder is shared. */
-export async function startSieve(overrides: Partial<Config> = {}): Promise<TestSieve> {
+export async function startSieve(overrides: Partial<Config> = {}, options: Pick<ServerOptions, "now"> = {}): Promise<TestSieve> {
   const dataDir = overrides.dataDir ?? tempDir();
   const logs: string[] = [];
   const database = await freshPostgresDatabase();
   const config = configWith({ port: 0, dataDir, logLevel: "debug", ...(database ? { database } : {}), ...overrides });
-  const server = await startServer(config, { embedder: await sharedEmbedder(), logSink: (line) => logs.push(line) });
+  const server = await startServer(config, { embedder: await sharedEmbedder(), logSink: (line) => logs.push(line), ...options });
   const storage = server.ctx.database;
   return {
     ...server,

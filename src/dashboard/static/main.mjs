@@ -15,6 +15,7 @@ import { requestDetailPage, requestsPage } from "./pages/requests.mjs";
 import { routingPage } from "./pages/routing.mjs";
 import { workspacePage } from "./pages/workspace.mjs";
 import { dataProtectionPage } from "./pages/data-protection.mjs";
+import { usagePage } from "./pages/usage.mjs";
 
 const HOME = "#/requests";
 
@@ -29,6 +30,7 @@ const routes = [
   { path: /^\/documents\/([^/]+)$/, page: documentPage, title: "Document", section: "documents" },
   { path: /^\/routing$/, page: routingPage, title: "Routing", section: "routing" },
   { path: /^\/data-protection$/, page: dataProtectionPage, title: "Data protection", section: "data-protection" },
+  { path: /^\/usage$/, page: usagePage, title: "Usage", section: "usage" },
   { path: /^\/connect$/, page: connectPage, title: "Connect your app", section: "connect" },
   { path: /^\/settings\/keys$/, page: keysPage, title: "Settings → API Keys", section: "settings" },
   { path: /^\/settings\/workspace$/, page: workspacePage, title: "Settings → Workspace", section: "workspace" },
@@ -41,6 +43,7 @@ const sections = [
   ["documents", "#/documents", "Documents"],
   ["routing", "#/routing", "Routing"],
   ["data-protection", "#/data-protection", "Data protection"],
+  ["usage", "#/usage", "Usage"],
   ["connect", "#/connect", "Connect your app"],
   ["settings", "#/settings/keys", "Settings → API Keys"],
   ["workspace", "#/settings/workspace", "Settings → Workspace"],

@@ -1,5 +1,6 @@
 import { SSE_DONE, type SseEvent } from "../sse";
 import type { StreamTranscript, Usage } from "./dialect";
+import { chatUsage } from "./openai-chat";
 
 type ToolCall = { id?: string; type?: string; function: { name: string; arguments: string } };
 type Choice = { index: number; role: string; content: string; toolCalls: ToolCall[]; finishReason: string | null; refusal: string | null };
@@ -12,7 +13,8 @@ type Choice = { index: number; role: string; content: string; toolCalls: ToolCal
 export class ChatTranscript implements StreamTranscript {
   #choices = new Map<number, Choice>();
   #meta: { id?: string; model?: string; created?: number; system_fingerprint?: string } = {};
-  usage: Usage | undefined;
+  /** The provider's usage object as it came: a cached replay sends it back unchanged. */
+  #usage: unknown;
   done = false;
 
   /** Adds one SSE event; returns the assistant text it added (choice 0). */
@@ -32,7 +34,7 @@ export class ChatTranscript implements StreamTranscript {
     this.#meta.model ??= chunk.model;
     this.#meta.created ??= chunk.created;
     this.#meta.system_fingerprint ??= chunk.system_fingerprint;
-    if (chunk.usage) this.usage = chunk.usage;
+    if (chunk.usage) this.#usage = chunk.usage;
     let added = "";
     for (const part of Array.isArray(chunk.choices) ? chunk.choices : []) {
       const choice = this.#choice(part.index ?? 0);
@@ -53,6 +55,10 @@ export class ChatTranscript implements StreamTranscript {
       if (part.finish_reason) choice.finishReason = part.finish_reason;
     }
     return added;
+  }
+
+  get usage(): Usage | undefined {
+    return chatUsage(this.#usage);
   }
 
   isEnd(event: SseEvent): boolean {
@@ -95,7 +101,7 @@ export class ChatTranscript implements StreamTranscript {
       model: this.#meta.model ?? "",
       ...(this.#meta.system_fingerprint ? { system_fingerprint: this.#meta.system_fingerprint } : {}),
       choices,
-      ...(this.usage ? { usage: this.usage } : {}),
+      ...(this.#usage ? { usage: this.#usage } : {}),
     };
   }
 }

@@ -4,8 +4,13 @@ import type { SseEvent } from "../sse";
 /** Which provider API a request used, as the evidence log records it ("POST /v1/responses"). */
 export type ApiName = string;
 
-/** Token counts in the evidence log's terms, whatever the dialect calls them. */
-export type Usage = { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
+/**
+ * Token counts in the evidence log's terms, whatever the dialect calls them. prompt_tokens is every
+ * input token, cached ones included (Anthropic's input_tokens leaves cache reads and writes out:
+ * they are added); cached_tokens were read from the provider's prompt cache, cache_write_tokens
+ * written to it (Anthropic), reasoning_tokens are the part of completion_tokens spent thinking.
+ */
+export type Usage = { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number; cached_tokens?: number; cache_write_tokens?: number; reasoning_tokens?: number };
 
 /** A text the input firewall may scan: system texts only when the workspace scans system prompts. */
 export type ScannedText = { system: boolean; text: string };
@@ -64,7 +69,7 @@ export interface StreamTranscript {
 }
 
 /** The error bodies a dialect's clients understand. */
-export type ErrorKind = "blocked" | "upstream_error" | "upstream_timeout" | "upstream_unreachable" | "upstream_refused" | "upstream_unavailable" | "upstream_too_large";
+export type ErrorKind = "blocked" | "rate_limited" | "upstream_error" | "upstream_timeout" | "upstream_unreachable" | "upstream_refused" | "upstream_unavailable" | "upstream_too_large";
 
 /**
  * One provider API: how to read its requests, its answers and its streams, and how to speak its
@@ -87,6 +92,13 @@ export interface Dialect {
   transcript(): StreamTranscript;
   /** A stored answer as this dialect's stream of events. */
   replayStream(stored: Record<string, unknown>): string;
+  /**
+   * Asks the provider for the usage of a stream whose client did not (chat's
+   * `stream_options.include_usage`): the body to forward instead, or undefined when nothing was added.
+   */
+  requestUsage?(body: Record<string, unknown>, rawBody: string): string | undefined;
+  /** An event of a stream whose usage Sieve asked for, as the client that did not ask gets it ("": not at all). */
+  hideUsage?(event: SseEvent): string;
   /** A JSON error body Sieve answers with itself (blocked request, provider unreachable…). */
   errorBody(kind: ErrorKind, message: string, requestId: string, reason?: string | null): Record<string, unknown>;
   /** The event that ends a stream Sieve cuts short; each official SDK raises it as an error. */

@@ -4,6 +4,7 @@ import type { Dialect, ErrorKind } from "./dialect";
 /** The spec's error codes: blocked_by_firewall (§2.9) and Sieve's own for provider failures. */
 export const ERROR_CODES: Record<ErrorKind, string> = {
   blocked: "blocked_by_firewall",
+  rate_limited: "rate_limited",
   upstream_error: "upstream_error",
   upstream_timeout: "upstream_timeout",
   upstream_unreachable: "upstream_unreachable",

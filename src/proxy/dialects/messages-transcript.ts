@@ -94,10 +94,23 @@ function parseOr(json: string, fallback: unknown): unknown {
   }
 }
 
-/** Anthropic usage ({input_tokens, output_tokens}) in the evidence log's terms. */
+/**
+ * Anthropic usage ({input_tokens, cache_read_input_tokens, cache_creation_input_tokens,
+ * output_tokens}) in the evidence log's terms: its input_tokens are only the uncached ones, so
+ * the cache's reads and writes are added to make prompt_tokens every input token.
+ */
 export function messagesUsage(usage: unknown): Usage | undefined {
   if (!usage || typeof usage !== "object") return undefined;
-  const u = usage as { input_tokens?: number; output_tokens?: number };
+  const u = usage as { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number | null; cache_creation_input_tokens?: number | null };
   if (u.input_tokens === undefined && u.output_tokens === undefined) return undefined;
-  return { prompt_tokens: u.input_tokens, completion_tokens: u.output_tokens, total_tokens: (u.input_tokens ?? 0) + (u.output_tokens ?? 0) };
+  const cached = u.cache_read_input_tokens ?? 0;
+  const written = u.cache_creation_input_tokens ?? 0;
+  const input = u.input_tokens === undefined ? undefined : u.input_tokens + cached + written;
+  return {
+    prompt_tokens: input,
+    completion_tokens: u.output_tokens,
+    total_tokens: (input ?? 0) + (u.output_tokens ?? 0),
+    ...(u.cache_read_input_tokens != null ? { cached_tokens: cached } : {}),
+    ...(u.cache_creation_input_tokens != null ? { cache_write_tokens: written } : {}),
+  };
 }

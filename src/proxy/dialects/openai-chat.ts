@@ -6,6 +6,10 @@ import type { Dialect, ScannedText, Usage } from "./dialect";
 import { ERROR_CODES, openaiErrorBody } from "./errors";
 import { replayPieces } from "./replay-pieces";
 
+/** `"usage": null` as a member of a chunk (a quote inside a string is escaped, so text cannot match). */
+const USAGE_NULL = /,\s*"usage"\s*:\s*null(?=\s*[,}])|(?<=\{)\s*"usage"\s*:\s*null\s*,/;
+const EMPTY_CHOICES = /"choices"\s*:\s*\[\s*\]/;
+
 /** Roles whose text is scanned: what the user typed and what tools returned (where indirect injections arrive). */
 const SCANNED_ROLES = new Set(["user", "tool", "function"]);
 /** "developer" is the newer OpenAI name for the system role. */
@@ -39,16 +43,47 @@ export const openaiChat: Dialect = {
 
   answer(json) {
     if (!json || typeof json !== "object" || !Array.isArray((json as { choices?: unknown }).choices)) return undefined;
-    const completion = json as { choices: { message?: { content?: unknown } }[]; usage?: Usage };
+    const completion = json as { choices: { message?: { content?: unknown } }[]; usage?: unknown };
     const content = completion.choices[0]?.message?.content;
-    return { text: typeof content === "string" ? content : "", usage: completion.usage, complete: true };
+    return { text: typeof content === "string" ? content : "", usage: chatUsage(completion.usage), complete: true };
   },
 
   transcript: () => new ChatTranscript(),
   replayStream: completionToSse,
+  requestUsage(body, rawBody) {
+    if (body.stream !== true) return undefined;
+    const options = body.stream_options as { include_usage?: unknown } | null | undefined;
+    if (options?.include_usage === true) return undefined;
+    // Appended as text when the body has no stream_options: every byte the client sent stays as it was.
+    if (!("stream_options" in body)) {
+      const end = rawBody.lastIndexOf("}");
+      return `${rawBody.slice(0, end)},"stream_options":{"include_usage":true}${rawBody.slice(end)}`;
+    }
+    const json = JSON.parse(rawBody) as Record<string, unknown>;
+    return JSON.stringify({ ...json, stream_options: { ...(options ?? {}), include_usage: true } });
+  },
+  hideUsage(event) {
+    // With include_usage the provider adds "usage":null to every chunk and one chunk of usage without choices.
+    if (!event.data.includes('"usage"')) return event.raw;
+    if (EMPTY_CHOICES.test(event.data) && !USAGE_NULL.test(event.data)) return "";
+    return event.raw.replace(USAGE_NULL, "");
+  },
   errorBody: openaiErrorBody,
   streamError: (kind, message, requestId, reason) => sseErrorEvent(ERROR_CODES[kind], message, requestId, kind === "blocked" ? { reason } : {}),
 };
+
+/** Chat usage ({prompt_tokens, completion_tokens, …_details}) in the evidence log's terms. */
+export function chatUsage(usage: unknown): Usage | undefined {
+  if (!usage || typeof usage !== "object") return undefined;
+  const u = usage as { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number; prompt_tokens_details?: { cached_tokens?: number }; completion_tokens_details?: { reasoning_tokens?: number } };
+  return {
+    prompt_tokens: u.prompt_tokens,
+    completion_tokens: u.completion_tokens,
+    total_tokens: u.total_tokens ?? (u.prompt_tokens ?? 0) + (u.completion_tokens ?? 0),
+    cached_tokens: u.prompt_tokens_details?.cached_tokens,
+    reasoning_tokens: u.completion_tokens_details?.reasoning_tokens,
+  };
+}
 
 /**
  * The text of one message: a string content, or the text of every part that carries one (a

@@ -41,6 +41,12 @@ export class ResponsesTranscript implements StreamTranscript {
 /** Responses usage ({input_tokens, output_tokens, total_tokens}) in the evidence log's terms. */
 export function responsesUsage(usage: unknown): Usage | undefined {
   if (!usage || typeof usage !== "object") return undefined;
-  const u = usage as { input_tokens?: number; output_tokens?: number; total_tokens?: number };
-  return { prompt_tokens: u.input_tokens, completion_tokens: u.output_tokens, total_tokens: u.total_tokens ?? (u.input_tokens ?? 0) + (u.output_tokens ?? 0) };
+  const u = usage as { input_tokens?: number; output_tokens?: number; total_tokens?: number; input_tokens_details?: { cached_tokens?: number }; output_tokens_details?: { reasoning_tokens?: number } };
+  return {
+    prompt_tokens: u.input_tokens,
+    completion_tokens: u.output_tokens,
+    total_tokens: u.total_tokens ?? (u.input_tokens ?? 0) + (u.output_tokens ?? 0),
+    cached_tokens: u.input_tokens_details?.cached_tokens,
+    reasoning_tokens: u.output_tokens_details?.reasoning_tokens,
+  };
 }
