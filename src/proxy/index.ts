@@ -18,7 +18,7 @@ import { directUpstream } from "./upstream";
 import { routedUpstream } from "../routing/routed-upstream";
 import { SERVICE_KEY_SECURITY } from "../docs/security";
 import { dataProtectionStage } from "../data-protection/stage";
-import { jsonResponse } from "../http/errors";
+import { HttpError, jsonResponse } from "../http/errors";
 import { RequestSpans } from "../telemetry/request-spans";
 import { admitRequest, limitExceededBody, limitHeaders, limitMessage, limitWarningHeader } from "../usage/admission";
 
@@ -82,8 +82,8 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
       const admission = await admitRequest(ctx, scope, { workspace, spending: true });
       if (admission.refused) {
         const { refused } = admission;
-        const body = limitExceededBody(refused, dialect.errorBody("rate_limited", limitMessage(refused), requestId));
-        return jsonResponse(429, body, { ...limitHeaders(refused, ctx.usage.limits.now()), "x-service-request-id": requestId });
+        // Rendered in the dialect's shape (and recorded) like every other refusal; the limit's figures beside the error.
+        throw new HttpError(429, "rate_limited", limitMessage(refused), limitHeaders(refused, ctx.usage.limits.now()), limitExceededBody(refused, {}));
       }
       rawBody = await readRequestBody(request, ctx.config.maxBodyBytes);
       const proxied = readProxiedRequest(request, rawBody, dialect, {

@@ -47,8 +47,8 @@ describe("hard limits: 429 in the caller's dialect, naming the limit, the amount
     expect((refused as InstanceType<typeof OpenAI.RateLimitError>).headers?.get("retry-after")).toBe("50");
     const { response, body } = await raw(tenant, "/v1/chat/completions", { model: "usage-detail", messages: [{ role: "user", content: "x" }] });
     expect(response.status).toBe(429);
-    expect(body).toMatchObject({ error: "rate_limited", limit: "requests_per_minute", limit_scope: "workspace", limit_value: 2, used: 2, reset_at: "2026-11-29T12:01:00.000Z" });
-    expect(body.detail).toContain("requests_per_minute");
+    expect(body).toMatchObject({ error: { type: "rate_limit_error", code: "rate_limited" }, limit: "requests_per_minute", limit_scope: "workspace", limit_value: 2, used: 2, reset_at: "2026-11-29T12:01:00.000Z" });
+    expect(body.error.message).toContain("requests_per_minute");
     expect(body.request_id).toBe(response.headers.get("x-service-request-id"));
     // The next minute has a new allowance (reading the evidence is one of its requests too).
     await sieve.ctx.evidence.flush();
@@ -70,7 +70,7 @@ describe("hard limits: 429 in the caller's dialect, naming the limit, the amount
     expect(await respond().catch((error: unknown) => error)).toBeInstanceOf(OpenAI.RateLimitError);
     const { response, body } = await raw(key, "/v1/responses", { model: "usage-detail", input: "x" });
     expect(response.status).toBe(429);
-    expect(body).toMatchObject({ error: "rate_limited", limit: "tokens_per_minute", limit_scope: "key", limit_value: 100, used: 160 });
+    expect(body).toMatchObject({ error: { type: "rate_limit_error", code: "rate_limited" }, limit: "tokens_per_minute", limit_scope: "key", limit_value: 100, used: 160 });
     // The workspace's other keys are not this key's budget.
     expect((await chat(admin)).response.status).toBe(200);
   });
@@ -95,9 +95,9 @@ describe("hard limits: 429 in the caller's dialect, naming the limit, the amount
     expect(refused).toBeInstanceOf(Anthropic.RateLimitError);
     const { response, body } = await raw(key, "/v1/messages", { model: "claude-3-5-haiku-latest", max_tokens: 5, messages: [{ role: "user", content: "x" }] }, { "anthropic-version": "2023-06-01" });
     expect(response.status).toBe(429);
-    expect(body).toMatchObject({ type: "error", error: "rate_limited", limit: "spend_per_day_usd", limit_scope: "key", limit_value: 0.00002, reset_at: "2026-11-30T00:00:00.000Z" });
+    expect(body).toMatchObject({ type: "error", error: { type: "rate_limit_error", code: "rate_limited" }, limit: "spend_per_day_usd", limit_scope: "key", limit_value: 0.00002, reset_at: "2026-11-30T00:00:00.000Z" });
     expect(body.used).toBeGreaterThanOrEqual(0.00002);
-    expect(body.message).toContain("spend_per_day_usd");
+    expect(body.error.message).toContain("spend_per_day_usd");
     expect(Number(response.headers.get("retry-after"))).toBe((Date.UTC(2026, 10, 30) - clock) / 1000);
     clock += 86_400_000;
     expect((await message()).response.status).toBe(200);

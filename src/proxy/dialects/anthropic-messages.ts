@@ -9,18 +9,6 @@ import { replayPieces } from "./replay-pieces";
 /** Server tools run by Anthropic (live web, sandboxes): answers that use them are never cached. */
 const SERVER_TOOL = /^(web_search|web_fetch|code_execution|memory|tool_search)/;
 
-/** Anthropic's error types for what Sieve reports; the SDK maps them to its error classes. */
-const ANTHROPIC_ERROR_TYPES: Record<ErrorKind, string> = {
-  blocked: "permission_error",
-  rate_limited: "rate_limit_error",
-  upstream_error: "api_error",
-  upstream_timeout: "timeout_error",
-  upstream_unreachable: "api_error",
-  upstream_refused: "api_error",
-  upstream_unavailable: "overloaded_error",
-  upstream_too_large: "api_error",
-};
-
 type Block = { type: string; text?: unknown; content?: unknown; source?: { type?: unknown; data?: unknown } };
 
 /**

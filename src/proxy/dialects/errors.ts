@@ -14,7 +14,7 @@ export const ERROR_CODES: Record<ErrorKind, string> = {
 };
 
 /** The status Sieve answers a provider failure with: too slow 504, known to be down 503, otherwise 502. */
-export const errorKindStatus = (kind: ErrorKind): number => (kind === "blocked" ? 403 : kind === "upstream_timeout" ? 504 : kind === "upstream_unavailable" ? 503 : 502);
+export const errorKindStatus = (kind: ErrorKind): number => (kind === "blocked" ? 403 : kind === "rate_limited" ? 429 : kind === "upstream_timeout" ? 504 : kind === "upstream_unavailable" ? 503 : 502);
 
 /** The error `type` each SDK maps to its error classes and documents, by status. */
 function openaiType(status: number): string {
@@ -41,12 +41,12 @@ export const anthropicType = (status: number) => ANTHROPIC_TYPES[status] ?? (sta
  * `error.message`, so the sentence reaches the developer ("401 missing X-Service-Api-Key: …").
  */
 export function openaiError(error: HttpError, requestId: string | undefined): Record<string, unknown> {
-  return { error: { message: error.detail, type: openaiType(error.status), param: null, code: error.code }, ...(requestId ? { request_id: requestId } : {}) };
+  return { error: { message: error.detail, type: openaiType(error.status), param: null, code: error.code }, ...error.extra, ...(requestId ? { request_id: requestId } : {}) };
 }
 
 /** Anthropic's error body, `{type: "error", error: {type, message}}`; `code` beside them is Sieve's machine-readable name. */
 export function anthropicError(error: HttpError, requestId: string | undefined): Record<string, unknown> {
-  return { type: "error", error: { type: anthropicType(error.status), message: error.detail, code: error.code }, ...(requestId ? { request_id: requestId } : {}) };
+  return { type: "error", error: { type: anthropicType(error.status), message: error.detail, code: error.code }, ...error.extra, ...(requestId ? { request_id: requestId } : {}) };
 }
 
 /** A provider failure (or any other Sieve-made error but a block) in a provider's own shape. */
