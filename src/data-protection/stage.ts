@@ -14,6 +14,12 @@ export type ProtectionRecord = { side: ProtectionSide; type: string; rule?: stri
 const STREAM_OVERLAP_CHARS = 512;
 /** New answer text that triggers a streamed check (a line end triggers one sooner). */
 const STREAM_CHECK_CHARS = 256;
+/**
+ * Answer text checked on the way back: answers are bounded by --max-response-bytes (64 MiB), and
+ * detecting in all of that is tens of seconds of CPU per answer. Past this, an answer is relayed
+ * unchecked (docs/data-protection.md, *Limits*); requests are always checked whole.
+ */
+export const MAX_ANSWER_CHECK_CHARS = 1024 * 1024;
 
 /**
  * The data protection of one proxied request: what its input held and how it was rewritten, the
@@ -65,7 +71,8 @@ export class RequestProtection {
    * Checks a provider's JSON answer and replaces its redact (and block) findings in place: what
    * the cache and the evidence keep. Returns the first block finding and whether anything changed.
    */
-  async checkAnswer(completion: Record<string, unknown>): Promise<{ blocked: LocatedFinding | undefined; changed: boolean }> {
+  async checkAnswer(completion: Record<string, unknown>, answerChars: number): Promise<{ blocked: LocatedFinding | undefined; changed: boolean }> {
+    if (answerChars > MAX_ANSWER_CHECK_CHARS) return { blocked: undefined, changed: false };
     const found = await scanJson(completion, this.#policy, this.#placeholders, replacedInAnswers);
     this.note("output", found);
     return { blocked: found.find((f) => f.action === "block"), changed: found.some(replacedInAnswers) };
@@ -99,15 +106,15 @@ export class RequestProtection {
     return {
       inspect: async (added, soFar) => {
         const verdict = firewall ? await firewall.inspect(added, soFar) : ALLOW;
-        if (verdict.action === "block") return verdict;
+        if (verdict.action === "block" || checkedTo >= MAX_ANSWER_CHECK_CHARS) return verdict;
         if (soFar.length - checkedTo < STREAM_CHECK_CHARS && !added.includes("\n")) return verdict;
         const own = await check(soFar, checkedTo);
         return own.action === "block" ? own : verdict;
       },
       finish: async (fullText) => {
         const verdict = firewall ? await firewall.finish(fullText) : ALLOW;
-        if (verdict.action === "block") return verdict;
-        const own = await check(fullText, checkedTo);
+        if (verdict.action === "block" || checkedTo >= MAX_ANSWER_CHECK_CHARS) return verdict;
+        const own = await check(fullText.slice(0, MAX_ANSWER_CHECK_CHARS + STREAM_OVERLAP_CHARS), checkedTo);
         return own.action === "block" ? own : verdict;
       },
     };

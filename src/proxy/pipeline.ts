@@ -170,7 +170,7 @@ async function forward(
         const verdicts = [inputVerdict, ...(outcome.kind === "completed" || outcome.kind === "blocked" ? (outcome.outputVerdict ? [outcome.outputVerdict] : []) : [])];
         const completion = outcome.transcript.toResponse();
         // What the cache and the evidence keep of the answer: its redact and block findings replaced.
-        await protection.checkAnswer(completion);
+        await protection.checkAnswer(completion, outcome.transcript.text.length);
         if (outcome.kind === "completed" && request.view.cache?.storeStreamed && dialect.answer(completion)?.complete) storeThenRelease(completion, upstreamMs);
         else release?.();
         record({
@@ -212,7 +212,7 @@ async function forward(
   const providerMs = withBody();
   const completion = response.ok ? parseJson(text) : undefined;
   // Data protection on the answer: redact and block findings replaced in `completion` (what is stored).
-  const checked = completion ? await protection.checkAnswer(completion) : undefined;
+  const checked = completion ? await protection.checkAnswer(completion, text.length) : undefined;
   if (checked?.changed) text = JSON.stringify(completion);
   const answer: Answer | undefined = completion && dialect.answer(completion);
   const firewallVerdict = monitor && answer ? await monitor.finish(sampleLongText(answer.text)) : undefined;
