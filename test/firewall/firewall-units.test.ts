@@ -218,10 +218,12 @@ describe("messages", () => {
     { role: "tool", content: "tool output" },
   ];
 
-  test("user and tool messages are scanned, with the text parts of multi-part content; the system prompt only on request", () => {
+  test("user and tool messages are scanned, with the text parts of multi-part content; tool output on the data channel; the system prompt only on request", () => {
     const { texts } = openaiChat.read({ model: "m", messages });
-    expect(scannedTexts(texts, false)).toEqual(["part one\npart two", "tool output"]);
-    expect(scannedTexts(texts, true)).toEqual(["You are a support bot.", "part one\npart two", "tool output"]);
+    const user = (text: string) => ({ text, channel: "user" as const });
+    const data = (text: string) => ({ text, channel: "data" as const });
+    expect(scannedTexts(texts, false)).toEqual([user("part one\npart two"), data("tool output")]);
+    expect(scannedTexts(texts, true)).toEqual([user("You are a support bot."), user("part one\npart two"), data("tool output")]);
     expect(systemPromptText(texts)).toBe("You are a support bot.");
     expect(messageText({ role: "user", content: null })).toBe("");
   });
