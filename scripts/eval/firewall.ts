@@ -195,6 +195,9 @@ function report(s: Setup, file: string, outcomes: Outcome[]) {
     );
   };
   line("all", outcomes.filter((o) => o.row.attack), benignAll);
+  // Issue #51's dev target: JailbreakBench's harmful requests are content safety, not injections.
+  const notJbb = (o: Outcome) => o.row.group !== "JailbreakBench";
+  if (outcomes.some((o) => !notJbb(o))) line("all without JailbreakBench", outcomes.filter((o) => o.row.attack && notJbb(o)), benignAll.filter(notJbb));
   const sources = [...new Set(rows.map((r) => r.group))].map((group) => ({
     group,
     attacks: outcomes.filter((o) => o.row.attack && o.row.group === group),
@@ -293,7 +296,7 @@ await reportDataChannel(setups[0]!);
 
 console.log(`\n### Before / after (same run; baseline = ${setups[1]?.describe ?? "none"})\n`);
 console.log("| slice | firewall | ROC AUC | TPR@1% FPR | TPR@5% FPR | attacks blocked | benign blocked | benign flagged |\n|---|---|---|---|---|---|---|---|");
-const headline = (slice: string) => slice.endsWith(": all") || /: source (deepset|JailbreakBench|overdefense [a-z-]+|indirect \(deepset\))/.test(slice);
+const headline = (slice: string) => slice.endsWith(": all") || slice.endsWith(": all without JailbreakBench") || /: source (deepset|JailbreakBench|overdefense [a-z-]+|indirect \(deepset\))/.test(slice);
 for (const slice of [...new Set(summaries.map((s) => s.slice))].filter(headline)) {
   for (const s of summaries.filter((x) => x.slice === slice)) {
     const f = (x: number) => (Number.isNaN(x) ? "–" : x.toFixed(3));
