@@ -102,10 +102,12 @@ function originOf(origins: Map<string, WindowOrigin>, window: string): WindowOri
 
 /** A second-look piece lies inside one of the windows: its origin is that window's, moved to where the piece starts. */
 function subOrigin(origins: Map<string, WindowOrigin>, windows: string[], sub: string): WindowOrigin {
-  const parent = windows.find((w) => w.includes(sub));
+  // Word runs are rejoined with single spaces: compare with the parent's whitespace collapsed.
+  const spaced = (text: string) => text.replace(/\s+/g, " ");
+  const parent = windows.find((w) => w.includes(sub)) ?? windows.find((w) => spaced(w).includes(sub));
   if (!parent) return originOf(origins, sub);
   const origin = originOf(origins, parent);
-  return { ...origin, offset: origin.offset + parent.indexOf(sub) };
+  return { ...origin, offset: origin.offset + Math.max(0, parent.includes(sub) ? parent.indexOf(sub) : spaced(parent).indexOf(sub)) };
 }
 
 /**
