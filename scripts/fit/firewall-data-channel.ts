@@ -1,5 +1,5 @@
 /**
- * npm run fit:firewall-data-channel [--per-pool N] [--fpr F]
+ * bun scripts/fit/firewall-data-channel.ts [--per-pool N] [--fpr F]   (run from the repo root; not an npm script: package.json is not changed on this branch)
  *
  * Fits the data channel's threshold (src/firewall/data-channel.ts): every row is scanned as the
  * server scans a tool result seen for the first time (scan.ts, window budget and second look),

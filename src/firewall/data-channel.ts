@@ -3,7 +3,7 @@
  * documents, files: the dialect adapters mark it) should hold no instruction to an AI assistant
  * at all, so there the same calibrated score fires from a lower threshold: the built-in input
  * patterns fire on a data window when its score exceeds min(pattern threshold, DATA_CHANNEL.threshold).
- * The threshold is fitted by `npm run fit:firewall-data-channel` on training rows only (injections
+ * The threshold is fitted by `bun scripts/fit/firewall-data-channel.ts` on training rows only (injections
  * inside constructed documents and tool outputs against the same carriers untouched), numbers in
  * models/sieve-firewall/data-channel.json. Same windows, same scores: no extra inference.
  */
