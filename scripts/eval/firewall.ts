@@ -36,14 +36,16 @@ import { firewallEmbedderKey, firewallScanOptions } from "../../src/firewall/enc
 import { LEXICAL, LEXICAL_FEATURE_VERSION, LexicalScorer, type LexicalModel } from "../../src/firewall/lexical";
 import { FAMILY_DEFAULTS } from "../../src/firewall/library";
 import { BuiltinIndex, WorkspacePatterns } from "../../src/firewall/pattern-index";
+import { DATA_CHANNEL } from "../../src/firewall/data-channel";
 import { planWindows, scanTexts, SECOND_LOOK_FROM, type ScanOptions, type ScanResult } from "../../src/firewall/scan";
 import { assetPaths } from "../../src/runtime/assets";
+import { dataChannelRows } from "./firewall-data-channel-set";
 import { DATASETS, FirstSightEmbedding, readLabelled, type LabelledRow } from "./firewall-data";
 import { percent, rocAuc, tprAtFpr, type Scored } from "./firewall-metrics";
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
-  options: { baseline: { type: "string", default: "main" }, "no-baseline": { type: "boolean", default: false }, scores: { type: "string" } },
+  options: { baseline: { type: "string", default: "main" }, "no-baseline": { type: "boolean", default: false }, scores: { type: "string" }, "data-channel-only": { type: "boolean", default: false } },
 });
 const files = positionals.length > 0 ? positionals : [join(DATASETS, "firewall-dev.jsonl"), ...["firewall-overdefense.jsonl", "firewall-harmful-requests.jsonl", "firewall-task-prompts.jsonl"].map((file) => resolve(import.meta.dir, file))];
 // SIEVE_* variables apply (e.g. SIEVE_FIREWALL_MODEL_DIR for a firewall model of its own).
@@ -193,6 +195,9 @@ function report(s: Setup, file: string, outcomes: Outcome[]) {
     );
   };
   line("all", outcomes.filter((o) => o.row.attack), benignAll);
+  // Issue #51's dev target: JailbreakBench's harmful requests are content safety, not injections.
+  const notJbb = (o: Outcome) => o.row.group !== "JailbreakBench";
+  if (outcomes.some((o) => !notJbb(o))) line("all without JailbreakBench", outcomes.filter((o) => o.row.attack && notJbb(o)), benignAll.filter(notJbb));
   const sources = [...new Set(rows.map((r) => r.group))].map((group) => ({
     group,
     attacks: outcomes.filter((o) => o.row.attack && o.row.group === group),
@@ -241,6 +246,41 @@ function report(s: Setup, file: string, outcomes: Outcome[]) {
   if (wrong.length > 0) console.log(`\nBenign rows blocked (first ${wrong.length}):\n${wrong.map((o) => `- [${o.row.group}] ${o.row.text.slice(0, 110).replace(/\s+/g, " ")} (${o.score.toFixed(3)})`).join("\n")}`);
 }
 
+/**
+ * The data-channel dev set (firewall-data-channel-set.ts: written for the project), each row scanned
+ * as a tool result or document (channel data) and, for comparison, as user text; per wrapper and kind.
+ */
+async function reportDataChannel(s: Setup): Promise<void> {
+  const rows = dataChannelRows();
+  await s.embedding.embedMany(rows.flatMap((row) => planWindows([row.text], () => false, { ...s.options, budgetTokens: 0 }).windows));
+  const scanned: { row: (typeof rows)[number]; data: boolean; user: boolean; score: number }[] = [];
+  for (const row of rows) {
+    const data = await scanTexts([{ text: row.text, channel: "data" }], s.patterns, s.embedding, s.options);
+    const user = await scanTexts([{ text: row.text, channel: "user" }], s.patterns, s.embedding, s.options);
+    scanned.push({ row, data: data.verdict.action === "block", user: user.verdict.action === "block", score: data.best?.score ?? 0 });
+  }
+  s.embedding.save();
+  console.log(`\n### Data channel (${s.name}; project-written set, ${rows.length} rows; data-channel threshold ${DATA_CHANNEL.threshold})\n`);
+  console.log("| wrapper | injected blocked (data / as user text) | plain blocked (data / user) | human-addressed requests blocked (data / user) | ROC AUC |\n|---|---|---|---|---|");
+  const rate = (list: typeof scanned, key: "data" | "user") => (list.length ? percent(list.filter((x) => x[key]).length / list.length) : "–");
+  for (const wrapper of [...new Set(rows.map((r) => r.wrapper)), "all"]) {
+    const some = scanned.filter((x) => wrapper === "all" || x.row.wrapper === wrapper);
+    const kind = (k: string) => some.filter((x) => x.row.kind === k);
+    console.log(`| ${wrapper} | ${rate(kind("injected"), "data")} / ${rate(kind("injected"), "user")} | ${rate(kind("plain"), "data")} / ${rate(kind("plain"), "user")} | ${rate(kind("human-request"), "data")} / ${rate(kind("human-request"), "user")} | ${rocAuc(some.map((x) => ({ score: x.score, attack: x.row.attack }))).toFixed(3)} |`);
+  }
+  for (const position of ["start", "middle", "end"]) {
+    const some = scanned.filter((x) => x.row.position === position);
+    console.log(`injected at the ${position}: ${rate(some, "data")} blocked on the data channel, ${rate(some, "user")} as user text`);
+  }
+  const wrong = scanned.filter((x) => !x.row.attack && x.data);
+  if (wrong.length > 0) console.log(`\nBenign data blocked:\n${wrong.map((x) => `- [${x.row.id}] ${x.row.text.slice(0, 110).replace(/\s+/g, " ")} (${x.score.toFixed(3)})`).join("\n")}`);
+}
+
+if (args["data-channel-only"]) {
+  await reportDataChannel(setups[0]!);
+  process.exit(0);
+}
+
 const inputs: { name: string; rows: LabelledRow[] }[] = files.map((file) => ({ name: file.split("/").pop()!, rows: readLabelled(file) }));
 inputs.push({ name: `indirect (derived from ${inputs[0]!.name})`, rows: indirectRows(inputs[0]!.rows) });
 const perRow: string[] = [];
@@ -252,10 +292,11 @@ for (const input of inputs) {
   }
 }
 if (args.scores) writeFileSync(args.scores, `${perRow.join("\n")}\n`);
+await reportDataChannel(setups[0]!);
 
 console.log(`\n### Before / after (same run; baseline = ${setups[1]?.describe ?? "none"})\n`);
 console.log("| slice | firewall | ROC AUC | TPR@1% FPR | TPR@5% FPR | attacks blocked | benign blocked | benign flagged |\n|---|---|---|---|---|---|---|---|");
-const headline = (slice: string) => slice.endsWith(": all") || /: source (deepset|JailbreakBench|overdefense [a-z-]+|indirect \(deepset\))/.test(slice);
+const headline = (slice: string) => slice.endsWith(": all") || slice.endsWith(": all without JailbreakBench") || /: source (deepset|JailbreakBench|overdefense [a-z-]+|indirect \(deepset\))/.test(slice);
 for (const slice of [...new Set(summaries.map((s) => s.slice))].filter(headline)) {
   for (const s of summaries.filter((x) => x.slice === slice)) {
     const f = (x: number) => (Number.isNaN(x) ? "–" : x.toFixed(3));

@@ -38,12 +38,13 @@ export function decide(windows: WindowScore[], side: PatternSide): Decision {
     family: lead.pattern.family,
     reason: reasonFor(lead, side),
     matches: fired.slice(0, MAX_RECORDED_MATCHES).map((hit) => matchRecord(hit, side)),
+    ...(lead.origin ? { channel: lead.origin.channel } : {}),
   };
   return { verdict, best, fired };
 }
 
 export function reasonFor(hit: PatternHit, side: PatternSide): string {
-  const what = side === "input" ? "the request" : "the response";
+  const what = side === "output" ? "the response" : hit.origin?.channel === "data" ? "data in the request (tool output, document or file)" : "the request";
   const kind = hit.pattern.builtIn ? "built-in" : "custom";
   return `${hit.pattern.family}: ${what} matches ${kind} pattern ${hit.pattern.id} (score ${hit.score.toFixed(3)} > threshold ${hit.pattern.threshold})`;
 }
@@ -58,6 +59,8 @@ export function matchRecord(hit: PatternHit, side: PatternSide): Record<string, 
     threshold: hit.pattern.threshold,
     action: hit.pattern.action,
     side,
+    // Input side: which channel the window came in on and where it starts in its text (characters, as the firewall read it).
+    ...(hit.origin ? { channel: hit.origin.channel, window: { message: hit.origin.message, offset: hit.origin.offset } } : {}),
   };
 }
 

@@ -52,8 +52,29 @@ export function decodedPayloads(text: string, attempts = { left: MAX_DECODE_ATTE
   return payloads;
 }
 
+/**
+ * Bytes hidden in Unicode variation selectors behind a visible character ("emoji smuggling"):
+ * U+FE00–U+FE0F carry 0–15 and U+E0100–U+E01EF carry 16–255. They render as nothing and MiniLM's
+ * normaliser drops them (non-spacing marks), but a model asked to decode them reads the bytes.
+ * A real emoji carries at most one selector; four or more in a row are a payload.
+ */
+const VARIATION_SELECTOR_RUN = /[\uFE00-\uFE0F\u{E0100}-\u{E01EF}]{4,}/gu;
+
+function variationSelectorBytes(run: string): Uint8Array {
+  return Uint8Array.from([...run].slice(0, MAX_ENCODED_CHARS), (c) => {
+    const code = c.codePointAt(0)!;
+    return code <= 0xfe0f ? code - 0xfe00 : code - 0xe0100 + 16;
+  });
+}
+
 function decodedRuns(text: string, attempts: { left: number }): string[] {
   const payloads: string[] = [];
+  for (const [run] of text.matchAll(VARIATION_SELECTOR_RUN)) {
+    if (attempts.left <= 0 || payloads.length === MAX_PAYLOADS) break;
+    attempts.left--;
+    const decoded = readableText(variationSelectorBytes(run));
+    if (decoded !== undefined) payloads.push(decoded);
+  }
   for (const [run] of text.matchAll(ENCODED_RUN)) {
     if (attempts.left <= 0) break;
     attempts.left--;

@@ -80,7 +80,7 @@ export const firewallController = (ctx: AppContext) => {
       maxBodyBytes: SMALL_JSON_BODY_BYTES,
       detail: { summary: "Switch a built-in family on or off for this workspace", responses: { 200: { description: "The family", ...json(familyView) } } },
     })
-    .post("/test", ({ scope, body }) => service.test(scope, body.text), {
+    .post("/test", ({ scope, body }) => service.test(scope, body.text, body.channel), {
       body: testBody,
       maxBodyBytes: jsonTextBodyBytes(MAX_TEST_CHARS),
       detail: {

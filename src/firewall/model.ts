@@ -56,6 +56,7 @@ export const testBody = z.strictObject({
     .string()
     .max(MAX_TEST_CHARS, `must be at most ${MAX_TEST_CHARS} characters`)
     .refine((text) => text.trim().length > 0, "must not be empty"),
+  channel: z.enum(["user", "data"], "must be user or data").optional().describe("Scan the text as the user's words (default) or as data: a tool result, document or file (docs/firewall.md, Channels)"),
 });
 
 export const patternIdParams = z.object({ id: z.string().min(1).max(100) });
@@ -98,14 +99,20 @@ export const matchView = z.object({
   threshold: z.number(),
   action: z.enum(PATTERN_ACTIONS),
   side: z.enum(PATTERN_SIDES),
+  channel: z.enum(["user", "data"]).optional().describe("Input side: the channel the window came in on"),
+  window: z
+    .object({ message: z.number().int(), offset: z.number().int() })
+    .optional()
+    .describe("Input side: which scanned text (0 = the first) and the character offset in it where the window starts (as the firewall read it: folded, see Text as the provider's model reads it)"),
 });
 
 export const testResult = z.object({
   verdict: z.enum(["allow", "log", "warn", "block"]),
+  channel: z.enum(["user", "data"]).describe("The channel the text was scanned as"),
   reason: z.string().nullable(),
   matches: z.array(matchView).describe("Patterns that fired (score > threshold), strongest first"),
   top: z
-    .object({ pattern_id: z.string(), family: z.string(), similarity: z.number(), score: z.number() })
+    .object({ pattern_id: z.string(), family: z.string(), similarity: z.number(), score: z.number(), window: z.object({ offset: z.number().int() }).optional() })
     .nullable()
     .describe("The highest-scoring enabled pattern, fired or not"),
   windows: z.number().int().describe("Text windows scored, second-look sub-windows included"),

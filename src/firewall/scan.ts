@@ -5,8 +5,10 @@
  */
 import { foldForModels, hasTokens } from "../embeddings/model-text";
 import { sampleLongText } from "../proxy/long-text";
+import type { Channel } from "../proxy/dialects/dialect";
 import { ALLOW, type FirewallVerdict } from "../proxy/stages";
 import { cueScore } from "./cues";
+import { dataChannelHit } from "./data-channel";
 import { decide, type Decision } from "./decision";
 import { decodedPayloads, MAX_DECODE_ATTEMPTS } from "./encoded-text";
 import { foldLookalikes } from "./lookalikes";
@@ -35,6 +37,12 @@ export type ScanOptions = {
   readability: Readability;
 };
 
+/** One text to scan and the channel it came in on (`user` when given as a plain string). */
+export type ChannelText = { text: string; channel: Channel };
+
+/** Where a window came from: its text's index and channel, and its character offset in that text as the firewall read it (folded). */
+export type WindowOrigin = { message: number; channel: Channel; offset: number };
+
 export type ScanResult = Decision & {
   /** Windows scored (already known + newly embedded), second-look sub-windows included. */
   windows: number;
@@ -45,6 +53,8 @@ export type ScanResult = Decision & {
   /** Windows left unscored because they are mostly in scripts the encoder cannot read. */
   unscored: number;
   scores: WindowScore[];
+  /** Per scored window (same order as `scores`), where it came from. */
+  origins: WindowOrigin[];
 };
 
 /**
@@ -56,9 +66,10 @@ export const SECOND_LOOK_FROM = 0.3;
 /** The second look uses what the first pass left of the budget, but always at least this many tokens. */
 export const SECOND_LOOK_MIN_TOKENS = 32;
 
-export async function scanTexts(texts: string[], patterns: WorkspacePatterns, embedding: Embedding, options: ScanOptions): Promise<ScanResult> {
+export async function scanTexts(input: (string | ChannelText)[], patterns: WorkspacePatterns, embedding: Embedding, options: ScanOptions): Promise<ScanResult> {
+  const texts = input.map((t): ChannelText => (typeof t === "string" ? { text: t, channel: "user" } : t));
   const known = (window: string) => embedding.peek(window) !== undefined;
-  const plan = planWindows(texts, known, options);
+  const plan = planWindows(texts.map((t) => t.text), known, options, texts.map((t) => t.channel));
   const { windows, unreadable: unscored } = plan;
   const score = async (texts: string[]) => {
     const vectors = await embedding.embedMany(texts);
@@ -70,9 +81,33 @@ export async function scanTexts(texts: string[], patterns: WorkspacePatterns, em
   const closerBudget = options.budgetTokens > 0 ? Math.max(options.budgetTokens - plan.spent, SECOND_LOOK_MIN_TOKENS) : 0;
   const closer = planSecondLook(windows, scores, known, closerBudget);
   if (closer.length > 0) scores.push(...(await score(closer)));
+  // Same windows, same scores, one decision rule per channel: on the data channel the built-in
+  // patterns fire from a lower score (data-channel.ts); every hit says where its window was.
+  const origins = [...windows.map((w) => originOf(plan.origins, w)), ...closer.map((sub) => subOrigin(plan.origins, windows, sub))];
+  scores.forEach((window, i) => {
+    const origin = origins[i]!;
+    const hit = origin.channel === "data" ? dataChannelHit(window) : undefined;
+    if (hit) window.fired.push(hit);
+    for (const h of window.fired) h.origin ??= origin;
+    if (window.best) window.best.origin ??= origin;
+  });
   const decision = decide(scores, "input");
   const verdict = decision.verdict === ALLOW && unscored > 0 ? unscoredVerdict(unscored, windows.length + unscored) : decision.verdict;
-  return { ...decision, verdict, windows: windows.length + closer.length, skipped: plan.skipped, secondLook: closer.length, unscored, scores };
+  return { ...decision, verdict, windows: windows.length + closer.length, skipped: plan.skipped, secondLook: closer.length, unscored, scores, origins };
+}
+
+function originOf(origins: Map<string, WindowOrigin>, window: string): WindowOrigin {
+  return origins.get(window) ?? { message: 0, channel: "user", offset: 0 };
+}
+
+/** A second-look piece lies inside one of the windows: its origin is that window's, moved to where the piece starts. */
+function subOrigin(origins: Map<string, WindowOrigin>, windows: string[], sub: string): WindowOrigin {
+  // Word runs are rejoined with single spaces: compare with the parent's whitespace collapsed.
+  const spaced = (text: string) => text.replace(/\s+/g, " ");
+  const parent = windows.find((w) => w.includes(sub)) ?? windows.find((w) => spaced(w).includes(sub));
+  if (!parent) return originOf(origins, sub);
+  const origin = originOf(origins, parent);
+  return { ...origin, offset: origin.offset + Math.max(0, parent.includes(sub) ? parent.indexOf(sub) : spaced(parent).indexOf(sub)) };
 }
 
 /**
@@ -131,16 +166,24 @@ export function planWindows(
   texts: string[],
   known: (window: string) => boolean,
   options: Pick<ScanOptions, "budgetTokens" | "windowTokens"> & Partial<Pick<ScanOptions, "readability">>,
-): { windows: string[]; skipped: number; spent: number; unreadable: number } {
+  /** Each text's channel (default user), recorded in `origins`. */
+  channels?: Channel[],
+): { windows: string[]; skipped: number; spent: number; unreadable: number; origins: Map<string, WindowOrigin> } {
   const seen = new Set<string>();
+  const origins = new Map<string, WindowOrigin>();
   let unreadable = 0;
   const free: string[] = [];
   const fresh: Candidate[] = [];
-  const plan = (windows: string[], message: number, decoded: boolean) => {
+  const plan = (windows: string[], message: number, decoded: boolean, read: string) => {
     const spread = spreadRanks(windows.length);
+    let from = 0;
     windows.forEach((window, i) => {
+      // A window starts with its first sentence as read (windows join sentences with one space).
+      const at = read.indexOf(window.slice(0, 24), from);
+      if (at >= 0) from = at;
       if (seen.has(window) || !hasTokens(window)) return; // invisible characters only: nothing to judge
       seen.add(window);
+      origins.set(window, { message, channel: channels?.[message] ?? "user", offset: decoded ? 0 : Math.max(at, 0) });
       if (options.readability && !options.readability.readable(window)) unreadable++;
       else if (known(window)) free.push(window);
       else fresh.push({ text: window, tokens: estimateTokens(window), whole: !decoded && windows.length === 1, decoded, cues: 0, spread: spread[i]!, recency: -message });
@@ -154,12 +197,15 @@ export function planWindows(
   texts.forEach((text, message) => {
     // With a budget only a few windows are embedded: a huge text is planned from a bounded sample.
     const folded = read(options.budgetTokens > 0 ? sampleLongText(text) : text);
-    plan(textWindows(folded, options.windowTokens), message, false);
-    for (const payload of decodedPayloads(folded, decodeAttempts, options.readability)) plan(textWindows(read(payload), options.windowTokens), message, true);
+    plan(textWindows(folded, options.windowTokens), message, false, folded);
+    for (const payload of decodedPayloads(folded, decodeAttempts, options.readability)) {
+      const decoded = read(payload);
+      plan(textWindows(decoded, options.windowTokens), message, true, decoded);
+    }
   });
 
   const total = fresh.reduce((sum, c) => sum + c.tokens, 0);
-  if (options.budgetTokens <= 0 || total <= options.budgetTokens) return { windows: [...free, ...fresh.map((c) => c.text)], skipped: 0, spent: total, unreadable };
+  if (options.budgetTokens <= 0 || total <= options.budgetTokens) return { windows: [...free, ...fresh.map((c) => c.text)], skipped: 0, spent: total, unreadable, origins };
 
   for (const c of fresh) if (!c.whole) c.cues = cueScore(c.text);
   // Whole short messages, then hidden (decoded) text, then windows of long texts by cue words and spread.
@@ -171,7 +217,7 @@ export function planWindows(
     chosen.push(c.text);
     spent += c.tokens;
   }
-  return { windows: [...free, ...chosen], skipped: fresh.length - chosen.length, spent, unreadable };
+  return { windows: [...free, ...chosen], skipped: fresh.length - chosen.length, spent, unreadable, origins };
 }
 
 /** rank[i] = when window i comes in a first, last, middle, quarters, … traversal of n windows. */

@@ -1,12 +1,13 @@
 import { builtinScore, singleScore, windowLogit, type WindowSignals } from "./calibration";
 import type { PatternMeta, WorkspacePatterns } from "./pattern-index";
+import type { WindowOrigin } from "./scan";
 import type { VectorMatrix } from "./vector-matrix";
 
 /**
  * One pattern's similarity to one window, raw and calibrated; `lexical` (built-in input patterns
  * only): the lexical signal's term in the score's logit (lexical.ts).
  */
-export type PatternHit = { pattern: PatternMeta; similarity: number; score: number; lexical?: number };
+export type PatternHit = { pattern: PatternMeta; similarity: number; score: number; lexical?: number; origin?: WindowOrigin };
 
 export type WindowScore = {
   /** The enabled pattern with the highest score, fired or not. */

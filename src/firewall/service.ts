@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { UNSCORED_FROM } from "../embeddings/readability";
 import { badRequest, httpError } from "../http/errors";
+import type { Channel } from "../proxy/dialects/dialect";
 import type { ProxiedRequest } from "../proxy/request";
 import { ALLOW, firewallOff, type FirewallStage, type FirewallVerdict, type OutputMonitor } from "../proxy/stages";
 import { SHARED_TEXTS, VectorMemo } from "../embeddings/vector-memo";
@@ -178,12 +179,13 @@ export class FirewallService {
 
   // — POST /v1/firewall/test —
 
-  async test(scope: WorkspaceScope, text: string) {
+  async test(scope: WorkspaceScope, text: string, channel: Channel = "user") {
     const started = performance.now();
     const patterns = await this.patternsFor(scope);
-    const result = await scanTexts([text], patterns, this.#scanEmbedding(scope.workspaceId), this.options);
+    const result = await scanTexts([{ text, channel }], patterns, this.#scanEmbedding(scope.workspaceId), this.options);
     return {
       verdict: result.verdict.action,
+      channel,
       reason: result.verdict.reason,
       matches: result.verdict.matches,
       top: result.best
@@ -192,6 +194,7 @@ export class FirewallService {
             family: result.best.pattern.family,
             similarity: round(result.best.similarity),
             score: round(result.best.score),
+            ...(result.best.origin ? { window: { offset: result.best.origin.offset } } : {}),
             // Why a score sits far from what the similarity alone would give.
             ...(result.best.lexical === undefined ? {} : { lexical: round(result.best.lexical) }),
           }

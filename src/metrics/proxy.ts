@@ -34,7 +34,9 @@ type DialectChildren = {
   upstream: Histogram.Internal<string>;
 };
 
-type VerdictChildren = Record<(typeof SIDES)[number], Record<FirewallAction, Map<string, Counter.Internal>>>;
+/** Channel label: where the deciding window came from on the input side (user or data), "assistant" on the output side. */
+const CHANNELS = { input: ["user", "data"], output: ["assistant"] } as const;
+type VerdictChildren = Record<(typeof SIDES)[number], Record<string, Record<FirewallAction, Map<string, Counter.Internal>>>>;
 
 /**
  * The proxy's requests by dialect and status, the overhead and provider latency histograms, and
@@ -72,12 +74,17 @@ export class ProxyMetrics {
     });
     const verdicts = new Counter({
       name: "sieve_firewall_verdicts_total",
-      help: "Firewall verdicts on proxied requests by side (input, output), action and family (built-in, unscored_language, custom, none)",
-      labelNames: ["side", "action", "family"],
+      help: "Firewall verdicts on proxied requests by side (input, output), channel of the deciding window (user, data; assistant on the output side), action and family (built-in, unscored_language, custom, none)",
+      labelNames: ["side", "channel", "action", "family"],
       registers: [registry],
     });
     this.#verdicts = Object.fromEntries(
-      SIDES.map((side) => [side, Object.fromEntries(ACTIONS.map((action) => [action, new Map(FAMILIES.map((family) => [family, verdicts.labels(side, action, family)]))]))]),
+      SIDES.map((side) => [
+        side,
+        Object.fromEntries(
+          CHANNELS[side].map((channel) => [channel, Object.fromEntries(ACTIONS.map((action) => [action, new Map(FAMILIES.map((family) => [family, verdicts.labels(side, channel, action, family)]))]))]),
+        ),
+      ]),
     ) as VerdictChildren;
   }
 
@@ -91,8 +98,9 @@ export class ProxyMetrics {
     // A request answered by Sieve itself (blocked, cache hit, refused) never reached the provider.
     if (outcome.upstreamMs > 0) children.upstream.observe(outcome.upstreamMs / 1000);
     for (let i = 0; i < outcome.verdicts.length && i < SIDES.length; i++) {
-      const { action, family } = outcome.verdicts[i]!;
-      const byFamily = this.#verdicts[SIDES[i]!][action];
+      const { action, family, channel } = outcome.verdicts[i]!;
+      const side = SIDES[i]!;
+      const byFamily = this.#verdicts[side][side === "input" ? (channel ?? "user") : "assistant"]![action];
       (byFamily.get(family ?? "none") ?? byFamily.get("custom")!).inc();
     }
   }

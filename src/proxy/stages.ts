@@ -1,4 +1,5 @@
 import type { CacheRejection } from "../evidence/schema";
+import type { Channel } from "./dialects/dialect";
 import type { ProxiedRequest } from "./request";
 import type { UpstreamCall } from "./upstream";
 
@@ -13,6 +14,8 @@ export type FirewallVerdict = {
   reason: string | null;
   /** The patterns that fired, as recorded in the evidence. */
   matches: Record<string, unknown>[];
+  /** Input side: the channel of the window that decided (user or data; docs/firewall.md, *Channels*). */
+  channel?: Channel;
 };
 
 export const ALLOW: FirewallVerdict = { action: "allow", family: null, reason: null, matches: [] };

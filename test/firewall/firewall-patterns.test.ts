@@ -228,7 +228,7 @@ describe("POST /v1/firewall/test", () => {
     expect(attack.body).toMatchObject({ verdict: "block", windows: 1, skipped_windows: 0, latency_ms: expect.any(Number), reason: expect.any(String) });
     expect(attack.body.matches.length).toBeGreaterThan(0);
     for (const match of attack.body.matches) {
-      expect(match).toEqual({ pattern_id: expect.any(String), family: expect.any(String), similarity: expect.any(Number), score: expect.any(Number), threshold: expect.any(Number), action: expect.any(String), side: "input" });
+      expect(match).toEqual({ pattern_id: expect.any(String), family: expect.any(String), similarity: expect.any(Number), score: expect.any(Number), threshold: expect.any(Number), action: expect.any(String), side: "input", channel: "user", window: { message: 0, offset: expect.any(Number) } });
       expect(match.score).toBeGreaterThan(match.threshold);
     }
     expect(attack.body.top.score).toBe(attack.body.matches[0].score);
@@ -237,9 +237,9 @@ describe("POST /v1/firewall/test", () => {
     expect(benign.body).toMatchObject({ verdict: "allow", matches: [], reason: null });
     // Here alice's own pattern from an earlier test outscores every built-in: the lexical signal reads
     // the question as ordinary text and lowers them all. Only a built-in's top carries `lexical`.
-    expect(benign.body.top).toEqual({ pattern_id: expect.any(String), family: "custom", similarity: expect.any(Number), score: expect.any(Number) });
+    expect(benign.body.top).toEqual({ pattern_id: expect.any(String), family: "custom", similarity: expect.any(Number), score: expect.any(Number), window: { offset: 0 } });
     expect(benign.body.top.score).toBeLessThan(0.9);
-    expect(attack.body.top).toEqual({ pattern_id: expect.any(String), family: expect.any(String), similarity: expect.any(Number), score: expect.any(Number), lexical: expect.any(Number) });
+    expect(attack.body.top).toEqual({ pattern_id: expect.any(String), family: expect.any(String), similarity: expect.any(Number), score: expect.any(Number), lexical: expect.any(Number), window: { offset: 0 } });
     expect(attack.body.top.lexical).toBeGreaterThan(0);
 
     expect((await alice.post("/v1/firewall/test", { text: "" })).status).toBe(400);

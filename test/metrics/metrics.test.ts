@@ -55,8 +55,8 @@ describe("GET /metrics after real traffic through the official SDKs", () => {
     expect(moved(before, after, "sieve_proxy_upstream_seconds_count", { dialect: "openai_chat" })).toBe(1);
     const upstreamMs = Number(miss.response.headers.get("x-service-upstream-latency-ms"));
     expect(Math.abs(moved(before, after, "sieve_proxy_upstream_seconds_sum", { dialect: "openai_chat" }) * 1000 - upstreamMs)).toBeLessThanOrEqual(0.5);
-    expect(moved(before, after, "sieve_firewall_verdicts_total", { side: "input", action: "allow", family: "none" })).toBe(2);
-    expect(moved(before, after, "sieve_firewall_verdicts_total", { side: "output", action: "allow", family: "none" })).toBe(1);
+    expect(moved(before, after, "sieve_firewall_verdicts_total", { side: "input", channel: "user", action: "allow", family: "none" })).toBe(2);
+    expect(moved(before, after, "sieve_firewall_verdicts_total", { side: "output", channel: "assistant", action: "allow", family: "none" })).toBe(1);
     expect(moved(before, after, "sieve_database_seconds_count", { operation: "cache_exact_lookup" })).toBe(2);
     // The new prompt was embedded at least once (firewall windows, cache vector) on the request lane.
     expect(after.total("sieve_inference_seconds_count", { priority: "request" }) - before.total("sieve_inference_seconds_count", { priority: "request" })).toBeGreaterThanOrEqual(1);
@@ -87,7 +87,7 @@ describe("GET /metrics after real traffic through the official SDKs", () => {
     const record = await evidenceFor(sieve, tenant, (error as InstanceType<typeof OpenAI.APIError>).headers!.get("x-service-request-id")!);
     const family = record.firewall_matches[0].family;
     expect(["prompt_injection", "jailbreak", "prompt_extraction", "role_manipulation"]).toContain(family);
-    expect(moved(before, after, "sieve_firewall_verdicts_total", { side: "input", action: "block", family })).toBe(1);
+    expect(moved(before, after, "sieve_firewall_verdicts_total", { side: "input", channel: "user", action: "block", family })).toBe(1);
     expect(moved(before, after, "sieve_proxy_requests_total", { dialect: "openai_chat", status: "403" })).toBe(1);
     expect(moved(before, after, "sieve_proxy_overhead_seconds_count", { dialect: "openai_chat", cache: "skip" })).toBe(1);
     expect(moved(before, after, "sieve_proxy_upstream_seconds_count", { dialect: "openai_chat" })).toBe(0);
@@ -102,7 +102,7 @@ describe("GET /metrics after real traffic through the official SDKs", () => {
     const after = await scrape();
 
     expect(after.total("sieve_firewall_verdicts_total", { side: "output", action: "block" }) - before.total("sieve_firewall_verdicts_total", { side: "output", action: "block" })).toBe(1);
-    expect(moved(before, after, "sieve_firewall_verdicts_total", { side: "input", action: "allow", family: "none" })).toBe(1);
+    expect(moved(before, after, "sieve_firewall_verdicts_total", { side: "input", channel: "user", action: "allow", family: "none" })).toBe(1);
     expect(moved(before, after, "sieve_proxy_requests_total", { dialect: "anthropic_messages", status: "403" })).toBe(1);
     expect(moved(before, after, "sieve_proxy_upstream_seconds_count", { dialect: "anthropic_messages" })).toBe(1);
   });
@@ -120,7 +120,7 @@ describe("GET /metrics after real traffic through the official SDKs", () => {
     expect(await chat(tenant, pattern).catch((error: unknown) => error)).toBeInstanceOf(OpenAI.PermissionDeniedError);
     const after = await scrape();
 
-    expect(moved(before, after, "sieve_firewall_verdicts_total", { side: "input", action: "block", family: "custom" })).toBe(1);
+    expect(moved(before, after, "sieve_firewall_verdicts_total", { side: "input", channel: "user", action: "block", family: "custom" })).toBe(1);
     expect(after.text).not.toContain("harwick");
   });
 

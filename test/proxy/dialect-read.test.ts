@@ -8,6 +8,9 @@ import { openaiResponses } from "../../src/proxy/dialects/openai-responses";
 
 const read = (dialect: Dialect, body: Record<string, unknown>) => dialect.read(dialect.schema.parse(body));
 
+const user = (text: string) => ({ text, channel: "user" as const });
+const data = (text: string) => ({ text, channel: "data" as const });
+
 describe("what each dialect gives the firewall", () => {
   test("Responses: input string, user items with input_text parts, tool outputs; instructions and developer items only as system", () => {
     const view = read(openaiResponses, {
@@ -21,10 +24,10 @@ describe("what each dialect gives the firewall", () => {
         { type: "function_call_output", call_id: "c", output: "tool said this" },
       ],
     });
-    expect(scannedTexts(view.texts, false)).toEqual(["part one\npart two", "tool said this"]);
-    expect(scannedTexts(view.texts, true)).toEqual(["Be brief.", "Answer in French.", "part one\npart two", "tool said this"]);
+    expect(scannedTexts(view.texts, false)).toEqual([user("part one\npart two"), data("tool said this")]);
+    expect(scannedTexts(view.texts, true)).toEqual([user("Be brief."), user("Answer in French."), user("part one\npart two"), data("tool said this")]);
     expect(systemPromptText(view.texts)).toBe("Be brief.\nAnswer in French.");
-    expect(read(openaiResponses, { model: "m", input: "plain" }).texts).toEqual([{ system: false, text: "plain" }]);
+    expect(read(openaiResponses, { model: "m", input: "plain" }).texts).toEqual([{ system: false, text: "plain", channel: "user" }]);
   });
 
   test("Anthropic: user text blocks and text inside tool_result; system (string or blocks) only as system; assistant turns never", () => {
@@ -38,9 +41,21 @@ describe("what each dialect gives the firewall", () => {
         { role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: "result text" }] },
       ],
     });
-    expect(scannedTexts(view.texts, false)).toEqual(["look this up", "result text"]);
+    expect(scannedTexts(view.texts, false)).toEqual([user("look this up"), data("result text")]);
     expect(systemPromptText(view.texts)).toBe("You are terse.");
   });
+});
+
+test("data blocks and files are data of their own: Anthropic document blocks, Responses input_file parts", () => {
+  const anthropic = read(anthropicMessages, {
+    model: "m",
+    max_tokens: 9,
+    messages: [{ role: "user", content: [{ type: "text", text: "summarise this" }, { type: "document", source: { type: "text", media_type: "text/plain", data: "the report" } }] }],
+  });
+  expect(scannedTexts(anthropic.texts, false)).toEqual([user("summarise this"), data("the report")]);
+  const file = `data:text/plain;base64,${Buffer.from("file body").toString("base64")}`;
+  const responses = read(openaiResponses, { model: "m", input: [{ role: "user", content: [{ type: "input_text", text: "read it" }, { type: "input_file", filename: "a.txt", file_data: file }] }] });
+  expect(scannedTexts(responses.texts, false)).toEqual([user("read it"), data("file body")]);
 });
 
 describe("what each dialect gives the cache", () => {

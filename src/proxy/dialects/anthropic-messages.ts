@@ -9,6 +9,8 @@ import { replayPieces } from "./replay-pieces";
 /** Server tools run by Anthropic (live web, sandboxes): answers that use them are never cached. */
 const SERVER_TOOL = /^(web_search|web_fetch|code_execution|memory|tool_search)/;
 
+/** Blocks that carry data rather than the user's words: the firewall's data channel. */
+const DATA_BLOCKS = new Set(["tool_result", "document", "search_result", "web_fetch_tool_result", "web_search_tool_result"]);
 type Block = { type: string; text?: unknown; content?: unknown; source?: { type?: unknown; data?: unknown } };
 
 /**
@@ -30,11 +32,20 @@ export const anthropicMessages: Dialect = {
     const { model, messages, ...params } = body;
     const texts: ScannedText[] = [];
     const system = typeof body.system === "string" ? body.system : blocksText(body.system ?? []);
-    if (system.trim()) texts.push({ system: true, text: system });
+    if (system.trim()) texts.push({ system: true, text: system, channel: "user" });
     for (const message of messages) {
       if (message.role !== "user") continue;
-      const text = userText(message);
-      if (text.trim()) texts.push({ system: false, text });
+      if (typeof message.content === "string") {
+        if (message.content.trim()) texts.push({ system: false, text: message.content, channel: "user" });
+        continue;
+      }
+      // What the user wrote is one text; each tool result, document or search result is data of its own.
+      const own = blocksText(message.content.filter((block) => !DATA_BLOCKS.has(block.type)));
+      if (own.trim()) texts.push({ system: false, text: own, channel: "user" });
+      for (const block of message.content.filter((block) => DATA_BLOCKS.has(block.type))) {
+        const text = blocksText([block]);
+        if (text.trim()) texts.push({ system: false, text, channel: "data" });
+      }
     }
     return {
       api: anthropicMessages.api,

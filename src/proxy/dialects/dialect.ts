@@ -12,8 +12,16 @@ export type ApiName = string;
  */
 export type Usage = { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number; cached_tokens?: number; cache_write_tokens?: number; reasoning_tokens?: number };
 
+/**
+ * Where a text comes from, as the firewall reads it: `user` for what the user (or the system
+ * prompt) says, `data` for what the application passes along as material — tool and function
+ * results, documents, files. On the data channel an instruction to an AI assistant is itself the
+ * suspicious thing (docs/firewall.md, *Channels*).
+ */
+export type Channel = "user" | "data";
+
 /** A text the input firewall may scan: system texts only when the workspace scans system prompts. */
-export type ScannedText = { system: boolean; text: string };
+export type ScannedText = { system: boolean; text: string; channel: Channel };
 
 /**
  * What the cache keys on, in the same shape for every dialect: the parameters (every body field

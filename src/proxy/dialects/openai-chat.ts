@@ -12,6 +12,8 @@ const EMPTY_CHOICES = /"choices"\s*:\s*\[\s*\]/;
 
 /** Roles whose text is scanned: what the user typed and what tools returned (where indirect injections arrive). */
 const SCANNED_ROLES = new Set(["user", "tool", "function"]);
+/** Roles whose text is data (the firewall's data channel): tool and function results. */
+const DATA_ROLES = new Set(["tool", "function"]);
 /** "developer" is the newer OpenAI name for the system role. */
 const SYSTEM_ROLES = new Set(["system", "developer"]);
 
@@ -33,7 +35,7 @@ export const openaiChat: Dialect = {
       stream: body.stream === true,
       texts: messages.flatMap((message): ScannedText[] => {
         const system = SYSTEM_ROLES.has(message.role);
-        return system || SCANNED_ROLES.has(message.role) ? [{ system, text: messageText(message) }] : [];
+        return system || SCANNED_ROLES.has(message.role) ? [{ system, text: messageText(message), channel: DATA_ROLES.has(message.role) ? "data" : "user" }] : [];
       }),
       // A streamed transcript does not carry logprobs: replaying it would drop what was asked for.
       cache: conversationSubject(messages, params, promptText, !body.logprobs),

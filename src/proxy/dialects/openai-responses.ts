@@ -38,11 +38,22 @@ export const openaiResponses: Dialect = {
     const { model, input, ...params } = body;
     const items: ResponsesInputItem[] = typeof input === "string" ? [{ role: "user", content: input }] : (input ?? []);
     const texts: ScannedText[] = [];
-    if (body.instructions?.trim()) texts.push({ system: true, text: body.instructions });
+    if (body.instructions?.trim()) texts.push({ system: true, text: body.instructions, channel: "user" });
     for (const item of items) {
-      const text = itemText(item);
-      if (text === undefined) continue;
-      texts.push({ system: SYSTEM_ROLES.has(item.role ?? ""), text });
+      if (TOOL_OUTPUTS.has(item.type ?? "")) {
+        const text = itemText(item);
+        if (text !== undefined) texts.push({ system: false, text, channel: "data" });
+        continue;
+      }
+      // A message's own words are one text; the text of a file it attaches is data of its own.
+      const parts = Array.isArray(item.content) ? (item.content as { type?: unknown; text?: unknown; file_data?: unknown }[]) : [];
+      const files = parts.filter((part) => part?.type === "input_file");
+      const text = files.length > 0 ? itemText({ ...item, content: parts.filter((part) => part?.type !== "input_file") } as ResponsesInputItem) : itemText(item);
+      if (text !== undefined) texts.push({ system: SYSTEM_ROLES.has(item.role ?? ""), text, channel: "user" });
+      for (const file of files) {
+        const data = inputFileText(file);
+        if (data.trim()) texts.push({ system: false, text: data, channel: "data" });
+      }
     }
     return {
       api: openaiResponses.api,
@@ -82,6 +93,17 @@ function itemText(item: ResponsesInputItem): string | undefined {
   }
   if (!item.role || item.role === "assistant") return undefined;
   return typeof item.content === "string" ? item.content : Array.isArray(item.content) ? partsText(item.content) : undefined;
+}
+
+/**
+ * The text of an `input_file` part: its `text`, or its `file_data` when that is a data URL (or
+ * base64) of a text type; PDFs and other binary files are the provider's to read (not scanned).
+ */
+function inputFileText(part: { text?: unknown; file_data?: unknown; filename?: unknown }): string {
+  if (typeof part.text === "string") return part.text;
+  if (typeof part.file_data !== "string") return "";
+  const match = /^data:(text\/[\w.+-]+|application\/(?:json|xml))(?:;[^,]*)?;base64,(.*)$/s.exec(part.file_data);
+  return match ? Buffer.from(match[2]!, "base64").toString("utf8") : "";
 }
 
 /** The text of every part that carries one, whatever its type. */
