@@ -45,6 +45,26 @@ function childrenOf(pid: number): number[] {
     .map(Number);
 }
 
+/** `dist/sieve serve` in the work folder with nothing but PATH and HOME; `listening` resolves with its URL (undefined if it never listens). */
+function serveBinary(args: string[]) {
+  const child = Bun.spawn([binary, "serve", "--port", "0", ...args], { cwd: workDir, env: { PATH: "/usr/bin:/bin", HOME: workDir }, stdout: "pipe", stderr: "pipe" });
+  let output = "";
+  const decoder = new TextDecoder();
+  void (async () => {
+    for await (const chunk of child.stdout) output += decoder.decode(chunk);
+  })();
+  const logged = () => output;
+  const listening = (async () => {
+    for (let i = 0; i < 200; i++) {
+      const url = /"msg":"listening","url":"([^"]+)"/.exec(output)?.[1];
+      if (url) return url;
+      await Bun.sleep(50);
+    }
+    return undefined;
+  })();
+  return { child, listening, logged };
+}
+
 const run = (args: string[]) => {
   const result = Bun.spawnSync([binary, ...args], { cwd: workDir, env: { PATH: "/usr/bin:/bin", HOME: workDir }, stdout: "pipe", stderr: "pipe" });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
@@ -68,25 +88,16 @@ describe("dist/sieve from an empty directory", () => {
     const created = run(["keys", "create", "--init", "--data-dir", "./data", "--json"]);
     expect(created.code).toBe(0);
     const { workspace_id, api_key } = JSON.parse(created.stdout);
-    const child = Bun.spawn([binary, "serve", "--port", "0", "--data-dir", "./data"], { cwd: workDir, env: { PATH: "/usr/bin:/bin", HOME: workDir }, stdout: "pipe", stderr: "pipe" });
+    const { child, listening, logged } = serveBinary(["--data-dir", "./data"]);
     try {
-      let output = "";
-      const decoder = new TextDecoder();
-      void (async () => {
-        for await (const chunk of child.stdout) output += decoder.decode(chunk);
-      })();
-      let url: string | undefined;
-      for (let i = 0; i < 200 && !url; i++) {
-        url = /"msg":"listening","url":"([^"]+)"/.exec(output)?.[1];
-        await Bun.sleep(50);
-      }
+      const url = await listening;
       expect(url).toBeTruthy();
       await waitUntilReady(url!);
       // The native runtime, extracted from the binary, runs the model in the pool's worker threads.
       const ready = (await (await fetch(`${url}/readyz`)).json()) as { inference: { backend: string; threads: number } };
       expect(ready.inference.backend).toBe("native");
       expect(ready.inference.threads).toBeGreaterThanOrEqual(1);
-      expect(output).toMatch(/"msg":"embedder ready".*"backend":"native"/);
+      expect(logged()).toMatch(/"msg":"embedder ready".*"backend":"native"/);
       const response = await fetch(`${url}/v1/embeddings`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-service-api-key": api_key, "x-service-workspace-id": workspace_id },
@@ -137,25 +148,11 @@ describe("dist/sieve from an empty directory", () => {
 
   test("prices from the bundled catalogue and usage estimates with the bundled tokenizer, offline", async () => {
     const upstream = startFakeUpstream();
-    const created = run(["keys", "create", "--data-dir", "./data-usage", "--json"]);
+    const created = run(["keys", "create", "--init", "--data-dir", "./data-usage", "--json"]);
     const { workspace_id, api_key } = JSON.parse(created.stdout);
-    const child = Bun.spawn([binary, "serve", "--port", "0", "--data-dir", "./data-usage", "--upstream-url", upstream.url, "--allow-upstream-hosts", "127.0.0.1", "--firewall", "false", "--cache", "false"], {
-      cwd: workDir,
-      env: { PATH: "/usr/bin:/bin", HOME: workDir },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const { child, listening } = serveBinary(["--data-dir", "./data-usage", "--upstream-url", upstream.url, "--allow-upstream-hosts", "127.0.0.1", "--firewall", "false", "--cache", "false"]);
     try {
-      let output = "";
-      const decoder = new TextDecoder();
-      void (async () => {
-        for await (const chunk of child.stdout) output += decoder.decode(chunk);
-      })();
-      let url: string | undefined;
-      for (let i = 0; i < 200 && !url; i++) {
-        url = /"msg":"listening","url":"([^"]+)"/.exec(output)?.[1];
-        await Bun.sleep(50);
-      }
+      const url = await listening;
       const headers = { "content-type": "application/json", "x-service-api-key": api_key, "x-service-workspace-id": workspace_id, authorization: "Bearer sk-test" };
       const ask = async (model: string) => {
         const response = await fetch(`${url}/v1/chat/completions`, { method: "POST", headers, body: JSON.stringify({ model, messages: [{ role: "user", content: "how many tokens is this question?" }] }) });
