@@ -84,7 +84,8 @@ export function isConnectionError(error: unknown): boolean {
   if (error instanceof DatabaseUnavailable) return true;
   const code = String((error as { code?: unknown })?.code ?? "");
   const cause = (error as { cause?: unknown })?.cause;
-  if (/CONNECTION|TIMEOUT|ECONN|EPIPE|SOCKET|CLOSED/i.test(code)) return true;
+  // Drivers' codes are upper case (ECONNREFUSED, ERR_POSTGRES_CONNECTION_CLOSED); Sieve's own are lower case (signup_closed).
+  if (/CONNECTION|TIMEOUT|ECONN|EPIPE|SOCKET|CLOSED/.test(code)) return true;
   // Server-side: admin shutdown, crash shutdown, cannot connect now (57P01..57P03), connection exceptions (08xxx).
   const state = String((error as { errno?: unknown })?.errno ?? "");
   if (/^(57P0[1-3]|08)/.test(state)) return true;

@@ -7,7 +7,7 @@ import { createApiKey, createWorkspace } from "./service";
 
 /** What an operator needs to read on a first start: how to get a key (never a key itself). */
 async function keyCount(db: Db): Promise<number> {
-  return (await firstRow(db.select({ n: count() }).from(apiKeys)))!.n;
+  return Number((await firstRow(db.select({ n: count() }).from(apiKeys)))!.n);
 }
 
 export async function onboardingHint(db: Db, config: Config): Promise<string[]> {
@@ -18,8 +18,8 @@ export async function onboardingHint(db: Db, config: Config): Promise<string[]> 
         "(prints the workspace id and the key), or sign up in the dashboard",
     ];
   }
-  const accounts = (await firstRow(db.select({ n: count() }).from(users)))!.n;
-  const lone = accounts === 0 && (await firstRow(db.select({ n: count() }).from(workspaces)))!.n === 1;
+  const accounts = Number((await firstRow(db.select({ n: count() }).from(users)))!.n);
+  const lone = accounts === 0 && Number((await firstRow(db.select({ n: count() }).from(workspaces)))!.n) === 1;
   if (!lone || config.signup === "closed") return [];
   // The first sign-up joins the one workspace: say so, since whoever reaches the dashboard first gets it.
   return [`no dashboard account yet: the first account signed up at /dashboard joins the workspace of your API key${config.signup === "open" ? "; --signup first-only closes sign-up after it" : ""}`];

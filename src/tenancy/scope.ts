@@ -58,7 +58,7 @@ export class WorkspaceScope {
 
   async count(table: TenantTable, ...conditions: (SQL | undefined)[]): Promise<number> {
     const [row] = await this.#db.select({ n: count() }).from(table as SQLiteTable).where(this.where(table, ...conditions));
-    return row!.n;
+    return Number(row!.n); // PostgreSQL hands count back as a string
   }
 
   /** The first row of `select(table, …conditions)`. */

@@ -214,7 +214,8 @@ export async function signUp(
   const email = normaliseEmail(input.email);
   const passwordHash = await Bun.password.hash(input.password, { algorithm: "argon2id" });
   return storage.transaction(async ({ db }) => {
-    const accounts = (await firstRow(db.select({ n: count() }).from(users)))!.n;
+    // (PostgreSQL hands count back as a string.)
+    const accounts = Number((await firstRow(db.select({ n: count() }).from(users)))!.n);
     if (accounts > 0 && policy === "first-only") {
       throw new AccountError(403, "signup_closed", "sign-up is closed on this server (--signup first-only: its first account exists): ask its operator for an account");
     }

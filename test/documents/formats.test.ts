@@ -78,7 +78,7 @@ describe("spreadsheets", () => {
     const bomb = zipSync({ ...good, "xl/worksheets/sheet1.xml": new TextEncoder().encode(sheet) }, { level: 9 });
     const response = await api.uploadFile("bomb.xlsx", bomb);
     const body: any = await response.json();
-    expect({ status: response.status, error: body.error }).toEqual({ status: 422, error: "compression_ratio_too_high" });
+    expect({ status: response.status, code: body.code }).toEqual({ status: 422, code: "compression_ratio_too_high" });
     expect(body.detail).toMatch(/xl\/worksheets\/sheet1.xml .*--max-compression-ratio/);
   });
 });
