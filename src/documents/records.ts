@@ -35,7 +35,6 @@ export const variantConfig = (variant: VariantRow): ChunkingConfig => ({
   contextualPrefix: variant.contextualPrefix,
 });
 
-/** The version's variant with this configuration; `created` tells whether it was made just now (status pending). */
 /** The version's variant with this chunking configuration, if it has one. */
 export function variantWithConfig(scope: WorkspaceScope, versionId: string, config: ChunkingConfig): Promise<VariantRow | undefined> {
   return scope.first(
@@ -50,6 +49,7 @@ export function variantWithConfig(scope: WorkspaceScope, versionId: string, conf
   );
 }
 
+/** The version's variant with this configuration; `created` tells whether it was made just now (status pending). */
 export async function ensureVariant(scope: WorkspaceScope, versionId: string, config: ChunkingConfig): Promise<{ variant: VariantRow; created: boolean }> {
   const existing = await variantWithConfig(scope, versionId, config);
   if (existing) return { variant: existing, created: false };
