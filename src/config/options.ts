@@ -324,6 +324,13 @@ export const serveOptions = {
     default: true,
     parse: bool,
   },
+  firewallMode: {
+    flag: "--firewall-mode",
+    env: "SIEVE_FIREWALL_MODE",
+    help: "inline: a request reaches the provider only after the input firewall allowed it (the spec's order). parallel: the cache and the provider start while the firewall decides; nothing is answered before the verdict, and a block aborts the provider call (which the provider may still bill)",
+    default: "inline" as "inline" | "parallel",
+    parse: oneOf("inline", "parallel"),
+  },
   firewallModelDir: {
     flag: "--firewall-model-dir",
     env: "SIEVE_FIREWALL_MODEL_DIR",

@@ -69,6 +69,7 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
     upstreamTimeoutMs: ctx.config.upstreamTimeoutMs,
     maxResponseBytes: ctx.config.maxResponseBytes,
     maxSseEventBytes: ctx.config.maxSseEventBytes,
+    firewallMode: ctx.config.firewallMode,
     usage: ctx.usage.meter,
   };
   const spans = ctx.tracing && new RequestSpans(ctx.tracing.tracer);
@@ -103,7 +104,7 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
       return response;
     } catch (error) {
       const failed = failedRequest({ requestId, scope, workspace, receivedAt, rawBody, dialect }, error, deps);
-      if (span) spans!.fail(span, failed.status, error);
+      if (span) spans!.fail(span, requestId, failed.status, error);
       return failed;
     }
   };

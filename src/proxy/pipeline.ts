@@ -10,7 +10,7 @@ import { evidenceEntry, type EvidenceSubject, type RequestOutcome } from "./evid
 import { sampleLongText } from "./long-text";
 import type { ProxiedRequest } from "./request";
 import { blockedHeaders, firewallHeader, serviceHeaders } from "./service-headers";
-import type { CacheStage, FirewallStage, FirewallVerdict, UpstreamStage } from "./stages";
+import type { CachedCompletion, CacheStage, FirewallStage, FirewallVerdict, UpstreamStage } from "./stages";
 import { relayStream, type StreamOutcome } from "./stream-relay";
 import { readAnswerText, relayedHeaders, UpstreamError, type UpstreamCall } from "./upstream";
 import type { Metered, UsageMeter } from "../usage/meter";
@@ -37,6 +37,12 @@ export type PipelineDeps = {
   /** --max-response-bytes and --max-sse-event-bytes: no answer may take more of the server's memory. */
   maxResponseBytes: number;
   maxSseEventBytes: number;
+  /**
+   * --firewall-mode: "inline" (the spec's order: nothing is forwarded before the input verdict) or
+   * "parallel" (the cache and the provider start while the firewall decides; nothing is answered
+   * before the verdict, and a block aborts the provider call).
+   */
+  firewallMode: "inline" | "parallel";
 };
 
 /**
@@ -66,9 +72,18 @@ export async function runPipeline(received: ProxiedRequest, deps: PipelineDeps):
     return jsonResponse(403, body, serviceHeaders({ requestId: request.requestId, cache: "miss", receivedAt: request.receivedAt, upstreamMs: 0 }));
   }
 
-  // 1. Firewall on the input.
-  const inputVerdict = await deps.firewall.checkInput(request);
+  // 1. Firewall on the input. In parallel mode the cache lookup and the provider call run meanwhile.
+  const checking = deps.firewall.checkInput(request);
+  const ahead = deps.firewallMode === "parallel" ? startAhead(request, deps) : undefined;
+  let inputVerdict: FirewallVerdict;
+  try {
+    inputVerdict = await checking;
+  } catch (error) {
+    ahead?.cancel("firewall failed");
+    throw error;
+  }
   if (inputVerdict.action === "block") {
+    ahead?.cancel("blocked by the firewall");
     const body = dialect.errorBody("blocked", inputVerdict.reason ?? "blocked", request.requestId, inputVerdict.reason);
     record({ status: 403, cacheStatus: "skip", verdicts: [inputVerdict], overheadMs: overhead(0), upstreamMs: 0, responseBody: JSON.stringify(body) });
     const extra = blockedHeaders(inputVerdict.family, inputVerdict.reason);
@@ -77,33 +92,29 @@ export async function runPipeline(received: ProxiedRequest, deps: PipelineDeps):
   const warnHeader = firewallHeader(inputVerdict.action, inputVerdict.family);
 
   // 2. Cache: a hit is answered here; a miss may wait for an identical request already in flight.
-  let release: (() => void) | undefined;
-  if (request.cacheControl.lookup) {
-    release = await deps.cache.claim?.(request);
-    const hit = await deps.cache.lookup(request);
-    if (hit) {
-      release?.();
-      const headers = serviceHeaders({
-        requestId: request.requestId,
-        cache: "hit",
-        receivedAt: request.receivedAt,
-        upstreamMs: 0,
-        extra: { ...warnHeader, "x-service-cache-similarity": hit.similarity.toFixed(4), "x-service-cache-key": hit.key },
-      });
-      const responseBody = hit.body;
-      const cacheHit = { key: hit.key, kind: hit.kind, similarity: Number(hit.similarity.toFixed(4)) };
-      record({ status: 200, cacheStatus: "hit", cacheHit, verdicts: [inputVerdict], overheadMs: overhead(0), upstreamMs: 0, usage: dialect.answer(hit.completion)?.usage, responseBody });
-      // Stored answers hold placeholders; this request's masked values are restored in them.
-      const completion = protection.forClient(hit.completion);
-      return request.stream
-        ? new Response(dialect.replayStream(request.usageAdded ? withoutUsage(completion) : completion), { status: 200, headers: { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" } })
-        : new Response(completion === hit.completion ? responseBody : JSON.stringify(completion), { status: 200, headers: { ...headers, "content-type": "application/json" } });
-    }
+  const { release, hit } = ahead ? await ahead.looked : await lookUp(request, deps.cache);
+  if (hit) {
+    release?.();
+    const headers = serviceHeaders({
+      requestId: request.requestId,
+      cache: "hit",
+      receivedAt: request.receivedAt,
+      upstreamMs: 0,
+      extra: { ...warnHeader, "x-service-cache-similarity": hit.similarity.toFixed(4), "x-service-cache-key": hit.key },
+    });
+    const responseBody = hit.body;
+    const cacheHit = { key: hit.key, kind: hit.kind, similarity: Number(hit.similarity.toFixed(4)) };
+    record({ status: 200, cacheStatus: "hit", cacheHit, verdicts: [inputVerdict], overheadMs: overhead(0), upstreamMs: 0, usage: dialect.answer(hit.completion)?.usage, responseBody });
+    // Stored answers hold placeholders; this request's masked values are restored in them.
+    const completion = protection.forClient(hit.completion);
+    return request.stream
+      ? new Response(dialect.replayStream(request.usageAdded ? withoutUsage(completion) : completion), { status: 200, headers: { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" } })
+      : new Response(completion === hit.completion ? responseBody : JSON.stringify(completion), { status: 200, headers: { ...headers, "content-type": "application/json" } });
   }
 
   // 3. Forward.
   try {
-    return await forward(request, deps, protection, inputVerdict, warnHeader, record, release);
+    return await forward(request, deps, protection, inputVerdict, warnHeader, record, release, ahead?.call);
   } catch (error) {
     release?.();
     throw error;
@@ -118,12 +129,14 @@ async function forward(
   warnHeader: Record<string, string>,
   record: (outcome: RequestOutcome) => void,
   release: (() => void) | undefined,
+  /** Parallel mode: the provider call started while the firewall decided. */
+  started: Promise<UpstreamCall | undefined> | undefined,
 ): Promise<Response> {
   const { dialect } = request;
   const cacheStatus = request.cacheControl.lookup ? "miss" : "skip";
   let call: UpstreamCall;
   try {
-    call = await deps.upstream.send(request);
+    call = (await started) ?? (await deps.upstream.send(request));
   } catch (error) {
     if (!(error instanceof UpstreamError)) throw error;
     release?.();
@@ -231,6 +244,48 @@ async function forward(
   if (response.status === 404 && !routed) return providerNotFound(request, text, headers);
   const forClient = completion ? protection.forClient(completion) : undefined;
   return new Response(forClient && forClient !== completion ? JSON.stringify(forClient) : text, { status: response.status, headers });
+}
+
+type Looked = { release: (() => void) | undefined; hit: CachedCompletion | undefined };
+
+async function lookUp(request: ProxiedRequest, cache: CacheStage): Promise<Looked> {
+  if (!request.cacheControl.lookup) return { release: undefined, hit: undefined };
+  const release = await cache.claim?.(request);
+  try {
+    return { release, hit: await cache.lookup(request) };
+  } catch (error) {
+    release?.();
+    throw error;
+  }
+}
+
+/**
+ * Parallel mode: the cache lookup, then on a miss the provider call, started before the input
+ * verdict. `cancel` (a block) aborts the provider call, drops its answer unread and frees the
+ * single-flight claim; nothing started here reaches the client before the verdict.
+ */
+function startAhead(request: ProxiedRequest, deps: PipelineDeps) {
+  const stop = new AbortController();
+  // The provider call sees a client that went away when the firewall blocks.
+  const aborting: ProxiedRequest = { ...request, clientSignal: AbortSignal.any([request.clientSignal, stop.signal]) };
+  const looked = lookUp(request, deps.cache);
+  // A verdict that came before the lookup ended leaves the provider uncalled.
+  const call = looked.then(({ hit }) => (hit || stop.signal.aborted ? undefined : deps.upstream.send(aborting)));
+  // Awaited (and its failure handled) only when the verdict allows; a block must not leave an unhandled rejection.
+  looked.catch(() => {});
+  call.catch(() => {});
+  return {
+    looked,
+    call,
+    cancel(reason: string) {
+      stop.abort(new Error(reason));
+      looked.then(({ release }) => release?.(), () => {});
+      call.then((started) => {
+        started?.abort(reason);
+        void started?.response.body?.cancel().catch(() => {});
+      }, () => {});
+    },
+  };
 }
 
 /**

@@ -21,7 +21,8 @@ const MAX_TEXT_ATTRIBUTE = 8 * 1024;
  * not changed: with tracing off nothing here runs.
  */
 export class RequestSpans {
-  readonly #spans = new WeakMap<ProxiedRequest, Span>();
+  /** By request id: a stage may hand on a copy of the request (data protection rewrites its body). */
+  readonly #spans = new Map<string, Span>();
 
   constructor(private readonly tracer: Tracer) {}
 
@@ -42,11 +43,12 @@ export class RequestSpans {
       "sieve.stream": request.stream,
     });
     if (request.workspace.logBodies) span.setAttribute("gen_ai.input.messages", request.rawBody.slice(0, MAX_TEXT_ATTRIBUTE));
-    this.#spans.set(request, span);
+    this.#spans.set(request.requestId, span);
   }
 
   /** Ends a request span the pipeline did not finish (refused or failed before or outside it). */
-  fail(span: Span, status: number, error: unknown): void {
+  fail(span: Span, requestId: string, status: number, error: unknown): void {
+    this.#spans.delete(requestId);
     if (!span.isRecording()) return;
     span.setAttribute("http.response.status_code", status);
     span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
@@ -57,7 +59,7 @@ export class RequestSpans {
   wrap(deps: PipelineDeps): PipelineDeps {
     const { firewall, cache, upstream, usage } = deps;
     const child = <T>(request: ProxiedRequest, name: string, kind: SpanKind, work: (span: Span | undefined) => Promise<T>): Promise<T> => {
-      const parent = this.#spans.get(request);
+      const parent = this.#spans.get(request.requestId);
       if (!parent) return work(undefined);
       const span = this.tracer.startSpan(name, { kind }, trace.setSpan(ROOT_CONTEXT, parent));
       return work(span).then(
@@ -122,9 +124,9 @@ export class RequestSpans {
           // The pipeline meters the whole request it ran.
           const request = metering as ProxiedRequest;
           const finish = (result: Metered) => {
-            const span = this.#spans.get(request);
+            const span = this.#spans.get(request.requestId);
             if (span) {
-              this.#spans.delete(request);
+              this.#spans.delete(request.requestId);
               span.setAttributes(endAttributes(request, outcome.status, outcome.cacheStatus, strongest(outcome.verdicts).action, result, outcome.responseBody));
               if (outcome.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error ?? String(outcome.status) });
               span.end();

@@ -4,7 +4,8 @@
  * Anthropic's Messages API (POST /v1/messages), plus a few other provider paths for pass-through
  * tests. The request's `model` picks its behaviour, so concurrent tests do not interfere:
  *   any model          → an answer echoing the last user message ("echo: …")
- *   "stall"            → never answers (until the caller aborts)
+ *   "stall"            → never answers (until the caller aborts; counted in aborted())
+ *   "ttfb:<ms>"        → waits <ms> before answering (headers and body), like a provider's time to first byte
  *   "error-<status>"   → that status with the dialect's error body
  *   "flaky-<status>-<n>[-after-<ms>]"
  *                      → the first n requests naming this model get that status (with
@@ -323,8 +324,11 @@ export function startFakeUpstream(): FakeUpstream {
 
     if (model === "stall") {
       await new Promise<void>((resolve) => request.signal.addEventListener("abort", () => resolve()));
+      abortedCount++;
       return new Response("aborted", { status: 499 });
     }
+    const ttfb = /^ttfb:(\d+)$/.exec(model);
+    if (ttfb) await Bun.sleep(Number(ttfb[1]));
     const seen = (seenModels.get(model) ?? 0) + 1;
     seenModels.set(model, seen);
     const flaky = /^flaky-(\d{3})-(\d+)(?:-after-(\d+))?$/.exec(model);
