@@ -11,24 +11,36 @@
  * the exact-hit and fresh-prompt (miss) cells again with Sieve on PostgreSQL, in the same run.
  * Routing (--config, stages off): a route whose first target answers, and one whose first target
  * refuses every connection so the second answers (tried each time, and skipped by its open circuit).
+ * The peer: the Portkey gateway (no guardrails, no cache) on the same fake provider, fresh prompts
+ * at concurrency 1 and 8, installed at bench time into node_modules/.cache (a bench-only download
+ * from the npm registry, never an install or test dependency; --peer false skips it). Parallel mode:
+ * against a provider with a 100 ms time to first byte, the bare proxy, defaults inline and
+ * defaults with --firewall-mode parallel. A request-path encoder run (a 16-token text, as
+ * bench:embed measures it) is timed in the same run. The summary prints the ratios issue #24 asks for.
  *
- *   bun scripts/bench/proxy.ts [--requests 400] [--embed-backend auto|native|wasm] [--database postgres://…|cluster]
+ *   bun scripts/bench/proxy.ts [--requests 400] [--embed-backend auto|native|wasm] [--database postgres://…|cluster] [--peer true|false]
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startCluster, type PgCluster } from "../pg/cluster";
+import { startPeerGateway, type PeerGateway } from "./peer-gateway";
 import { startProcess, startSieveProcess } from "./processes";
 import { markdownTable, ms, summarize } from "./stats";
 
 const { values } = parseArgs({
-  options: { requests: { type: "string", default: "400" }, "embed-backend": { type: "string", default: "auto" }, database: { type: "string", default: "" } },
+  options: { requests: { type: "string", default: "400" }, "embed-backend": { type: "string", default: "auto" }, database: { type: "string", default: "" }, peer: { type: "string", default: "true" } },
 });
 const REQUEST_COUNT = Number(values.requests);
 const BACKEND = values["embed-backend"]!;
+/** The provider's time to first byte in the parallel-mode cells (issue #24: ≥ 50 ms is realistic; 100 ms asked). */
+const PROVIDER_TTFB_MS = 100;
 /** A typical answer length for the output check: ~600 characters built around the prompt, so no window of it was embedded before. */
 const LONG_ANSWER = "echo-long";
+
+/** What a cell sends its requests to: an OpenAI-compatible base URL and the headers it needs. */
+type Proxy = { url: string; headers: Record<string, string> };
 
 /** Sieve in its own process with default settings (or both stages off), one workspace. */
 async function startSieve(upstreamUrl: string, stages: boolean, database = "", extraArgs: string[] = []) {
@@ -36,7 +48,7 @@ async function startSieve(upstreamUrl: string, stages: boolean, database = "", e
     database,
     serveArgs: ["--upstream-url", upstreamUrl, "--anthropic-upstream-url", upstreamUrl.replace(/\/v1$/, ""), "--firewall", String(stages), "--cache", String(stages), "--embed-backend", BACKEND, ...extraArgs],
   });
-  return { ...sieve, headers: sieve.tenants[0]!.serviceHeaders };
+  return { ...sieve, url: `${sieve.url}/v1`, headers: sieve.tenants[0]!.serviceHeaders };
 }
 
 /** A provider API to measure: its path under the base URL and a request body for a prompt. */
@@ -98,17 +110,20 @@ const upstreamUrl = upstream.match[1]!;
 process.on("exit", () => upstream.child.kill("SIGTERM"));
 const rows: (string | number)[][] = [];
 let inference = "";
-async function cell(sieve: Awaited<ReturnType<typeof startSieve>>, stages: boolean, label: string, scenario: Scenario, database = "sqlite") {
+/** Overhead p50 and requests/s of the cells the summary compares, by name. */
+const measured = new Map<string, { overheadP50: number; rps: number }>();
+async function cell(proxy: Proxy, stages: boolean | string, label: string, scenario: Scenario, database = "sqlite", name?: string) {
   run++;
   // Warm both paths (connections, JIT, model) with prompts of their own before measuring.
-  const warm = { ...scenario, concurrency: 4, prompt: fresh("warm"), requests: REQUEST_COUNT };
+  const warm = { ...scenario, concurrency: 4, prompt: fresh("warm"), requests: Math.min(REQUEST_COUNT, 100 * scenario.concurrency) };
   await measure(upstreamUrl, {}, warm);
-  await measure(`${sieve.url}/v1`, sieve.headers, warm);
+  await measure(proxy.url, proxy.headers, warm);
   const direct = await measure(upstreamUrl, {}, scenario);
-  const proxied = await measure(`${sieve.url}/v1`, sieve.headers, scenario);
+  const proxied = await measure(proxy.url, proxy.headers, scenario);
+  if (name) measured.set(name, { overheadP50: proxied.p50 - direct.p50, rps: proxied.rps });
   rows.push([
     database,
-    stages ? "on" : "off",
+    typeof stages === "string" ? stages : stages ? "on" : "off",
     label,
     scenario.concurrency,
     `${ms(direct.p50)} / ${ms(direct.p95)} / ${ms(direct.p99)}`,
@@ -120,22 +135,54 @@ async function cell(sieve: Awaited<ReturnType<typeof startSieve>>, stages: boole
   ]);
 }
 
+let peer: PeerGateway | undefined;
+let peerNote = "";
+if (values.peer !== "false") {
+  try {
+    peer = await startPeerGateway(upstreamUrl);
+    process.on("exit", () => peer?.stop());
+  } catch (error) {
+    peerNote = `peer gateway not measured: ${(error as Error).message}`;
+  }
+}
+
 for (const stages of [false, true]) {
   const sieve = await startSieve(upstreamUrl, stages);
   inference = `${sieve.inference?.backend} ONNX Runtime, ${sieve.inference?.threads} inference threads`;
-  await cell(sieve, stages, "fresh prompt, non-stream", { stream: false, concurrency: 1, prompt: fresh("c1") });
-  await cell(sieve, stages, "fresh prompt, non-stream", { stream: false, concurrency: 8, prompt: fresh("c8"), requests: REQUEST_COUNT * SUSTAINED });
+  const tag = stages ? "defaults" : "off";
+  await cell(sieve, stages, "fresh prompt, non-stream", { stream: false, concurrency: 1, prompt: fresh("c1") }, "sqlite", `${tag} c1`);
+  await cell(sieve, stages, "fresh prompt, non-stream", { stream: false, concurrency: 8, prompt: fresh("c8"), requests: REQUEST_COUNT * SUSTAINED }, "sqlite", `${tag} c8`);
+  // The peer's cells right after the bare proxy's, before Sieve's defaults: the three compared within minutes.
+  if (!stages && peer) {
+    await cell(peer, `peer: ${peer.name}`, "fresh prompt, non-stream", { stream: false, concurrency: 1, prompt: fresh("peer1") }, "–", "peer c1");
+    await cell(peer, `peer: ${peer.name}`, "fresh prompt, non-stream", { stream: false, concurrency: 8, prompt: fresh("peer8"), requests: REQUEST_COUNT * SUSTAINED }, "–", "peer c8");
+  }
   if (stages) {
     await cell(sieve, stages, "fresh prompt, stream (TTFB)", { stream: true, concurrency: 1, prompt: fresh("s1") });
     await cell(sieve, stages, "fresh prompt, non-stream, 600-char answer (output check)", { stream: false, concurrency: 1, prompt: fresh("long"), model: LONG_ANSWER });
     await cell(sieve, stages, "the same prompt repeated (exact hit)", { stream: false, concurrency: 1, prompt: () => "What should I know about the quarterly migration plan?" });
     // Cached first, then asked in other words.
-    await measure(`${sieve.url}/v1`, sieve.headers, { stream: false, concurrency: 1, prompt: (i) => `What should I know about ${topic(i)}?` });
-    await cell(sieve, stages, "paraphrase of a cached prompt (semantic hit)", { stream: false, concurrency: 1, prompt: (i) => `What do I need to know about ${topic(i)}?` });
+    await measure(sieve.url, sieve.headers, { stream: false, concurrency: 1, prompt: (i) => `What should I know about ${topic(i)}?` });
+    await cell(sieve, stages, "paraphrase of a cached prompt (semantic hit)", { stream: false, concurrency: 1, prompt: (i) => `What do I need to know about ${topic(i)}?` }, "sqlite", "semantic hit");
     await cell(sieve, stages, "fresh prompt, Responses API, non-stream", { stream: false, concurrency: 1, prompt: fresh("responses"), api: RESPONSES });
     await cell(sieve, stages, "fresh prompt, Anthropic Messages, non-stream", { stream: false, concurrency: 1, prompt: fresh("messages"), api: MESSAGES });
   }
   await sieve.stop();
+}
+
+// Parallel mode against a provider with a realistic time to first byte: the bare proxy, defaults
+// inline and defaults with --firewall-mode parallel, each on its own server.
+{
+  const slow: Scenario = { stream: false, concurrency: 1, prompt: fresh("ttfb"), model: `ttfb:${PROVIDER_TTFB_MS}`, requests: Math.min(REQUEST_COUNT, 100) };
+  for (const [label, stages, args, name] of [
+    ["off", false, [], "ttfb off"],
+    ["on (inline)", true, [], "ttfb inline"],
+    ["on (parallel)", true, ["--firewall-mode", "parallel"], "ttfb parallel"],
+  ] as const) {
+    const sieve = await startSieve(upstreamUrl, stages, "", [...args]);
+    await cell(sieve, label, `fresh prompt, provider TTFB ${PROVIDER_TTFB_MS} ms`, { ...slow, prompt: fresh(`ttfb-${name}`) }, "sqlite", name);
+    await sieve.stop();
+  }
 }
 
 // Routing: the same plain-proxy cells through a routing file (stages off, so the routes' cost shows alone).
@@ -179,6 +226,8 @@ if (values.database) {
   }
 }
 upstream.child.kill("SIGTERM");
+peer?.stop();
+const encoderRun = timeEncoderRun();
 
 console.log(`\nbench:proxy — ${REQUEST_COUNT} requests per cell (${REQUEST_COUNT * SUSTAINED} for fresh prompts at concurrency 8), fake provider in its own process, Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores, ${inference}; 1-min load average ${loadavg()[0].toFixed(2)}\n`);
 console.log(
@@ -187,3 +236,30 @@ console.log(
     rows,
   ),
 );
+
+/** A request-path encoder run as bench:embed measures it (16 tokens, int8, the pool's threads), in a child process of its own. */
+function timeEncoderRun(): { p50: number } | undefined {
+  const threads = inference.match(/(\d+) inference threads/)?.[1] ?? "2";
+  const backend = inference.startsWith("wasm") ? "wasm" : "native";
+  const done = Bun.spawnSync([process.execPath, "scripts/bench/embed.ts", "--backend", backend, "--precision", "int8", "--threads", threads], { cwd: import.meta.dir + "/../.." });
+  try {
+    const line = done.stdout.toString().trim().split("\n").at(-1)!;
+    return { p50: (JSON.parse(line) as { single: Record<number, { p50: number }> }).single[16]!.p50 };
+  } catch {
+    return undefined;
+  }
+}
+
+const ratio = (a: string, b: string) => {
+  const x = measured.get(a);
+  const y = measured.get(b);
+  return x && y ? `${ms(x.overheadP50)} / ${ms(y.overheadP50)} ms = ${(x.overheadP50 / y.overheadP50).toFixed(2)}×` : "not measured";
+};
+const semantic = measured.get("semantic hit");
+console.log(`\nSummary (issue #24's targets; overhead p50, this run):`);
+console.log(`- defaults vs peer, fresh prompt, c=1: ${ratio("defaults c1", "peer c1")} (target ≤ 2×)`);
+console.log(`- defaults vs peer, fresh prompt, c=8: ${ratio("defaults c8", "peer c8")} (target ≤ 1×)`);
+console.log(`- fresh prompts/s at c=8: defaults ${measured.get("defaults c8")?.rps.toFixed(0)}, stages off ${measured.get("off c8")?.rps.toFixed(0)}, peer ${measured.get("peer c8")?.rps.toFixed(0) ?? "–"}`);
+console.log(`- semantic hit ${semantic ? ms(semantic.overheadP50) : "–"} ms vs one encoder run ${encoderRun ? ms(encoderRun.p50) : "–"} ms + 1 ms (target: at most that)`);
+console.log(`- provider TTFB ${PROVIDER_TTFB_MS} ms, parallel vs bare proxy: ${ratio("ttfb parallel", "ttfb off")}; inline: ${ratio("ttfb inline", "ttfb off")}`);
+if (peerNote) console.log(`- ${peerNote}`);
