@@ -6,11 +6,14 @@
  * request's system prompt. The event that completes a window waits for that one embedding (inspect
  * then returns a promise); the others pass straight through (it answers at once). Verbatim system-prompt reproduction is counted on every chunk
  * at no embedding cost. `finish` checks what is left (for a non-streamed response: all of it).
+ * A window sharing no word stem with any enabled output pattern (nor with the system prompt) is
+ * judged without its embedding (output-cues.ts: such a window never comes near a pattern).
  */
 import { foldForModels, hasTokens } from "../embeddings/model-text";
 import { ALLOW, type FirewallVerdict, type OutputMonitor } from "../proxy/stages";
 import { decide } from "./decision";
 import { SystemPromptLeak } from "./leak";
+import { cueStems, OutputCues } from "./output-cues";
 import type { WorkspacePatterns } from "./pattern-index";
 import { planWindows, type Embedding, type ScanOptions } from "./scan";
 import { scoreOutputWindows, type PatternHit, type WindowScore } from "./scoring";
@@ -29,6 +32,8 @@ export class FirewallOutputMonitor implements OutputMonitor {
   /** Response windows not yet compared with the system prompt (its vectors were not ready). */
   #uncompared: Float32Array[] = [];
   #checkedUpTo = 0;
+  /** Which windows need an embedding; undefined: every window (custom output patterns, low thresholds). */
+  readonly #cues: OutputCues | undefined;
 
   constructor(
     private readonly patterns: WorkspacePatterns,
@@ -38,6 +43,9 @@ export class FirewallOutputMonitor implements OutputMonitor {
   ) {
     const leak = patterns.systemPrompt ? new SystemPromptLeak(systemPrompt, options.windowTokens, options.readability) : undefined;
     this.#leak = leak?.active ? leak : undefined;
+    const patternCues = OutputCues.forPatterns(patterns);
+    // The system prompt's own words are cues too: a reworded copy of it shares them.
+    this.#cues = patternCues && new OutputCues(this.#leak ? new Set([...patternCues.stems, ...cueStems([systemPrompt])]) : patternCues.stems);
     if (this.#leak) {
       this.#promptVectors = embedding.embedMany(this.#leak.windows);
       this.#promptVectors.then(
@@ -58,7 +66,13 @@ export class FirewallOutputMonitor implements OutputMonitor {
     const pending = textSoFar.length - this.#checkedUpTo;
     const due = pending >= OUTPUT_CHECK_CHARS || (pending >= OUTPUT_MIN_NEW_CHARS && SENTENCE_END.test(added));
     if (!due) return this.#streamVerdict();
-    return this.#check([recentWindow(textSoFar, this.options.windowTokens)]).then(() => {
+    const window = recentWindow(textSoFar, this.options.windowTokens);
+    if (this.#cues && !this.#cues.mayMatch(window)) {
+      // Nothing to embed: the event goes on at once.
+      this.#checkedUpTo = textSoFar.length;
+      return this.#streamVerdict();
+    }
+    return this.#check([window]).then(() => {
       this.#checkedUpTo = textSoFar.length;
       return this.#streamVerdict();
     });
@@ -91,7 +105,7 @@ export class FirewallOutputMonitor implements OutputMonitor {
     // Windows the encoder cannot read (Thai, Ethiopic, …) embed alike whatever they say: a custom
     // output pattern in the same script would match every answer, and any answer would "reproduce"
     // such a system prompt. They are judged by their words only (the leak check's 4-grams).
-    const texts = windows.map(foldForModels).filter((text) => hasTokens(text) && this.options.readability.readable(text));
+    const texts = windows.map(foldForModels).filter((text) => hasTokens(text) && this.options.readability.readable(text) && (this.#cues?.mayMatch(text) ?? true));
     if (texts.length === 0) return;
     const vectors = await this.embedding.embedMany(texts);
     this.#scores.push(...scoreOutputWindows(this.patterns, vectors));
