@@ -27,6 +27,7 @@ import { readFileSync } from "node:fs";
 import { guardMatch, opposition, promptFacts } from "../../src/cache/guard";
 import { roleSwap } from "../../src/cache/roles";
 import { scopeChange } from "../../src/cache/scope";
+import { CacheCounters } from "../../src/cache/counters";
 import { ResponseCache, type CacheRequest } from "../../src/cache/stage";
 import { CacheMetrics } from "../../src/metrics/cache";
 import { openaiChat } from "../../src/proxy/dialects/openai-chat";
@@ -78,7 +79,9 @@ async function lookupBenchmark() {
   const assets = assetPaths();
   const database = openSqlite({ dataDir, vecExtension: assets.vecExtension, migrationsDir: assets.migrationsDir });
   const vectors = new SyntheticVectors();
-  const cache = new ResponseCache({ config, vectors, embedder: slot, log: new Logger("silent"), metrics: { cache: new CacheMetrics() } });
+  const log = new Logger("silent");
+  const cacheCounters = new CacheCounters(log, config.evidenceFlushMs);
+  const cache = new ResponseCache({ config, vectors, embedder: slot, log, metrics: { cache: new CacheMetrics() }, cacheCounters });
   const random = seededRandom(42);
   const newTenant = async (name: string): Promise<Tenant> => {
     const workspace = { ...(await createWorkspace(database.db, name)), cacheMaxEntries: 1_000_000 };
@@ -114,6 +117,7 @@ async function lookupBenchmark() {
       rows,
     ),
   );
+  await cacheCounters.close();
   await database.close();
   rmSync(dataDir, { recursive: true, force: true });
 }

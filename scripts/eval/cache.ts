@@ -22,6 +22,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { CacheCounters } from "../../src/cache/counters";
 import { ResponseCache, type CacheRequest } from "../../src/cache/stage";
 import { CacheMetrics } from "../../src/metrics/cache";
 import { openaiChat } from "../../src/proxy/dialects/openai-chat";
@@ -75,7 +76,8 @@ async function evalCache() {
   const database = openSqlite({ dataDir, vecExtension: assets.vecExtension, migrationsDir: assets.migrationsDir });
   const base = await createWorkspace(database.db, "eval");
   const scope = new WorkspaceScope(database, base.id);
-  const cache = new ResponseCache({ config, vectors, embedder: slot, log, metrics: { cache: new CacheMetrics() } });
+  const cacheCounters = new CacheCounters(log, config.evidenceFlushMs);
+  const cache = new ResponseCache({ config, vectors, embedder: slot, log, metrics: { cache: new CacheMetrics() }, cacheCounters });
   const request = (text: string, workspace: Workspace, model = "eval-model"): CacheRequest => ({
     scope,
     workspace,
@@ -88,7 +90,7 @@ async function evalCache() {
   const store = (text: string, workspace: Workspace, model?: string) =>
     cache.store(request(text, workspace, model), { object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: text } }] }, 100);
   const close = () => {
-    void database.close();
+    void cacheCounters.close().then(() => database.close());
     rmSync(dataDir, { recursive: true, force: true });
   };
   return { base, scope, cache, request, store, close };

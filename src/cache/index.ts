@@ -19,16 +19,17 @@ export const cacheController = (ctx: AppContext) =>
   new Elysia({ prefix: "/v1/cache", detail: { tags: ["cache"], security: SERVICE_KEY_SECURITY } })
     .use(bodyLimit)
     .use(serviceKeyAuth(ctx))
-    .get("/stats", async ({ scope }) => cacheStats(scope, Date.now()), {
+    .get("/stats", async ({ scope }) => (await ctx.cacheCounters.flush(), cacheStats(scope, Date.now())), {
       detail: { summary: "Entries, bytes, hits (exact and semantic), misses, hit rate and provider time saved" },
     })
-    .get("/entries", ({ scope, query }) => listEntries(scope, query, Date.now()), {
+    .get("/entries", async ({ scope, query }) => (await ctx.cacheCounters.flush(), listEntries(scope, query, Date.now())), {
       query: cacheEntriesQuery,
       detail: { summary: "The workspace's live entries, most recently used first (prompt shortened to 300 characters)" },
     })
     .get(
       "/entries/:key",
       async ({ scope, params }) => {
+        await ctx.cacheCounters.flush();
         const entry = await getEntry(scope, params.key, Date.now());
         if (!entry) throw httpError(404, "not_found", "no live cache entry with this key in this workspace");
         return entry;
@@ -43,7 +44,8 @@ export const cacheController = (ctx: AppContext) =>
     .get("/settings", async ({ scope }) => cacheSettingsView((await findWorkspace(ctx.database, scope.workspaceId))!), {
       detail: { summary: "The workspace's cache settings; threshold null means the built-in default (effective_threshold)" },
     })
-    .patch("/settings", async ({ scope, body }) => cacheSettingsView(await updateCacheSettings(scope, body)), {
+    // Pending hits written first: a lower max_entries evicts by last use.
+    .patch("/settings", async ({ scope, body }) => (await ctx.cacheCounters.flush(), cacheSettingsView(await updateCacheSettings(scope, body))), {
       body: cacheSettingsPatch,
       maxBodyBytes: SMALL_JSON_BODY_BYTES,
       detail: { summary: "Change enabled, semantic, threshold (0.5–1 or null), ttl_seconds (default TTL) or max_entries (LRU bound)" },

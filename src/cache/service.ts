@@ -4,6 +4,7 @@ import type { Workspace } from "../tenancy/service";
 import type { Candidate } from "./match";
 import type { CacheSettingsPatch } from "./model";
 import { and, desc, eq, gt } from "drizzle-orm";
+import { applyUses, type EntryUses } from "./counters";
 import { cacheCounters, cacheEntries } from "./schema";
 import { dot, floatsFromBlob, floatsToBlob, signBits } from "./vector-codec";
 
@@ -121,38 +122,17 @@ function forgetRemoved(scope: WorkspaceScope, removed: RemovedRow[]): void {
   if (index) for (const row of removed) index.remove(row.scope_key, row.id);
 }
 
-export async function recordHit(scope: WorkspaceScope, entry: StoredEntry, kind: "exact" | "semantic", now: number): Promise<void> {
-  await scope.transaction(async (tx) => {
-    await tx.run(`UPDATE cache_entries SET hits = hits + 1, last_used_at = $now WHERE workspace_id = $workspace_id AND id = $id`, { id: entry.id, now });
-    await bumpCounters(tx, { exact: kind === "exact" ? 1 : 0, semantic: kind === "semantic" ? 1 : 0, misses: 0, saved: entry.upstreamMs });
-  });
-}
-
-export async function recordMiss(scope: WorkspaceScope): Promise<void> {
-  await bumpCounters(scope, { exact: 0, semantic: 0, misses: 1, saved: 0 });
-}
-
-async function bumpCounters(scope: WorkspaceScope, by: { exact: number; semantic: number; misses: number; saved: number }) {
-  await scope.run(
-    `INSERT INTO cache_counters (workspace_id, exact_hits, semantic_hits, misses, saved_upstream_ms)
-     VALUES ($workspace_id, $exact, $semantic, $misses, $saved)
-     ON CONFLICT (workspace_id) DO UPDATE SET
-       exact_hits = cache_counters.exact_hits + excluded.exact_hits,
-       semantic_hits = cache_counters.semantic_hits + excluded.semantic_hits,
-       misses = cache_counters.misses + excluded.misses,
-       saved_upstream_ms = cache_counters.saved_upstream_ms + excluded.saved_upstream_ms`,
-    by,
-  );
-}
-
 /**
  * Stores (or replaces) an entry with its prompt's vector when there is one already, then drops
- * expired entries and, beyond `maxEntries`, the least recently used ones, in one transaction.
+ * expired entries and, beyond `maxEntries`, the least recently used ones, in one transaction
+ * (with the workspace's entry uses not yet written, `uses`).
  * Returns the new entry's id.
  */
-export async function storeEntry(scope: WorkspaceScope, entry: NewEntry, maxEntries: number, now: number, vector?: Float32Array): Promise<number> {
+export async function storeEntry(scope: WorkspaceScope, entry: NewEntry, maxEntries: number, now: number, vector?: Float32Array, uses?: EntryUses): Promise<number> {
   const bits = vector && signBits(vector);
   const { id, removed } = await scope.transaction(async (tx) => {
+    // Hits not yet written (counters.ts) first: eviction goes by the entries' last use.
+    if (uses) await applyUses(tx, uses);
     const replaced = await tx.all<RemovedRow>(`DELETE FROM cache_entries WHERE workspace_id = $workspace_id AND key = $key RETURNING id, scope_key`, { key: entry.key });
     const [inserted] = await tx.all<{ id: number }>(
       `INSERT INTO cache_entries (workspace_id, key, scope_key, model, prompt, completion, bytes, upstream_ms, created_at, last_used_at, expires_at)

@@ -10,6 +10,7 @@ import type { CacheStage, CachedCompletion } from "../proxy/stages";
 import { generalVectorSpace } from "../runtime/assets";
 import type { EmbedderSlot } from "../runtime/embedder-slot";
 import { promptFacts, type PromptFacts } from "./guard";
+import type { CacheCounters } from "./counters";
 import { chooseMatch, type Candidate } from "./match";
 import { cacheKeys, type CacheKeys } from "./request-key";
 import {
@@ -17,8 +18,6 @@ import {
   DEFAULT_SEMANTIC_THRESHOLD,
   findExact,
   loadEntry,
-  recordHit,
-  recordMiss,
   semanticCandidates,
   storeEntry,
   type EntryRef,
@@ -42,7 +41,7 @@ const MAX_SEMANTIC_TOKENS = 254;
 /** Verified entries whose prompt facts are kept: near-identical prompts meet the same candidates again and again. */
 const REMEMBERED_FACTS = 4096;
 
-export type ResponseCacheDeps = { config: Config; vectors: Pick<VectorMemo, "embed" | "peek">; embedder: EmbedderSlot; log: Logger; metrics: { cache: CacheMetrics } };
+export type ResponseCacheDeps = { config: Config; vectors: Pick<VectorMemo, "embed" | "peek">; embedder: EmbedderSlot; log: Logger; metrics: { cache: CacheMetrics }; cacheCounters: CacheCounters };
 
 /**
  * Stage 2 of the proxy: exact lookup by request key, then semantic lookup among the entries of
@@ -126,14 +125,9 @@ export class ResponseCache implements CacheStage {
       const entry = hit && (await loadEntry(scope, hit.entry.id));
       if (hit && entry) return this.#hit(request, entry, "semantic", hit.similarity);
     }
-    this.#count(recordMiss(scope));
+    this.#deps.cacheCounters.miss(scope);
     metrics.cache.misses.inc();
     return undefined;
-  }
-
-  /** Hit and miss counters are written beside the request, not before its answer. */
-  #count(write: Promise<void>): void {
-    write.catch((error) => this.#deps.log.error("cache counters failed", { error: (error as Error).message }));
   }
 
   #factsOf({ entry, prompt }: Candidate<EntryRef>, readability: Readability): PromptFacts {
@@ -146,7 +140,7 @@ export class ResponseCache implements CacheStage {
   }
 
   #hit(request: CacheRequest, entry: StoredEntry, kind: "exact" | "semantic", similarity: number): CachedCompletion {
-    this.#count(recordHit(request.scope, entry, kind, Date.now()));
+    this.#deps.cacheCounters.hit(request.scope, entry, kind, Date.now());
     this.#deps.metrics.cache.hits[kind].inc();
     return { completion: JSON.parse(entry.completion), body: entry.completion, key: entry.key, kind, similarity, savedUpstreamMs: entry.upstreamMs };
   }
@@ -171,6 +165,7 @@ export class ResponseCache implements CacheStage {
       workspace.cacheMaxEntries,
       Date.now(),
       vector,
+      this.#deps.cacheCounters.takeUses(scope.workspaceId),
     );
     if (prompt !== undefined && !vector) void this.#attachLater(request, id, keys.scopeKey, prompt);
   }

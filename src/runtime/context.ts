@@ -12,6 +12,7 @@ import type { Breakers } from "../routing/breaker";
 import type { RoutingFileSource } from "../routing/routing-file";
 import type { SecretKeySource } from "../routing/secret-box";
 import type { WorkspaceRoutes } from "../routing/workspace-routes";
+import type { CacheCounters } from "../cache/counters";
 import type { EmbedderSlot } from "./embedder-slot";
 
 /**
@@ -28,6 +29,8 @@ export type AppContext = {
   /** Embeddings through an LRU shared by the firewall, the cache and the API. */
   vectors: VectorMemo;
   evidence: EvidenceWriter;
+  /** The cache's hit and miss counts, written in batches (src/cache/counters.ts). */
+  cacheCounters: CacheCounters;
   /** Usage, cost and limits (src/usage): the pipeline's meter and the limits every request is admitted under. */
   usage: { meter: UsageMeter; limits: LimitKeeper };
   /** OpenTelemetry traces (src/telemetry), when an OTLP endpoint is configured. */
