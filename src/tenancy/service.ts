@@ -213,7 +213,11 @@ export async function signUp(
   if (policy === "closed") throw new AccountError(403, "signup_closed", "sign-up is closed on this server (--signup closed): ask its operator for an account");
   const email = normaliseEmail(input.email);
   const passwordHash = await Bun.password.hash(input.password, { algorithm: "argon2id" });
-  return storage.transaction(async ({ db }) => {
+  return storage.transaction(async (tx) => {
+    // Sign-ups one at a time (PostgreSQL: an advisory lock; SQLite's write transactions already
+    // are): two first sign-ups racing must not both see "no account yet" and both claim the workspace.
+    await tx.serialise("signup");
+    const { db } = tx;
     // (PostgreSQL hands count back as a string.)
     const accounts = Number((await firstRow(db.select({ n: count() }).from(users)))!.n);
     if (accounts > 0 && policy === "first-only") {
