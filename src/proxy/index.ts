@@ -114,13 +114,14 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
     if (isSievePath(url.pathname)) throw httpError(404, "not_found", "no such route");
     const doubled = doubledVersionHint(url.pathname, url.origin);
     if (doubled) throw httpError(404, "doubled_version_segment", doubled);
-    const { refused } = await admitRequest(ctx, scope, { spending: true });
+    const admission = await admitRequest(ctx, scope, { spending: true });
+    const { refused } = admission;
     if (refused) {
       const dialect = providerOf(request.headers) === "anthropic" ? anthropicMessages : openaiChat;
       const body = { ...limitExceededBody(refused, dialect.errorBody("rate_limited", limitMessage(refused), requestId)), request_id: requestId };
       return jsonResponse(429, body, { ...limitHeaders(refused, ctx.usage.limits.now()), "x-service-request-id": requestId });
     }
-    return forwardPassthrough(request, request.body, { ctx, scope, requestId, receivedAt });
+    return forwardPassthrough(request, request.body, { ctx, scope, requestId, receivedAt, admission });
   };
   return new Elysia({ prefix: "/v1", detail: { tags: ["proxy"], security: SERVICE_KEY_SECURITY } })
     .use(requestContextPlugin)

@@ -11,6 +11,9 @@ import { providerBaseUrl } from "./request";
 import { serviceHeaders } from "./service-headers";
 import { hintHeader, missingVersionHint, notFoundHint } from "./base-url-hints";
 import { callUpstream, relayedHeaders, UpstreamError } from "./upstream";
+import type { Admission } from "../usage/limits";
+import type { Metered } from "../usage/meter";
+import { answerUsage, MAX_METERED_BODY_BYTES, meterable, tapBody } from "../usage/passthrough";
 
 /** /v1 prefixes that are Sieve's own API: never forwarded. */
 const SIEVE_PREFIXES = ["/v1/firewall", "/v1/cache", "/v1/evidence"];
@@ -65,7 +68,16 @@ export function errorShapeFor(request: Request): ErrorShape {
 export async function forwardPassthrough(
   request: Request,
   body: string | ReadableStream<Uint8Array> | null,
-  at: { ctx: AppContext; scope: WorkspaceScope; requestId: string; receivedAt: number; /** When the caller read it from a buffered body. */ model?: string },
+  at: {
+    ctx: AppContext;
+    scope: WorkspaceScope;
+    requestId: string;
+    receivedAt: number;
+    /** When the caller read it from a buffered body. */
+    model?: string;
+    /** The limits the request was admitted under: a metered answer is charged to them. */
+    admission?: Admission;
+  },
 ): Promise<Response> {
   const { ctx, scope, requestId, receivedAt } = at;
   const url = new URL(request.url);
@@ -78,15 +90,16 @@ export async function forwardPassthrough(
   });
   const hasBody = request.method !== "GET" && request.method !== "HEAD";
   const api = `${request.method} ${url.pathname}`.slice(0, 200);
-  const record = (status: number, upstreamMs: number, stream: boolean, error?: string) => {
+  const record = (status: number, upstreamMs: number, stream: boolean, error?: string, metered?: Metered & { model: string | undefined }) => {
     const overheadMs = Math.max(0, performance.now() - receivedAt - upstreamMs);
     ctx.metrics.proxy.record("passthrough", { status, cacheStatus: "skip", verdicts: [], overheadMs, upstreamMs });
+    const usage = metered?.usage;
     ctx.evidence.record({
       requestId,
       workspaceId: scope.workspaceId,
       keyId: scope.actor.keyId,
       api,
-      model: at.model ?? null,
+      model: at.model ?? metered?.model ?? null,
       stream,
       status,
       cacheStatus: "skip",
@@ -96,7 +109,29 @@ export async function forwardPassthrough(
       upstreamMs: Math.max(0, Math.round(upstreamMs)),
       promptSha256: EMPTY_PROMPT_SHA256,
       error: error ?? null,
+      ...(usage
+        ? {
+            promptTokens: usage.prompt_tokens ?? null,
+            completionTokens: usage.completion_tokens ?? null,
+            totalTokens: usage.total_tokens ?? null,
+            cachedTokens: usage.cached_tokens ?? null,
+            reasoningTokens: usage.reasoning_tokens ?? null,
+            costUsd: metered.costUsd,
+            limitWarning: metered.limitWarning,
+          }
+        : {}),
     });
+  };
+  /** A JSON answer's stated usage, metered (cost, counters, limits) once the client has read it whole. */
+  const meterAnswer = (status: number, upstreamMs: number) => (bytes: Uint8Array | undefined) => {
+    const stated = bytes && answerUsage(provider, bytes);
+    const model = at.model ?? stated?.model;
+    if (!stated?.usage || !model) return record(status, upstreamMs, false);
+    const outcome = { status, cacheStatus: "skip" as const, verdicts: [], overheadMs: 0, upstreamMs, usage: stated.usage };
+    const metered = ctx.usage.meter.meter({ scope, admission: at.admission, dialect: { provider }, view: { model, texts: [] } }, outcome);
+    const write = (m: Metered) => record(status, upstreamMs, false, undefined, { ...m, model });
+    if (metered instanceof Promise) void metered.then(write);
+    else write(metered);
   };
 
   try {
@@ -107,9 +142,11 @@ export async function forwardPassthrough(
     );
     const relayed = relayedHeaders(response, { passthrough: true });
     const stream = (response.headers.get("content-type") ?? "").includes("text/event-stream");
-    record(response.status, upstreamMs, stream);
+    let answer = response.body;
+    if (!stream && meterable(response)) answer = tapBody(response.body!, MAX_METERED_BODY_BYTES, meterAnswer(response.status, upstreamMs));
+    else record(response.status, upstreamMs, stream);
     const hint = response.status === 404 ? hintHeader(notFoundHint(provider, base, base + path)) : {};
-    return new Response(response.body, { status: response.status, headers: { ...relayed, ...serviceHeaders({ requestId, cache: "miss", receivedAt, upstreamMs }), ...hint } });
+    return new Response(answer, { status: response.status, headers: { ...relayed, ...serviceHeaders({ requestId, cache: "miss", receivedAt, upstreamMs }), ...hint } });
   } catch (error) {
     if (!(error instanceof UpstreamError)) throw error;
     const { status } = error;

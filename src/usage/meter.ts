@@ -1,6 +1,6 @@
 import type { Logger } from "../logging/logger";
 import type { UsageMetrics } from "../metrics/usage";
-import type { Usage } from "../proxy/dialects/dialect";
+import type { Dialect, RequestView, Usage } from "../proxy/dialects/dialect";
 import type { RequestOutcome } from "../proxy/evidence-entry";
 import type { ProxiedRequest } from "../proxy/request";
 import { estimateUsage } from "./estimate";
@@ -19,7 +19,8 @@ export type Metered = {
   limitWarning: string | null;
 };
 
-export type MeteredRequest = Pick<ProxiedRequest, "scope" | "dialect" | "view" | "admission">;
+/** What the meter reads of a request: a proxied one, or a pass-through (src/usage/passthrough.ts). */
+export type MeteredRequest = Pick<ProxiedRequest, "scope" | "admission"> & { dialect: Pick<Dialect, "provider">; view: Pick<RequestView, "model" | "texts"> };
 
 /**
  * The usage stage, run when a proxied request ends: the provider's token counts (or an estimate

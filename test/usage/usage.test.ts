@@ -82,6 +82,27 @@ describe("usage from the provider's own fields", () => {
   });
 });
 
+describe("pass-through answers: metered where the body states usage", () => {
+  test("provider embeddings through the SDK: the answer arrives unchanged, its usage and catalogue price are in the evidence", async () => {
+    const { data, response } = await openai().embeddings.create({ model: "text-embedding-3-small", input: "meter me" }).withResponse();
+    expect(data.data[0]!.embedding).toHaveLength(1536);
+    expect(data.usage).toEqual({ prompt_tokens: 3, total_tokens: 3 });
+    const evidence = await evidenceFor(sieve, tenant, response.headers.get("x-service-request-id")!);
+    expect(evidence.api).toBe("POST /v1/embeddings");
+    expect(evidence.usage).toMatchObject({ prompt_tokens: 3, total_tokens: 3, estimated: false });
+    // text-embedding-3-small: $0.02 per million input tokens.
+    expect(evidence.cost_usd).toBeCloseTo((3 * 0.02) / 1e6, 12);
+  });
+
+  test("an answer without usage (the model list) is recorded without tokens or cost", async () => {
+    const list = await openai().models.list().withResponse();
+    const evidence = await evidenceFor(sieve, tenant, list.response.headers.get("x-service-request-id")!);
+    expect(evidence.api).toBe("GET /v1/models");
+    expect(evidence.usage).toBeNull();
+    expect(evidence.cost_usd).toBeNull();
+  });
+});
+
 describe("chat streams: usage asked for, never shown to a client that did not ask", () => {
   test("without include_usage the SDK sees no usage chunk, the raw stream has no usage at all, and the evidence has it", async () => {
     const { data: stream, response } = await openai().chat.completions.create({ model: "usage-detail", stream: true, messages: [{ role: "user", content: "stream without usage" }] }, { headers: noCache }).withResponse();
@@ -170,7 +191,7 @@ describe("GET /api/usage", () => {
     const byKey = await rowsOf("group_by=key");
     expect(byKey).toEqual([expect.objectContaining({ key: tenant.keyId, key_name: "test-key" })]);
     const byApi = (await rowsOf("group_by=api")).map((row) => row.api).sort();
-    expect(byApi).toEqual(["POST /v1/chat/completions", "POST /v1/messages", "POST /v1/responses"]);
+    expect(byApi).toEqual(["GET /v1/models", "POST /v1/chat/completions", "POST /v1/embeddings", "POST /v1/messages", "POST /v1/responses"]);
     const today = new Date().toISOString().slice(0, 10);
     expect((await rowsOf("group_by=day")).map((row) => row.day)).toEqual([today]);
     expect(await rowsOf("group_by=day&from=2020-01-01&to=2020-02-01")).toEqual([]);
@@ -181,7 +202,7 @@ describe("GET /api/usage", () => {
     expect(response.headers.get("content-type")).toContain("text/csv");
     const lines = (await response.text()).trimEnd().split("\r\n");
     expect(lines[0]).toBe("api,requests,input_tokens,output_tokens,cached_tokens,reasoning_tokens,cost_usd,saved_cost_usd,cache_hits,unpriced_requests");
-    expect(lines).toHaveLength(4);
+    expect(lines).toHaveLength(6);
   });
 
   test("without group_by it still answers the document totals; bad parameters are a 400 naming them", async () => {
