@@ -11,6 +11,7 @@ import css from "./static/dashboard.css" with { type: "file" };
 import dom from "./static/dom.mjs" with { type: "file" };
 import evidence from "./static/evidence.mjs" with { type: "file" };
 import format from "./static/format.mjs" with { type: "file" };
+import limitsForm from "./static/limits-form.mjs" with { type: "file" };
 import main from "./static/main.mjs" with { type: "file" };
 import authPage from "./static/pages/auth.mjs" with { type: "file" };
 import cachePage from "./static/pages/cache.mjs" with { type: "file" };
@@ -36,6 +37,7 @@ export const DASHBOARD_ASSETS: ReadonlyMap<string, string> = new Map([
   ["components.mjs", components],
   ["charts.mjs", charts],
   ["evidence.mjs", evidence],
+  ["limits-form.mjs", limitsForm],
   ["pages/auth.mjs", authPage],
   ["pages/keys.mjs", keysPage],
   ["pages/requests.mjs", requestsPage],

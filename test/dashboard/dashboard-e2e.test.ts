@@ -432,6 +432,20 @@ describe.skipIf(chromiumMissing && !process.env.CI)("dashboard in headless Chrom
     await shot("14-connect");
   });
 
+  test("a key's own limits, set from its row on the API Keys page", async () => {
+    await open("#/settings/keys", "API Keys");
+    await page.getByRole("button", { name: "Edit limits of key e2e backend" }).click();
+    const form = page.getByTestId("key-limits-form");
+    await form.getByLabel("Spend per UTC day (USD)").fill("5");
+    await form.getByLabel("Requests per minute").fill("60");
+    await form.getByRole("button", { name: "Save limits" }).click();
+    await page.getByText("Limits saved").last().waitFor();
+    await page.getByRole("cell", { name: "60 requests/min, $5.00/day" }).waitFor();
+    await shot("15-key-limits");
+    const { keys } = (await (await page.request.get(`${sieve.url}/api/keys`)).json()) as { keys: { name: string; limits: Record<string, unknown> | null }[] };
+    expect(keys.find((key) => key.name === "e2e backend")?.limits).toMatchObject({ spend_per_day_usd: 5, requests_per_minute: 60 });
+  });
+
   test("revoking the key (after a confirmation) makes the next proxied request fail with 401", async () => {
     await open("#/settings/keys", "API Keys");
     await page.getByRole("button", { name: "Revoke key e2e backend" }).click();

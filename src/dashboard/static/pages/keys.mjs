@@ -1,9 +1,11 @@
-// Settings → API Keys: create (the full key is shown once), list, revoke after a confirmation.
+// Settings → API Keys: create (the full key is shown once), list, set a key's own limits, revoke
+// after a confirmation.
 
 import { api } from "../api.mjs";
 import { badge, busy, confirmAction, copyButton, dataTable, errorNotice, field, pageHeading, toast } from "../components.mjs";
 import { append, h } from "../dom.mjs";
 import { time } from "../format.mjs";
+import { limitsForm, limitsSummary } from "../limits-form.mjs";
 
 function newKeyPanel(created) {
   const keyField = h("input", { type: "text", readonly: true, class: "mono wide", value: created.api_key, "aria-label": "New API key", "data-testid": "new-api-key" });
@@ -21,6 +23,7 @@ function newKeyPanel(created) {
 export async function keysPage({ view }) {
   const createdSlot = h("div");
   const listSlot = h("div", { "aria-live": "polite" });
+  const limitsSlot = h("div");
   const name = h("input", { type: "text", name: "name", required: true, maxlength: "100", placeholder: "e.g. production backend" });
   const submit = h("button", { type: "submit", class: "button primary" }, "Create key");
   const status = h("div", { class: "form-status" });
@@ -40,13 +43,40 @@ export async function keysPage({ view }) {
             { label: "Created", cell: (key) => time(key.created_at) },
             { label: "Last used", cell: (key) => time(key.last_used_at) },
             { label: "Status", cell: (key) => (key.revoked_at ? badge("revoked", "bad") : badge("active", "ok")) },
-            { label: "Actions", cell: (key) => (key.revoked_at ? h("span", { class: "muted" }, "revoked ", time(key.revoked_at)) : revokeButton(key)) },
+            { label: "Limits", cell: (key) => limitsSummary(key.limits) },
+            { label: "Actions", cell: (key) => (key.revoked_at ? h("span", { class: "muted" }, "revoked ", time(key.revoked_at)) : h("span", { class: "inline" }, limitsButton(key), revokeButton(key))) },
           ],
         }),
       );
     } catch (error) {
       listSlot.replaceChildren(errorNotice(error));
     }
+  }
+
+  /** The key's own limits, on top of the workspace's (Usage page). */
+  function limitsButton(key) {
+    const button = h("button", { type: "button", class: "button small", "aria-label": `Edit limits of key ${key.name}` }, "Limits");
+    button.addEventListener("click", () => {
+      limitsSlot.replaceChildren(
+        h(
+          "section",
+          { class: "card", "aria-labelledby": "key-limits-title" },
+          h("h2", { id: "key-limits-title" }, `Limits of key "${key.name}"`),
+          h("p", { class: "muted" }, "Counted for this key alone, on top of the workspace's limits: the first one reached refuses (or, soft, warns)."),
+          limitsForm({
+            limits: key.limits,
+            testId: "key-limits-form",
+            save: (body) => api("PATCH", `/api/keys/${encodeURIComponent(key.id)}`, { limits: body }),
+            onSaved: async () => {
+              limitsSlot.replaceChildren();
+              await refresh();
+            },
+          }),
+        ),
+      );
+      limitsSlot.querySelector("input")?.focus();
+    });
+    return button;
   }
 
   function revokeButton(key) {
@@ -86,6 +116,7 @@ export async function keysPage({ view }) {
     h("section", { class: "card", "aria-labelledby": "create-key-title" }, h("h2", { id: "create-key-title" }, "Create a key"), form),
     createdSlot,
     h("section", { "aria-labelledby": "keys-title" }, h("h2", { id: "keys-title" }, "Keys"), listSlot),
+    limitsSlot,
   );
   await refresh();
 }

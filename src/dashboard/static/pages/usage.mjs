@@ -3,17 +3,12 @@
 
 import { api, get, withQuery } from "../api.mjs";
 import { barChart } from "../charts.mjs";
-import { busy, failure, field, keyValues, pageHeading, toast } from "../components.mjs";
+import { failure, keyValues, pageHeading } from "../components.mjs";
+import { limitsForm } from "../limits-form.mjs";
 import { append, h } from "../dom.mjs";
 import { plain } from "../format.mjs";
 
 const USAGE_PATH = "/api/usage";
-const LIMITS = [
-  ["requests_per_minute", "Requests per minute", "1"],
-  ["tokens_per_minute", "Tokens per minute", "1"],
-  ["spend_per_day_usd", "Spend per UTC day (USD)", "0.01"],
-  ["spend_per_month_usd", "Spend per UTC month (USD)", "0.01"],
-];
 
 const usd = (value) => `$${value < 1 ? value.toFixed(4) : value.toFixed(2)}`;
 const sum = (rows, column) => rows.reduce((total, row) => total + row[column], 0);
@@ -26,32 +21,6 @@ function report(groupBy, from) {
 function consumption(spent, limit) {
   if (limit === null || limit === undefined) return `${usd(spent)} (no limit)`;
   return `${usd(spent)} of ${usd(limit)} (${((spent / limit) * 100).toFixed(1)} %)`;
-}
-
-/** The workspace's limits, editable: empty removes a limit. */
-function limitsForm(limits, onSaved) {
-  const inputs = LIMITS.map(([name, , step]) => h("input", { type: "number", name, min: "0", step, value: limits?.[name] ?? "" }));
-  const soft = h("input", { type: "checkbox", name: "soft", checked: limits?.soft === true });
-  const submit = h("button", { type: "submit", class: "button primary" }, "Save limits");
-  const status = h("div", { class: "form-status" });
-  const form = h(
-    "form",
-    { class: "inline-form", "data-testid": "limits-form" },
-    LIMITS.map(([, text], i) => field(text, inputs[i], "Empty = no limit.")),
-    h("label", { class: "check" }, soft, " Soft: warn (header and evidence flag) instead of refusing"),
-    h("div", { class: "filter-actions" }, submit),
-    status,
-  );
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const body = { soft: soft.checked };
-    LIMITS.forEach(([name], i) => (body[name] = inputs[i].value === "" ? null : Number(inputs[i].value)));
-    const saved = await busy(submit, status, () => api("PATCH", "/api/workspace", { limits: body }));
-    if (!saved) return;
-    toast("Limits saved");
-    onSaved(saved);
-  });
-  return form;
 }
 
 export async function usagePage({ view }) {
@@ -129,8 +98,8 @@ export async function usagePage({ view }) {
         ["Today (UTC)", consumption(spentSince(dayStart), limits.spend_per_day_usd)],
         ["This month (UTC)", consumption(monthStart < from ? sum(byDay, "cost_usd") : spentSince(monthStart), limits.spend_per_month_usd)],
       ]),
-      h("p", { class: "muted" }, "Server defaults (the routing file, --rate-limit-rpm) apply where no limit is set here. Each key may have its own limits too (PATCH /api/keys/{id})."),
-      limitsForm(settings.limits, showBudgets),
+      h("p", { class: "muted" }, "Server defaults (the routing file, --rate-limit-rpm) apply where no limit is set here. Each key may have its own limits too (Settings → API Keys)."),
+      limitsForm({ limits: settings.limits, save: (body) => api("PATCH", "/api/workspace", { limits: body }), onSaved: showBudgets }),
     );
   };
   showBudgets(workspace);
