@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { SQL } from "bun";
 import { drizzle } from "drizzle-orm/bun-sql";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { migrate } from "drizzle-orm/bun-sql/migrator";
 import { ChangeFeed } from "./change-feed";
 import { DatabaseUnavailable, isConnectionError, type ChangeListener, type ChangeTopic, type Db, type RawParams, type Storage } from "./connection";
@@ -90,6 +91,13 @@ export class PostgresStorage implements Storage {
     const { text, values } = positional(statement, params);
     const result = await this.#guard(() => this.client.unsafe(text, values));
     return { changes: (result as unknown as { count: number }).count ?? 0 };
+  }
+
+  async insertIgnoring(table: SQLiteTable, rows: Record<string, unknown>[]): Promise<void> {
+    // 65,535 bound parameters per statement: batches of 500 rows of up to ~130 columns.
+    for (let start = 0; start < rows.length; start += 500) {
+      await this.#guard(() => this.db.insert(table).values(rows.slice(start, start + 500) as never).onConflictDoNothing());
+    }
   }
 
   async transaction<R>(work: (tx: Storage) => Promise<R>): Promise<R> {

@@ -1,7 +1,9 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { getTableColumns, getTableName } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sqlite";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
 import type { Db, RawParams, Storage } from "./connection";
 import * as schema from "./schema";
@@ -69,6 +71,24 @@ export class SqliteStorage implements Storage {
 
   async run(statement: string, params: RawParams = {}): Promise<{ changes: number }> {
     return { changes: this.sqlite.query(statement).run(params as never).changes };
+  }
+
+  async insertIgnoring(table: SQLiteTable, rows: Record<string, unknown>[]): Promise<void> {
+    if (rows.length === 0) return;
+    const columns = Object.entries(getTableColumns(table));
+    const statement = this.sqlite.query(
+      `INSERT OR IGNORE INTO "${getTableName(table)}" (${columns.map(([, column]) => `"${column.name}"`).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
+    );
+    // Values as drizzle would write them: its defaults for what a row leaves out, its driver mapping (JSON, booleans, dates).
+    const values = (row: Record<string, unknown>) =>
+      columns.map(([key, column]) => {
+        const value = row[key] !== undefined ? row[key] : column.defaultFn ? column.defaultFn() : column.default;
+        return value === undefined || value === null ? null : column.mapToDriverValue(value);
+      });
+    // Inside an open transaction (see the evidence writer) the rows join it, as drizzle's INSERT would.
+    this.sqlite.transaction((batch: Record<string, unknown>[]) => {
+      for (const row of batch) statement.run(...(values(row) as never[]));
+    })(rows);
   }
 
   async transaction<R>(work: (tx: Storage) => Promise<R>): Promise<R> {

@@ -101,11 +101,7 @@ export class EvidenceWriter {
 
   async #insert(batch: EvidenceRecord[]): Promise<void> {
     try {
-      await this.database.time("evidence_write", async () => {
-        for (let start = 0; start < batch.length; start += this.maxBatch) {
-          await this.storage.db.insert(evidence).values(batch.slice(start, start + this.maxBatch)).onConflictDoNothing();
-        }
-      });
+      await this.database.time("evidence_write", () => this.storage.insertIgnoring(evidence, batch));
     } catch (error) {
       this.log.error("evidence batch failed; re-queued", { error, records: batch.length });
       this.#queue.unshift(...batch);

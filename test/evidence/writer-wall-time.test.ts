@@ -22,16 +22,10 @@ function fakeStorage(opts: { inTransaction?: boolean } = {}) {
         return state.inTransaction;
       },
     },
-    db: {
-      insert: () => ({
-        values: (rows: EvidenceRecord[]) => ({
-          onConflictDoNothing: async () => {
-            state.attempts++;
-            if (state.fail) throw new Error("database down");
-            written.push(...rows.map((row) => row.requestId));
-          },
-        }),
-      }),
+    insertIgnoring: async (_table: unknown, rows: EvidenceRecord[]) => {
+      state.attempts++;
+      if (state.fail) throw new Error("database down");
+      written.push(...rows.map((row) => row.requestId));
     },
   } as unknown as Storage;
   return { storage, written, state };
