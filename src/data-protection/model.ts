@@ -58,3 +58,17 @@ export type Detection = { type: string; start: number; end: number; rule?: strin
 
 /** A detection with the action the workspace's policy gives it. */
 export type Finding = Detection & { action: Exclude<Action, "off"> };
+
+/** POST /v1/data-protection/test's answer: where each finding is, never its value. */
+export const testResult = z.object({
+  findings: z.array(z.object({ type: z.string(), rule: z.string().optional(), start: z.int(), end: z.int(), action: z.enum(["block", "redact", "mask", "log"]) })),
+  text: z.string().describe("What the provider would receive: redact and mask findings replaced by placeholders such as [EMAIL_1]"),
+  blocked: z.boolean(),
+});
+
+/** The policy a workspace applies, every entity type with its action (GET /api/workspace's data_protection). */
+export const policyView = z.object({
+  actions: z.record(z.string(), z.enum(ACTIONS)),
+  custom: z.array(z.object({ name: z.string(), pattern: z.string(), action: z.enum(ACTIONS) })),
+  redact_documents: z.boolean(),
+});
