@@ -112,7 +112,14 @@ export const testResult = z.object({
   reason: z.string().nullable(),
   matches: z.array(matchView).describe("Patterns that fired (score > threshold), strongest first"),
   top: z
-    .object({ pattern_id: z.string(), family: z.string(), similarity: z.number(), score: z.number(), window: z.object({ offset: z.number().int() }).optional() })
+    .object({
+      pattern_id: z.string(),
+      family: z.string(),
+      similarity: z.number(),
+      score: z.number(),
+      window: z.object({ offset: z.number().int() }).optional(),
+      lexical: z.number().optional().describe("The lexical signal's value, when there is one: why a score can sit far from what the similarity alone would give"),
+    })
     .nullable()
     .describe("The highest-scoring enabled pattern, fired or not"),
   windows: z.number().int().describe("Text windows scored, second-look sub-windows included"),

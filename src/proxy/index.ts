@@ -162,7 +162,7 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
       "/messages",
       handle(anthropicMessages),
       routeDoc(anthropicMessages, "Messages (Anthropic)", anthropicMessageAnswer, {
-        model: "claude-sonnet-4-5",
+        model: "claude-sonnet-4-6",
         max_tokens: 256,
         messages: [{ role: "user", content: "What is the capital of Australia?" }],
       }),
