@@ -18,7 +18,8 @@ export const cacheSettingsPatch = z
     ttl_seconds: z.number().int().min(1).max(MAX_CACHE_TTL_SECONDS),
     max_entries: z.number().int().min(1).max(1_000_000),
   })
-  .partial();
+  .partial()
+  .meta({ examples: [{ threshold: 0.92, ttl_seconds: 3600 }] });
 
 export type CacheSettingsPatch = z.infer<typeof cacheSettingsPatch>;
 

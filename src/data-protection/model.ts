@@ -51,7 +51,7 @@ export type StoredPolicy = { actions: Partial<Record<BuiltinType, Action>>; cust
 
 /** The longest text POST /v1/data-protection/test takes. */
 export const MAX_TEST_CHARS = 100_000;
-export const testBody = z.strictObject({ text: z.string().max(MAX_TEST_CHARS) });
+export const testBody = z.strictObject({ text: z.string().max(MAX_TEST_CHARS) }).meta({ examples: [{ text: "Mail ada@example.com the key AKIAIOSFODNN7EXAMPLE" }] });
 
 /** A detector's result: where an entity is in a text; never the value. */
 export type Detection = { type: string; start: number; end: number; rule?: string };

@@ -111,7 +111,7 @@ export type RoutingDocument = z.infer<ReturnType<typeof routingDocumentSchema>>;
 
 /** PUT /api/routing/secrets/{name}: the value is sealed at once and never returned. */
 export const secretNameParams = z.object({ name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "a name of 1–64 letters, digits, '.', '_' or '-'") });
-export const secretBody = z.strictObject({ value: z.string().min(1).max(16_384) });
+export const secretBody = z.strictObject({ value: z.string().min(1).max(16_384) }).meta({ examples: [{ value: "sk-the-provider-key" }] });
 
 /** The routing API's answer: the workspace's routes (the routing file's shape, secrets as secret:NAME), its secrets' names and its targets' health here. */
 export const workspaceRoutingView = z.object({

@@ -8,9 +8,9 @@ export const credentialsBody = z.object({
   password: z.string().min(8, "must be at least 8 characters").max(256),
 });
 
-export const signUpBody = credentialsBody.extend({
-  workspace_name: z.string().trim().min(1).max(100).optional(),
-});
+export const signUpBody = credentialsBody
+  .extend({ workspace_name: z.string().trim().min(1).max(100).optional() })
+  .meta({ examples: [{ email: "ada@example.com", password: "a long passphrase", workspace_name: "Acme" }] });
 
 export const createKeyBody = z.strictObject({
   name: z.string().trim().min(1).max(100).default("default"),
@@ -18,13 +18,13 @@ export const createKeyBody = z.strictObject({
   role: z.enum(KEY_ROLES).default("service"),
   /** The key's own limits, on top of the workspace's (docs/usage-and-budgets.md). */
   limits: limitsSchema.optional(),
-});
+}).meta({ examples: [{ name: "billing-service", role: "service", limits: { requests_per_minute: 600 } }] });
 
 /** PATCH /api/keys/{id}: rename, or change the key's limits (null removes one; omitted keeps it). */
 export const updateKeyBody = z.strictObject({
   name: z.string().trim().min(1).max(100).optional(),
   limits: limitsSchema.optional(),
-});
+}).meta({ examples: [{ limits: { spend_per_day_usd: 20, requests_per_minute: null } }] });
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 
@@ -41,7 +41,7 @@ export const workspaceSettingsPatch = z.strictObject({
   data_protection: policyInput.optional(),
   /** Requests and tokens per minute, spend per day and month (docs/usage-and-budgets.md); null in a field removes that limit. */
   limits: limitsSchema.optional(),
-});
+}).meta({ examples: [{ name: "Acme production", data_protection: { actions: { email: "redact" } } }] });
 
 export const keyIdParams = z.object({ id: z.string().min(1).max(64) });
 
