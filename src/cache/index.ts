@@ -10,9 +10,7 @@ import { cacheSettingsView, cacheStats, deleteEntry, getEntry, listEntries, purg
 
 import { ResponseCache } from "./stage";
 import { SERVICE_KEY_SECURITY } from "../docs/security";
-import { errors, json } from "../docs/responses";
-
-const AUTH = [401, 403, 429];
+import { AUTH_ERRORS, errors, json } from "../docs/responses";
 
 /** The proxy's cache stage: the response cache, or nothing with --cache false. */
 export const cacheStage = (ctx: AppContext): CacheStage => (ctx.config.cache ? new ResponseCache(ctx) : cacheOff);
@@ -26,7 +24,7 @@ export const cacheController = (ctx: AppContext) =>
       detail: {
         summary: "Cache statistics",
         description: "Live entries and bytes, hits (exact and semantic), misses, hit rate and the provider time saved.",
-        responses: { 200: json("Statistics", cacheStatsView), ...errors("sieve", AUTH) },
+        responses: { 200: json("Statistics", cacheStatsView), ...errors("sieve", AUTH_ERRORS) },
       },
     })
     .get("/entries", ({ scope, query }) => listEntries(scope, query, Date.now()), {
@@ -34,7 +32,7 @@ export const cacheController = (ctx: AppContext) =>
       detail: {
         summary: "List cache entries",
         description: "The workspace's live entries, most recently used first (prompt shortened to 300 characters), paged by limit (default 50, 1–500) and offset.",
-        responses: { 200: json("A page of entries", cacheEntryList), ...errors("sieve", [400, ...AUTH]) },
+        responses: { 200: json("A page of entries", cacheEntryList), ...errors("sieve", [400, ...AUTH_ERRORS]) },
       },
     })
     .get(
@@ -49,7 +47,7 @@ export const cacheController = (ctx: AppContext) =>
         detail: {
           summary: "Get a cache entry",
           description: "One entry: its whole prompt and the stored answer. The key is a hit's X-Service-Cache-Key, or evidence cache_hit.key.",
-          responses: { 200: json("The entry", cacheEntryWithAnswer), ...errors("sieve", [400, ...AUTH, 404], { 400: "The key is not 64 lower-case hex characters" }) },
+          responses: { 200: json("The entry", cacheEntryWithAnswer), ...errors("sieve", [400, ...AUTH_ERRORS, 404], { 400: "The key is not 64 lower-case hex characters" }) },
         },
       },
     )
@@ -60,7 +58,7 @@ export const cacheController = (ctx: AppContext) =>
         detail: {
           summary: "Purge the cache",
           description: "Deletes every entry of the workspace; the counters (GET /v1/cache/stats) stay.",
-          responses: { 200: json("How many entries were deleted", cachePurged), ...errors("sieve", AUTH) },
+          responses: { 200: json("How many entries were deleted", cachePurged), ...errors("sieve", AUTH_ERRORS) },
         },
       },
     )
@@ -68,7 +66,7 @@ export const cacheController = (ctx: AppContext) =>
       detail: {
         summary: "Get cache settings",
         description: "The workspace's cache settings; threshold null means the built-in default (effective_threshold).",
-        responses: { 200: json("Settings", cacheSettingsResponse), ...errors("sieve", AUTH) },
+        responses: { 200: json("Settings", cacheSettingsResponse), ...errors("sieve", AUTH_ERRORS) },
       },
     })
     .patch("/settings", async ({ scope, body }) => cacheSettingsView(await updateCacheSettings(scope, body)), {
@@ -77,7 +75,7 @@ export const cacheController = (ctx: AppContext) =>
       detail: {
         summary: "Change cache settings",
         description: "Changes enabled, semantic, threshold (0.5–1, or null for the default), ttl_seconds (the default TTL) or max_entries (the LRU bound; a lower one evicts at once).",
-        responses: { 200: json("Settings after the change", cacheSettingsResponse), ...errors("sieve", [400, ...AUTH, 413, 415]) },
+        responses: { 200: json("Settings after the change", cacheSettingsResponse), ...errors("sieve", [400, ...AUTH_ERRORS, 413, 415]) },
       },
     })
     .delete(
@@ -91,7 +89,7 @@ export const cacheController = (ctx: AppContext) =>
         detail: {
           summary: "Delete a cache entry",
           description: "Deletes one entry by the key a hit reported in X-Service-Cache-Key.",
-          responses: { 200: json("Deleted", cacheEntryDeleted), ...errors("sieve", [400, ...AUTH, 404]) },
+          responses: { 200: json("Deleted", cacheEntryDeleted), ...errors("sieve", [400, ...AUTH_ERRORS, 404]) },
         },
       },
     );

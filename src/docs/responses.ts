@@ -7,7 +7,7 @@ import { z } from "zod";
  * an answer must never change it.
  */
 // Schemas typed `never`: zod's JSON Schema output is a plain object the OpenAPI types cannot name.
-type MediaType = { schema: never; example?: unknown };
+type MediaType = { schema: never };
 type Header = { description: string; schema: { type: "string" } };
 type ResponseObject = { description: string; headers?: Record<string, Header>; content?: Record<string, MediaType> };
 export type Responses = Record<number, ResponseObject>;
@@ -29,9 +29,7 @@ export function toJsonSchema(schema: z.ZodType, io: "input" | "output"): Record<
   return rest;
 }
 
-const withExample = (schema: unknown, example: unknown): MediaType => ({ schema: schema as never, ...(example === undefined ? {} : { example }) });
-
-export const jsonContent = (schema: z.ZodType, example?: unknown) => ({ "application/json": withExample(toJsonSchema(schema, "output"), example) });
+export const jsonContent = (schema: z.ZodType) => ({ "application/json": { schema: toJsonSchema(schema, "output") as never } });
 
 /** A request body documented by hand (a route that reads its own body), with examples a client can send as they are. */
 export const jsonRequestContent = (schema: z.ZodType, examples: Record<string, { summary: string; value: unknown }>) => ({
@@ -39,10 +37,7 @@ export const jsonRequestContent = (schema: z.ZodType, examples: Record<string, {
 });
 
 /** One documented answer with a JSON body. */
-export const json = (description: string, schema: z.ZodType, example?: unknown): ResponseObject => ({ description, content: jsonContent(schema, example) });
-
-/** ISO 8601 time, as every view writes it. */
-export const isoTime = z.string().describe("ISO 8601 time");
+export const json = (description: string, schema: z.ZodType): ResponseObject => ({ description, content: jsonContent(schema) });
 
 // ---- Error bodies (docs/errors.md) ----
 
@@ -101,7 +96,6 @@ const WHEN: Record<number, string> = {
   413: "The body is larger than the server accepts (code payload_too_large)",
   415: "The body is not application/json (code unsupported_media_type)",
   429: "A requests, tokens or spend limit is reached (code rate_limited); Retry-After says when to retry",
-  500: "An internal error; the server log has it under the X-Service-Request-Id",
   502: "The provider cannot be reached, or its address is not allowed (codes upstream_unreachable, upstream_refused, upstream_error)",
   503: "Every routed target is out of rotation, the database does not answer, or the model is still loading",
   504: "No provider answer within --upstream-timeout-ms (code upstream_timeout)",
@@ -111,9 +105,9 @@ const WHEN: Record<number, string> = {
  * Error answers in one dialect's shape, each status with its usual meaning unless `when` says it
  * more precisely. A status given a schema in `bodies` (the spec's fixed 404s, the block) uses it.
  */
-export function errors(dialect: ErrorDialect, statuses: number[], when: Record<number, string> = {}, bodies: Record<number, z.ZodType> = {}): Responses {
+export function errors(dialect: ErrorDialect, statuses: readonly number[], when: Record<number, string> = {}, bodies: Record<number, z.ZodType> = {}): Responses {
   return Object.fromEntries(statuses.map((status) => [status, json(when[status] ?? WHEN[status] ?? `HTTP ${status}`, bodies[status] ?? ERROR_BODIES[dialect])]));
 }
 
-/** The errors every key-authenticated Sieve API can answer. */
+/** The errors every key-authenticated Sieve API can answer: no or a wrong key, another workspace's key (or a service key where an admin's is needed), a limit reached. */
 export const AUTH_ERRORS = [401, 403, 429] as const;

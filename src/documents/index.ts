@@ -41,7 +41,7 @@ import {
 } from "./service";
 import { readUpload } from "./upload";
 import { BEARER_KEY_SECURITY } from "../docs/security";
-import { errors, json, specNotFoundBody, toJsonSchema } from "../docs/responses";
+import { AUTH_ERRORS, errors, json, specNotFoundBody, toJsonSchema } from "../docs/responses";
 
 /** The upload body is read by hand (two content types); these schemas only document it. */
 const multipartSchema = toJsonSchema(multipartUploadFields, "input") as { properties: Record<string, unknown> };
@@ -77,7 +77,6 @@ const UPLOAD_DESCRIPTION =
   "contextual_prefix, mime_type. 201 when processing finished within about 2 s, 202 (status pending/processing) otherwise: poll GET /api/documents/variants/{variant_id}. " +
   "An upload with the bytes of a document the workspace already has is a duplicate: no processing, the spec §2.6 body.";
 
-const AUTH = [401, 403, 429];
 const VARIANT_NOT_FOUND = { 404: specNotFoundBody("Variant not found") };
 const DOCUMENT_NOT_FOUND = { 404: specNotFoundBody("Document not found") };
 const NOT_READY = { 409: "The variant is not completed: its status is in the body (pending, processing, or failed with the reason); Retry-After while it runs (code variant_not_ready)" };
@@ -116,7 +115,7 @@ export const documentsController = (ctx: AppContext) => {
           responses: {
             201: json("Processed: a new document or version, or a duplicate (spec §2.6)", uploadResult),
             202: json("Accepted and still processing (status pending or processing)", newUploadView),
-            ...errors("sieve", [400, ...AUTH, 404, 408, 409, 413, 415, 422, 503], {
+            ...errors("sieve", [400, ...AUTH_ERRORS, 404, 408, 409, 413, 415, 422, 503], {
               400: "An invalid field (named), or an empty file",
               404: "parent_document_id names no document of the workspace",
               408: "The body did not arrive in time (code request_timeout)",
@@ -145,7 +144,7 @@ export const documentsController = (ctx: AppContext) => {
           description:
             "Vector and keyword rankings fused by reciprocal rank (docs/search.md). Searches the latest version of each document (canonical documents only) unless filters.version_id names one. Results are chunk objects " +
             "(spec §2.1) with score, matched (vector, keyword), vector_similarity, document_id, version_id and variant_id.",
-          responses: { 200: json("Matching chunks, best first", searchResults), ...errors("sieve", [400, ...AUTH, 413, 415, 503]) },
+          responses: { 200: json("Matching chunks, best first", searchResults), ...errors("sieve", [400, ...AUTH_ERRORS, 413, 415, 503]) },
         },
       },
     )
@@ -154,14 +153,14 @@ export const documentsController = (ctx: AppContext) => {
       detail: {
         summary: "List documents",
         description: "The workspace's documents, newest first, paged by limit (default 100, 1–1000) and offset (default 0).",
-        responses: { 200: json("A page of documents", documentList), ...errors("sieve", [400, ...AUTH]) },
+        responses: { 200: json("A page of documents", documentList), ...errors("sieve", [400, ...AUTH_ERRORS]) },
       },
     })
     .get("/documents/duplicates", ({ scope }) => duplicateGroups(scope), {
       detail: {
         summary: "List duplicate groups",
         description: "Every group of the workspace's documents with the same content hash (spec §2.5, §4.3): the canonical and its duplicates.",
-        responses: { 200: json("Duplicate groups", duplicateGroupsView), ...errors("sieve", AUTH) },
+        responses: { 200: json("Duplicate groups", duplicateGroupsView), ...errors("sieve", AUTH_ERRORS) },
       },
     })
     .get("/documents/variants/:variant_id", ({ scope, params }) => getVariant(scope, params.variant_id), {
@@ -169,7 +168,7 @@ export const documentsController = (ctx: AppContext) => {
       detail: {
         summary: "Get a variant",
         description: "A variant: its chunking configuration, processing status and embedding counts. Poll it after a 202 upload.",
-        responses: { 200: json("The variant", variantView), ...errors("sieve", [...AUTH, 404], { 404: "Not a variant of the workspace (spec §7)" }, VARIANT_NOT_FOUND) },
+        responses: { 200: json("The variant", variantView), ...errors("sieve", [...AUTH_ERRORS, 404], { 404: "Not a variant of the workspace (spec §7)" }, VARIANT_NOT_FOUND) },
       },
     })
     .get("/documents/variants/:variant_id/chunks", ({ scope, params, query }) => listChunks(scope, params.variant_id, query), {
@@ -180,7 +179,7 @@ export const documentsController = (ctx: AppContext) => {
         description: "A completed variant's chunks by chunk_index (spec §2.1, §2.2). Page until offset plus the chunks returned reaches total; dedup_metadata only with include_full_metadata=true.",
         responses: {
           200: json("A page of chunks", chunkList),
-          ...errors("sieve", [400, ...AUTH, 404, 409], { 400: "limit outside 1–1000, a negative offset, or include_full_metadata not true/false", 404: "Not a variant of the workspace (spec §7)", ...NOT_READY }, VARIANT_NOT_FOUND),
+          ...errors("sieve", [400, ...AUTH_ERRORS, 404, 409], { 400: "limit outside 1–1000, a negative offset, or include_full_metadata not true/false", 404: "Not a variant of the workspace (spec §7)", ...NOT_READY }, VARIANT_NOT_FOUND),
         },
       },
     })
@@ -189,7 +188,7 @@ export const documentsController = (ctx: AppContext) => {
       detail: {
         summary: "Get a variant's dedup summary",
         description: "Deduplication of a completed variant against the parent version (spec §2.3), plus the embeddings computed and reused.",
-        responses: { 200: json("The summary", dedupSummaryView), ...errors("sieve", [...AUTH, 404, 409], { 404: "Not a variant of the workspace (spec §7)", ...NOT_READY }, VARIANT_NOT_FOUND) },
+        responses: { 200: json("The summary", dedupSummaryView), ...errors("sieve", [...AUTH_ERRORS, 404, 409], { 404: "Not a variant of the workspace (spec §7)", ...NOT_READY }, VARIANT_NOT_FOUND) },
       },
     })
     .get("/documents/:document_id", ({ scope, params }) => getDocument(scope, params.document_id), {
@@ -197,7 +196,7 @@ export const documentsController = (ctx: AppContext) => {
       detail: {
         summary: "Get a document",
         description: "A document record with its version (number, parent, latest of its chain) and its variants.",
-        responses: { 200: json("The document", documentView), ...errors("sieve", [...AUTH, 404], { 404: "Not a document of the workspace (spec §7)" }, DOCUMENT_NOT_FOUND) },
+        responses: { 200: json("The document", documentView), ...errors("sieve", [...AUTH_ERRORS, 404], { 404: "Not a document of the workspace (spec §7)" }, DOCUMENT_NOT_FOUND) },
       },
     })
     .delete("/documents/:document_id", ({ scope, params }) => deleteDocument(env, scope, params.document_id), {
@@ -205,7 +204,7 @@ export const documentsController = (ctx: AppContext) => {
       detail: {
         summary: "Delete a document",
         description: "Deletes the document with its version, variants, chunks and vectors. A deleted canonical promotes its oldest duplicate (spec §3).",
-        responses: { 200: json("Deleted", deletedDocument), ...errors("sieve", [...AUTH, 404], { 404: "Not a document of the workspace (spec §7)" }, DOCUMENT_NOT_FOUND) },
+        responses: { 200: json("Deleted", deletedDocument), ...errors("sieve", [...AUTH_ERRORS, 404], { 404: "Not a document of the workspace (spec §7)" }, DOCUMENT_NOT_FOUND) },
       },
     })
     .get("/documents/:document_id/duplicates", ({ scope, params }) => documentDuplicates(scope, params.document_id), {
@@ -213,7 +212,7 @@ export const documentsController = (ctx: AppContext) => {
       detail: {
         summary: "List a document's duplicates",
         description: "The document's duplicate group (same content hash), canonical included (spec §2.4, §4.3).",
-        responses: { 200: json("The group", documentDuplicatesView), ...errors("sieve", [...AUTH, 404], { 404: "Not a document of the workspace (spec §7)" }, DOCUMENT_NOT_FOUND) },
+        responses: { 200: json("The group", documentDuplicatesView), ...errors("sieve", [...AUTH_ERRORS, 404], { 404: "Not a document of the workspace (spec §7)" }, DOCUMENT_NOT_FOUND) },
       },
     })
     .post(
@@ -234,7 +233,7 @@ export const documentsController = (ctx: AppContext) => {
           responses: {
             200: json("The variant with this configuration already existed", variantView),
             201: json("A new variant", variantView),
-            ...errors("sieve", [400, ...AUTH, 404, 413, 415, 503], { 404: "Not a document of the workspace (spec §7)", 429: "The workspace's document queue is full, or a usage limit is reached" }, DOCUMENT_NOT_FOUND),
+            ...errors("sieve", [400, ...AUTH_ERRORS, 404, 413, 415, 503], { 404: "Not a document of the workspace (spec §7)", 429: "The workspace's document queue is full, or a usage limit is reached" }, DOCUMENT_NOT_FOUND),
           },
         },
       },

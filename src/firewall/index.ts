@@ -19,10 +19,10 @@ import {
 } from "./model";
 import { firewallService } from "./service";
 import { SERVICE_KEY_SECURITY } from "../docs/security";
-import { errors, json } from "../docs/responses";
+import { AUTH_ERRORS, errors, json } from "../docs/responses";
 
-const AUTH = [401, 403, 429];
-const BODY = [400, ...AUTH, 413, 415];
+/** What a route with a JSON body can answer besides its success. */
+const BODY = [400, ...AUTH_ERRORS, 413, 415];
 
 /**
  * Spec §4.2 firewall endpoints (X-Service-Api-Key + X-Service-Workspace-Id, like the proxy).
@@ -38,7 +38,7 @@ export const firewallController = (ctx: AppContext) => {
       detail: {
         summary: "List patterns",
         description: "Built-in patterns (with this workspace's overrides) and this workspace's custom patterns (spec §4.2).",
-        responses: { 200: json("Patterns", patternList), ...errors("sieve", AUTH) },
+        responses: { 200: json("Patterns", patternList), ...errors("sieve", AUTH_ERRORS) },
       },
     })
     .post(
@@ -80,7 +80,7 @@ export const firewallController = (ctx: AppContext) => {
         detail: {
           summary: "Delete a custom pattern",
           description: "Deletes one of the workspace's custom patterns; built-ins can only be disabled (PATCH).",
-          responses: { 204: { description: "Deleted" }, ...errors("sieve", [400, ...AUTH, 404], { 400: "A built-in pattern: disable it instead" }) },
+          responses: { 204: { description: "Deleted" }, ...errors("sieve", [400, ...AUTH_ERRORS, 404], { 400: "A built-in pattern: disable it instead" }) },
         },
       },
     )
@@ -88,7 +88,7 @@ export const firewallController = (ctx: AppContext) => {
       detail: {
         summary: "List built-in families",
         description: "The built-in pattern families (prompt injection, jailbreak, prompt extraction, role manipulation), their defaults and whether this workspace has them on.",
-        responses: { 200: json("Families", familyList), ...errors("sieve", AUTH) },
+        responses: { 200: json("Families", familyList), ...errors("sieve", AUTH_ERRORS) },
       },
     })
     .patch("/families/:family", ({ scope, params, body }) => service.setFamilyEnabled(scope, params.family, body.enabled), {

@@ -9,10 +9,7 @@ import { REFERENCES, secretBody, secretNameParams, workspaceRoutingView } from "
 import { secretContext } from "./secret-box";
 import { RoutingDocumentError } from "./workspace-routes";
 import { BEARER_KEY_SECURITY } from "../docs/security";
-import { errors, json } from "../docs/responses";
-
-/** Routes and secrets need a session or an admin key: a service key is 403. */
-const AUTH = [401, 403, 429];
+import { AUTH_ERRORS, errors, json } from "../docs/responses";
 
 /** A routing document as large as the routing file may be (1 MiB), and a secret of 16,384 characters escaped in JSON (up to 6 bytes each). */
 const ROUTING_BODY_BYTES = 1024 * 1024;
@@ -57,7 +54,7 @@ export const routingController = (ctx: AppContext) => {
       detail: {
         summary: "Get routes",
         description: "The workspace's own routes, its secrets' names (never values) and its targets' health on this instance. Needs a session or an admin key.",
-        responses: { 200: json("Routes", workspaceRoutingView), ...errors("sieve", AUTH) },
+        responses: { 200: json("Routes", workspaceRoutingView), ...errors("sieve", AUTH_ERRORS) },
       },
     })
     .put(
@@ -79,7 +76,7 @@ export const routingController = (ctx: AppContext) => {
         detail: {
           summary: "Replace routes",
           description: "Replaces the workspace's routes (README: Routing and resilience); they apply before the operator's routes. Same shape as the routing file; api_key and header values name stored secrets as secret:NAME. Targets follow the upstream_url rules (public addresses unless --allow-upstream-hosts).",
-          responses: { 200: json("Routes after the change", workspaceRoutingView), ...errors("sieve", [400, ...AUTH, 413, 415], { 400: "The routing document's problems, each named" }) },
+          responses: { 200: json("Routes after the change", workspaceRoutingView), ...errors("sieve", [400, ...AUTH_ERRORS, 413, 415], { 400: "The routing document's problems, each named" }) },
         },
       },
     )
@@ -87,7 +84,7 @@ export const routingController = (ctx: AppContext) => {
       detail: {
         summary: "Remove routes",
         description: "Removes the workspace's routes; its secrets stay.",
-        responses: { 200: json("Routes after the change", workspaceRoutingView), ...errors("sieve", AUTH) },
+        responses: { 200: json("Routes after the change", workspaceRoutingView), ...errors("sieve", AUTH_ERRORS) },
       },
     })
     .put(
@@ -107,7 +104,7 @@ export const routingController = (ctx: AppContext) => {
           description: "Stores a secret for secret:NAME references, sealed at rest (AES-256-GCM); the value is never returned.",
           responses: {
             200: json("Routes and secret names after the change", workspaceRoutingView),
-            ...errors("sieve", [400, ...AUTH, 409, 413, 415], { 409: "The server has no key to seal secrets with (code secret_key_missing)" }),
+            ...errors("sieve", [400, ...AUTH_ERRORS, 409, 413, 415], { 409: "The server has no key to seal secrets with (code secret_key_missing)" }),
           },
         },
       },
@@ -129,7 +126,7 @@ export const routingController = (ctx: AppContext) => {
         detail: {
           summary: "Delete a secret",
           description: "Deletes a secret the routes no longer use.",
-          responses: { 200: json("Routes and secret names after the change", workspaceRoutingView), ...errors("sieve", [400, ...AUTH, 404, 409], { 409: "The routes still use it (code secret_in_use)" }) },
+          responses: { 200: json("Routes and secret names after the change", workspaceRoutingView), ...errors("sieve", [400, ...AUTH_ERRORS, 404, 409], { 409: "The routes still use it (code secret_in_use)" }) },
         },
       },
     );

@@ -28,10 +28,7 @@ import { LoginThrottle } from "./login-throttle";
 import { constantTimeEqual } from "./secrets";
 import { apiKeyView, workspaceSettingsView, workspaceView } from "./views";
 import { BEARER_KEY_SECURITY, SESSION_SECURITY } from "../docs/security";
-import { errors, json } from "../docs/responses";
-
-/** Key management needs a session or an admin key: a service key is 403. */
-const KEY_AUTH = [401, 403, 429];
+import { AUTH_ERRORS, errors, json } from "../docs/responses";
 
 function sessionCookie(session: SessionInfo): string {
   const maxAge = Math.max(0, Math.floor((session.expiresAt.getTime() - Date.now()) / 1000));
@@ -182,7 +179,7 @@ export const keysController = (ctx: AppContext) =>
       detail: {
         summary: "List API keys",
         description: "The workspace's keys, revoked ones included; never the secret. Needs a session or an admin key.",
-        responses: { 200: json("Keys", apiKeyList), ...errors("sieve", KEY_AUTH) },
+        responses: { 200: json("Keys", apiKeyList), ...errors("sieve", AUTH_ERRORS) },
       },
     })
     .post(
@@ -195,7 +192,7 @@ export const keysController = (ctx: AppContext) =>
       { body: createKeyBody, maxBodyBytes: SMALL_JSON_BODY_BYTES, detail: {
           summary: "Create an API key",
           description: "Creates a key (role service or admin, optionally with its own limits). The full key is in this response only.",
-          responses: { 201: json("The key, with its secret", createdApiKey), ...errors("sieve", [400, ...KEY_AUTH, 413, 415]) },
+          responses: { 201: json("The key, with its secret", createdApiKey), ...errors("sieve", [400, ...AUTH_ERRORS, 413, 415]) },
         },
       },
     )
@@ -209,7 +206,7 @@ export const keysController = (ctx: AppContext) =>
       { params: keyIdParams, body: updateKeyBody, maxBodyBytes: SMALL_JSON_BODY_BYTES, detail: {
           summary: "Change an API key",
           description: "Renames a key or changes its limits (a number sets one, null removes it, an omitted field stays).",
-          responses: { 200: json("The key after the change", apiKeyResponse), ...errors("sieve", [400, ...KEY_AUTH, 404, 413, 415]) },
+          responses: { 200: json("The key after the change", apiKeyResponse), ...errors("sieve", [400, ...AUTH_ERRORS, 404, 413, 415]) },
         },
       },
     )
@@ -225,7 +222,7 @@ export const keysController = (ctx: AppContext) =>
         detail: {
           summary: "Revoke an API key",
           description: "Revokes a key; it stops working on the next request. The record stays (revoked_at set).",
-          responses: { 200: json("The revoked key", apiKeyResponse), ...errors("sieve", [400, ...KEY_AUTH, 404]) },
+          responses: { 200: json("The revoked key", apiKeyResponse), ...errors("sieve", [400, ...AUTH_ERRORS, 404]) },
         },
       },
     );
