@@ -17,7 +17,7 @@ import type { CacheStage, FirewallStage, UpstreamStage } from "./stages";
 import { directUpstream } from "./upstream";
 import { routedUpstream } from "../routing/routed-upstream";
 import { SERVICE_KEY_SECURITY } from "../docs/security";
-import { anthropicBlockedBody, anthropicErrorBody, blockedBody, errors, jsonContent, jsonRequestContent, openaiErrorBody, PROXY_HEADERS } from "../docs/responses";
+import { anthropicBlockedBody, anthropicErrorBody, blockedBody, errors, headers, jsonContent, jsonRequestContent, openaiErrorBody, PROXY_HEADERS } from "../docs/responses";
 import { anthropicMessageAnswer, chatCompletionAnswer, responsesAnswer } from "./model";
 import { z } from "zod";
 import { dataProtectionStage } from "../data-protection/stage";
@@ -29,20 +29,28 @@ export type ProxyStages = { firewall: FirewallStage; cache: CacheStage };
 
 type Context = { request: Request; scope: WorkspaceScope; requestId: string; receivedAt: number };
 
+/** A block's headers: the SDKs cannot print a sentence from the spec's block body, and every SDK error exposes headers. */
+const BLOCK_HEADERS = headers({
+  "X-Service-Firewall": "block; family=<the matched family>",
+  "X-Service-Firewall-Reason": "The block's reason, as in the body",
+  "X-Service-Request-Id": "The evidence record's id",
+});
+
 /** What a dialect's route answers besides the provider's answer: the block (spec §2.9) and Sieve's errors in the dialect's shape. */
 function dialectErrors(dialect: Dialect) {
-  const shape = dialect.provider === "anthropic" ? "anthropic" : "openai";
-  const blocked = dialect.provider === "anthropic" ? anthropicBlockedBody : blockedBody;
-  return errors(
-    shape,
+  const anthropic = dialect.provider === "anthropic";
+  const documented = errors(
+    anthropic ? "anthropic" : "openai",
     [400, 401, 403, 413, 429, 502, 503, 504],
     {
       400: "Invalid JSON, or a missing or wrong field, named (codes invalid_json, invalid_request)",
       403: "Blocked by the firewall or data protection: the spec's body (§2.9), the reason also in X-Service-Firewall-Reason; or a key of another workspace (code forbidden)",
       413: "The body is over --max-body-bytes or --max-json-values (code payload_too_large)",
     },
-    { 403: z.union([blocked, dialect.provider === "anthropic" ? anthropicErrorBody : openaiErrorBody]) },
+    { 403: z.union([anthropic ? anthropicBlockedBody : blockedBody, anthropic ? anthropicErrorBody : openaiErrorBody]) },
   );
+  documented[403] = { ...documented[403]!, headers: BLOCK_HEADERS };
+  return documented;
 }
 
 const routeDoc = (dialect: Dialect, summary: string, answer: z.ZodType, example: Record<string, unknown>) => ({

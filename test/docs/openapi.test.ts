@@ -282,6 +282,7 @@ describe("the server's answers are the documented ones", () => {
     expect(blocked.status).toBe(403);
     expect(Object.keys(raw as object).sort()).toEqual(["error", "reason", "request_id"]);
     expectDocumented("post", "/v1/chat/completions", 403, raw);
+    for (const header of Object.keys(operation("post", "/v1/chat/completions").responses![403]!.headers!)) expect(blocked.headers.get(header)).not.toBeNull();
 
     const unauthorized = await openai({}).chat.completions.create(example).catch((error) => error);
     expect(unauthorized.status).toBe(401);
