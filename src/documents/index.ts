@@ -56,9 +56,10 @@ const uploadRequestBody = {
         properties: { file: { type: "string", format: "binary", description: "The document's bytes (its type is detected from them)" }, ...multipartSchema.properties },
         required: ["file"],
       },
+      // `@name` is curl's syntax for a file part: the reference's shell snippet then sends the file, not its name.
       examples: {
-        new_document: { summary: "A new document (512-token chunks)", value: { file: "handbook.pdf", chunking_strategy: "recursive", chunk_size: 512, chunk_overlap: 64 } },
-        new_version: { summary: "A new version of an uploaded document", value: { file: "handbook-v2.pdf", ...NEW_VERSION_EXAMPLE } },
+        new_document: { summary: "A new document (512-token chunks)", value: { file: "@handbook.pdf", chunking_strategy: "recursive", chunk_size: 512, chunk_overlap: 64 } },
+        new_version: { summary: "A new version of an uploaded document", value: { file: "@handbook-v2.pdf", ...NEW_VERSION_EXAMPLE } },
       },
     },
     "application/json": {
