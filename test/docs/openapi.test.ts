@@ -315,7 +315,7 @@ describe("the server's answers are the documented ones", () => {
 
     // The evidence log is written in the background.
     let records: any = { records: [] };
-    for (let i = 0; i < 100 && records.records.length < 3; i++, await Bun.sleep(20)) records = await get("/v1/evidence/");
+    for (let i = 0; i < 500 && records.records.length < 3; i++, await Bun.sleep(20)) records = await get("/v1/evidence/");
     expectDocumented("get", "/v1/evidence/", 200, records);
     expectDocumented("get", "/v1/evidence/{request_id}", 200, await get(`/v1/evidence/${records.records[0].request_id}`));
 
