@@ -1,5 +1,5 @@
 import { parseAllowedHosts } from "./egress/allowed-hosts";
-import { createApp } from "./app";
+import { createApp, type App } from "./app";
 import { withBodyDeadline } from "./http/body-deadline";
 import { bodyLimitsOf } from "./http/bounded-body";
 import { errorShapeFor, isStreamedPassthrough } from "./proxy/passthrough";
@@ -41,6 +41,8 @@ export type RunningServer = {
   url: string;
   port: number;
   ctx: AppContext;
+  /** Every route the app registers (the OpenAPI test checks each is documented). */
+  routes: App["routes"];
   /** Graceful: stop accepting, let in-flight requests finish (bounded), flush, close the DB. */
   stop: () => Promise<void>;
 };
@@ -212,5 +214,5 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       log.info("stopped");
     })());
 
-  return { url, port: server.port!, ctx, stop };
+  return { url, port: server.port!, ctx, routes: app.routes, stop };
 }

@@ -51,10 +51,24 @@ export type StoredPolicy = { actions: Partial<Record<BuiltinType, Action>>; cust
 
 /** The longest text POST /v1/data-protection/test takes. */
 export const MAX_TEST_CHARS = 100_000;
-export const testBody = z.strictObject({ text: z.string().max(MAX_TEST_CHARS) });
+export const testBody = z.strictObject({ text: z.string().max(MAX_TEST_CHARS) }).meta({ examples: [{ text: "Mail ada@example.com the key AKIAIOSFODNN7EXAMPLE" }] });
 
 /** A detector's result: where an entity is in a text; never the value. */
 export type Detection = { type: string; start: number; end: number; rule?: string };
 
 /** A detection with the action the workspace's policy gives it. */
 export type Finding = Detection & { action: Exclude<Action, "off"> };
+
+/** POST /v1/data-protection/test's answer: where each finding is, never its value. */
+export const testResult = z.object({
+  findings: z.array(z.object({ type: z.string(), rule: z.string().optional(), start: z.int(), end: z.int(), action: z.enum(["block", "redact", "mask", "log"]) })),
+  text: z.string().describe("What the provider would receive: redact and mask findings replaced by placeholders such as [EMAIL_1]"),
+  blocked: z.boolean(),
+});
+
+/** The policy a workspace applies, every entity type with its action (GET /api/workspace's data_protection). */
+export const policyView = z.object({
+  actions: z.record(z.string(), z.enum(ACTIONS)),
+  custom: z.array(z.object({ name: z.string(), pattern: z.string(), action: z.enum(ACTIONS) })),
+  redact_documents: z.boolean(),
+});

@@ -2,6 +2,7 @@ import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { z } from "zod";
 import { VERSION } from "../version";
+import { toJsonSchema } from "./responses";
 
 export const DOCS_SCRIPT_PATH = "/openapi/assets/api-reference.js";
 
@@ -19,7 +20,7 @@ export const docsController = (docsUiScript: string) =>
         path: "/openapi",
         specPath: "/openapi/json",
         // Documented as a client sends it: a field with a default is optional.
-        mapJsonSchema: { zod: (schema: z.ZodType) => z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) },
+        mapJsonSchema: { zod: (schema: z.ZodType) => toJsonSchema(schema, "input") },
         exclude: { paths: [DOCS_SCRIPT_PATH] },
         // An offline tool: no AI chat, MCP or deploy buttons (they call Scalar's cloud).
         scalar: { cdn: DOCS_SCRIPT_PATH, withDefaultFonts: false, showDeveloperTools: "never", agent: { disabled: true }, mcp: { disabled: true }, hideClientButton: false } as never,

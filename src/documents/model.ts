@@ -22,7 +22,7 @@ export const chunkingFields = {
   contextual_prefix: z.union([z.boolean(), booleanFlag]).optional(),
 };
 
-export const variantBody = z.strictObject(chunkingFields);
+export const variantBody = z.strictObject(chunkingFields).meta({ examples: [{ chunking_strategy: "semantic", chunk_size: 256 }] });
 export type ChunkingRequest = z.infer<typeof variantBody>;
 
 const uploadOptionFields = {
@@ -113,6 +113,176 @@ export const searchBody = z.strictObject({
     .strictObject({ vector: weight.default(1), keyword: weight.default(1) })
     .refine((weights) => weights.vector > 0 || weights.keyword > 0, { message: "at least one weight must be above 0", path: ["vector"] })
     .default({ vector: 1, keyword: 1 }),
-});
+}).meta({ examples: [{ query: "how are duplicates detected?", limit: 5, filters: { chunk_types: ["text"] } }] });
 export type SearchRequest = z.infer<typeof searchBody>;
 export type SearchFilters = SearchRequest["filters"];
+
+// ---- Responses (documented in the OpenAPI document; the views in views.ts and service.ts write them) ----
+
+const time = z.string().describe("ISO 8601 time");
+const VARIANT_STATUS = z.enum(["pending", "processing", "completed", "failed"]);
+const jsonObject = z.record(z.string(), z.unknown());
+
+/** Spec §2.1. */
+export const chunkView = z.object({
+  id: z.string(),
+  text: z.string(),
+  page_number: z.int().nullable(),
+  page_range: z.array(z.int()),
+  section_hierarchy: z.array(z.string()),
+  tokens: z.int(),
+  chunk_index: z.int(),
+  metadata: jsonObject.describe("Parser metadata, plus embedding_source (computed or copied)"),
+  chunk_type: z.enum(CHUNK_TYPES),
+  contains_table: z.boolean(),
+  table_metadata: jsonObject.nullable().describe("rows and columns of an extracted table"),
+  chunking_strategy: z.enum(["recursive", "semantic"]),
+  section_number: z.string().nullable(),
+  quality_score: z.number().nullable(),
+  synthetic_context: z.string().nullable(),
+  parent_chunk_id: z.string().nullable(),
+  bounding_box: jsonObject.nullable(),
+  dedup_strategy: z.enum(["exact", "high_reuse", "partial_reuse", "mixed_content", "fuzzy", "new"]),
+  dedup_confidence: z.number(),
+  is_reused: z.boolean(),
+  dedup_source_chunk_id: z.string().nullable(),
+  total_sentences: z.int(),
+  reused_sentences_count: z.int(),
+  new_sentences_count: z.int(),
+  content_reuse_ratio: z.number(),
+  embedding_recommendation: z.enum(["reuse", "consider_reuse", "regenerate"]),
+  recommendation_confidence: z.enum(["high", "medium", "low"]),
+  dedup_metadata: jsonObject.nullable().describe("Only with include_full_metadata=true"),
+});
+
+/** Spec §2.2. */
+export const chunkList = z.object({ chunks: z.array(chunkView), total: z.int(), limit: z.int(), offset: z.int() });
+
+/** Spec §2.3, plus the embedding work the variant computed and copied. */
+export const dedupSummaryView = z.object({
+  variant_id: z.string(),
+  total_chunks: z.int(),
+  chunk_breakdown: z.record(z.string(), z.int()),
+  total_sentences: z.int(),
+  reused_sentences: z.int(),
+  new_sentences: z.int(),
+  sentence_reuse_ratio: z.number(),
+  embedding_recommendations: z.record(z.string(), z.int()),
+  parent_version_id: z.string().nullable(),
+  has_parent: z.boolean(),
+  embeddings_computed: z.int(),
+  embeddings_reused: z.int(),
+});
+
+const variantFields = {
+  chunking_strategy: z.enum(["recursive", "semantic"]),
+  chunk_size: z.int(),
+  chunk_overlap: z.int(),
+  contextual_prefix: z.boolean(),
+  status: VARIANT_STATUS,
+  error: z.string().nullable(),
+  chunks_count: z.int().nullable(),
+};
+
+export const variantView = z.object({
+  id: z.string(),
+  document_id: z.string(),
+  version_id: z.string(),
+  ...variantFields,
+  has_parent: z.boolean(),
+  parent_version_id: z.string().nullable(),
+  pages_processed: z.int(),
+  pages_saved: z.int(),
+  embeddings_computed: z.int(),
+  embeddings_reused: z.int(),
+  attempts: z.int(),
+  created_at: time,
+  started_at: time.nullable(),
+  completed_at: time.nullable(),
+});
+
+const fileFields = {
+  filename: z.string(),
+  content_hash: z.string().describe("SHA-256 of the bytes, hex"),
+  file_size_bytes: z.int(),
+  mime_type: z.string(),
+  format: z.enum(["pdf", "docx", "xlsx", "pptx", "epub", "email", "csv", "html", "markdown", "text", "code"]),
+  page_count: z.int(),
+};
+
+export const documentView = z.object({
+  id: z.string(),
+  ...fileFields,
+  status: VARIANT_STATUS.describe("The status of the variant the upload created"),
+  created_at: time,
+  is_canonical: z.boolean(),
+  canonical_document_id: z.string().nullable(),
+  parent_document_id: z.string().nullable(),
+  version_id: z.string(),
+  version_number: z.int(),
+  parent_version_id: z.string().nullable(),
+  latest_version_id: z.string(),
+  variants: z.array(variantView),
+});
+
+export const documentList = z.object({ documents: z.array(documentView), total: z.int(), limit: z.int(), offset: z.int() });
+
+/** Spec §2.6, exactly: an upload with the same bytes as a document of the workspace. */
+export const duplicateUploadView = z.object({
+  variant_id: z.string(),
+  document_id: z.string(),
+  is_duplicate: z.literal(true),
+  canonical_document_id: z.string(),
+  processing_skipped: z.literal(true),
+  cost_saved: z.int().describe("Pages not charged"),
+  status: VARIANT_STATUS,
+  chunks_count: z.int().nullable(),
+});
+
+/** A new document, or a new version of parent_document_id (deduplication_available true). */
+export const newUploadView = z.object({
+  document_id: z.string(),
+  version_id: z.string(),
+  version_number: z.int(),
+  variant_id: z.string(),
+  is_duplicate: z.literal(false),
+  deduplication_available: z.boolean(),
+  parent_document_id: z.string().nullable(),
+  parent_version_id: z.string().nullable(),
+  ...fileFields,
+  ...variantFields,
+  cost: z.int().describe("Pages processed"),
+});
+
+export const uploadResult = z.union([newUploadView, duplicateUploadView]);
+
+export const deletedDocument = z.object({ document_id: z.string(), deleted: z.literal(true), promoted_canonical_document_id: z.string().nullable() });
+
+/** Spec §2.4. */
+export const duplicateInfo = z.object({ id: z.string(), filename: z.string(), is_canonical: z.boolean(), created_at: time, latest_version_id: z.string() });
+
+export const documentDuplicatesView = z.object({ document_id: z.string(), duplicates: z.array(duplicateInfo), count: z.int().describe("Including the canonical") });
+
+/** Spec §2.5 and §4.3. */
+export const duplicateGroupsView = z.object({
+  duplicate_groups: z.array(
+    z.object({ content_hash: z.string(), canonical_document_id: z.string(), canonical_filename: z.string(), duplicates: z.array(duplicateInfo), total_count: z.int() }),
+  ),
+  total_groups: z.int(),
+  total_duplicates: z.int().describe("Excluding canonicals"),
+});
+
+export const searchResults = z.object({
+  results: z.array(
+    chunkView.extend({
+      score: z.number(),
+      matched: z.array(z.enum(["vector", "keyword"])),
+      vector_similarity: z.number().nullable(),
+      document_id: z.string(),
+      version_id: z.string(),
+      variant_id: z.string(),
+    }),
+  ),
+  query: z.string(),
+  limit: z.int(),
+});

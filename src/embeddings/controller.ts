@@ -12,8 +12,10 @@ import { readRequestBody } from "../proxy/request";
 import { generalModelName } from "../runtime/assets";
 import { serviceKeyAuth } from "../tenancy/auth";
 import { hasTokens } from "./model-text";
-import { embeddingsBody, isLocalEmbeddingModel, LOCAL_EMBEDDING_MODEL } from "./model";
+import { embeddingsAnswer, embeddingsBody, isLocalEmbeddingModel, LOCAL_EMBEDDING_MODEL } from "./model";
+import { z } from "zod";
 import { SERVICE_KEY_SECURITY } from "../docs/security";
+import { blockedBody, errors, headers, json, jsonRequestContent, openaiErrorBody } from "../docs/responses";
 
 /**
  * OpenAI-compatible POST /v1/embeddings. When `model` names the local model ("sieve-minilm";
@@ -68,8 +70,24 @@ export const embeddingsController = (ctx: AppContext) => {
       {
         parse: "none",
         detail: {
-          summary: `Embeddings: local (model "${LOCAL_EMBEDDING_MODEL}", 384 dimensions) or passed through to the provider for any other model`,
-          requestBody: { content: { "application/json": { schema: embeddingsBody.toJSONSchema() as never } } } as never,
+          summary: "Embeddings (local or provider)",
+          description: `Local embeddings (model "${LOCAL_EMBEDDING_MODEL}" or no model: 384 dimensions, free, nothing leaves the server), or passed through to the provider for any other model after data protection checked the input.`,
+          requestBody: {
+            required: true,
+            content: jsonRequestContent(embeddingsBody, {
+              local: { summary: "Local model", value: { model: LOCAL_EMBEDDING_MODEL, input: ["first text", "second text"] } },
+              provider: { summary: "The provider's model", value: { model: "text-embedding-3-small", input: "a text" } },
+            }),
+          } as never,
+          responses: {
+            200: { ...json("The vectors (a provider's answer is relayed as it came)", embeddingsAnswer), headers: headers({ "X-Service-Request-Id": "The request's id" }) },
+            ...errors(
+              "openai",
+              [400, 401, 403, 413, 429, 502, 503, 504],
+              { 403: "Data protection blocked the input (spec §2.9 body), or a key of another workspace (code forbidden)", 503: "The local model is still loading" },
+              { 403: z.union([blockedBody, openaiErrorBody]) },
+            ),
+          },
         },
       },
     );

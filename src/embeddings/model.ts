@@ -20,3 +20,11 @@ export const embeddingsBody = z.object({
   dimensions: z.number().int().positive().optional(),
   user: z.string().optional(),
 });
+
+/** The local model's answer (OpenAI's embeddings list); a provider's answer is relayed as it came. */
+export const embeddingsAnswer = z.object({
+  object: z.literal("list"),
+  data: z.array(z.object({ object: z.literal("embedding"), index: z.int(), embedding: z.union([z.array(z.number()), z.string().describe("base64 of little-endian float32")]) })),
+  model: z.string(),
+  usage: z.object({ prompt_tokens: z.int(), total_tokens: z.int() }),
+});

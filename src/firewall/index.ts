@@ -19,8 +19,10 @@ import {
 } from "./model";
 import { firewallService } from "./service";
 import { SERVICE_KEY_SECURITY } from "../docs/security";
+import { AUTH_ERRORS, errors, json } from "../docs/responses";
 
-const json = (schema: { toJSONSchema(): unknown }) => ({ content: { "application/json": { schema: schema.toJSONSchema() as never } } });
+/** What a route with a JSON body can answer besides its success. */
+const BODY = [400, ...AUTH_ERRORS, 413, 415];
 
 /**
  * Spec §4.2 firewall endpoints (X-Service-Api-Key + X-Service-Workspace-Id, like the proxy).
@@ -33,7 +35,11 @@ export const firewallController = (ctx: AppContext) => {
     .use(bodyLimit)
     .use(serviceKeyAuth(ctx))
     .get("/patterns", async ({ scope }) => ({ patterns: await service.listPatterns(scope) }), {
-      detail: { summary: "Built-in patterns and this workspace's custom patterns", responses: { 200: { description: "Patterns", ...json(patternList) } } },
+      detail: {
+        summary: "List patterns",
+        description: "Built-in patterns (with this workspace's overrides) and this workspace's custom patterns (spec §4.2).",
+        responses: { 200: json("Patterns", patternList), ...errors("sieve", AUTH_ERRORS) },
+      },
     })
     .post(
       "/patterns",
@@ -48,7 +54,7 @@ export const firewallController = (ctx: AppContext) => {
         detail: {
           summary: "Add a custom pattern",
           description: "threshold is on the calibrated score scale (0..1): the pattern fires when its score is strictly greater. 400 names the invalid field; nothing is saved.",
-          responses: { 201: { description: "The stored pattern", ...json(patternView) } },
+          responses: { 201: json("The stored pattern", patternView), ...errors("sieve", BODY) },
         },
       },
     )
@@ -57,10 +63,10 @@ export const firewallController = (ctx: AppContext) => {
       body: updatePatternBody,
       maxBodyBytes: SMALL_JSON_BODY_BYTES,
       detail: {
-        summary: "Change a custom pattern, or a built-in's enabled, action and threshold for this workspace",
+        summary: "Change a pattern",
         description:
-          "Built-ins accept enabled, action and threshold (their text, family and side belong to the library: 400). A built-in's action or threshold set back to its family's default (GET /v1/firewall/families) follows the library's default again.",
-        responses: { 200: { description: "The pattern after the change", ...json(patternView) } },
+          "Changes a custom pattern, or a built-in's enabled, action and threshold for this workspace. Built-ins accept enabled, action and threshold (their text, family and side belong to the library: 400). A built-in's action or threshold set back to its family's default (GET /v1/firewall/families) follows the library's default again.",
+        responses: { 200: json("The pattern after the change", patternView), ...errors("sieve", [...BODY, 404]) },
       },
     })
     .delete(
@@ -69,23 +75,39 @@ export const firewallController = (ctx: AppContext) => {
         await service.deletePattern(scope, params.id);
         set.status = 204;
       },
-      { params: patternIdParams, detail: { summary: "Delete a custom pattern (built-ins can only be disabled)", responses: { 204: { description: "Deleted" } } } },
+      {
+        params: patternIdParams,
+        detail: {
+          summary: "Delete a custom pattern",
+          description: "Deletes one of the workspace's custom patterns; built-ins can only be disabled (PATCH).",
+          responses: { 204: { description: "Deleted" }, ...errors("sieve", [400, ...AUTH_ERRORS, 404], { 400: "A built-in pattern: disable it instead" }) },
+        },
+      },
     )
     .get("/families", async ({ scope }) => ({ families: await service.listFamilies(scope) }), {
-      detail: { summary: "Built-in families and whether this workspace has them on", responses: { 200: { description: "Families", ...json(familyList) } } },
+      detail: {
+        summary: "List built-in families",
+        description: "The built-in pattern families (prompt injection, jailbreak, prompt extraction, role manipulation), their defaults and whether this workspace has them on.",
+        responses: { 200: json("Families", familyList), ...errors("sieve", AUTH_ERRORS) },
+      },
     })
     .patch("/families/:family", ({ scope, params, body }) => service.setFamilyEnabled(scope, params.family, body.enabled), {
       params: familyParams,
       body: familyBody,
       maxBodyBytes: SMALL_JSON_BODY_BYTES,
-      detail: { summary: "Switch a built-in family on or off for this workspace", responses: { 200: { description: "The family", ...json(familyView) } } },
+      detail: {
+        summary: "Switch a family on or off",
+        description: "Switches a built-in family on or off for this workspace.",
+        responses: { 200: json("The family", familyView), ...errors("sieve", [...BODY, 404]) },
+      },
     })
     .post("/test", ({ scope, body }) => service.test(scope, body.text, body.channel), {
       body: testBody,
       maxBodyBytes: jsonTextBodyBytes(MAX_TEST_CHARS),
       detail: {
-        summary: "Score a text as a user message against this workspace's patterns, without forwarding anything",
-        responses: { 200: { description: "Verdict, fired patterns with raw similarity and calibrated score, and the closest pattern", ...json(testResult) } },
+        summary: "Test a text",
+        description: "Scores a text as a user message (or as data: channel) against this workspace's patterns, without forwarding anything.",
+        responses: { 200: json("Verdict, fired patterns with raw similarity and calibrated score, and the closest pattern", testResult), ...errors("sieve", [...BODY, 503]) },
       },
     });
 };

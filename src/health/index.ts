@@ -1,11 +1,17 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../runtime/context";
 import { jsonResponse } from "../http/errors";
+import { z } from "zod";
+import { json } from "../docs/responses";
+
+const readinessChecks = z.object({ database: z.boolean(), embedder: z.boolean(), firewall_encoder: z.boolean() });
 
 /** Liveness and readiness for process supervisors and the CI smoke test. */
 export const healthController = (ctx: AppContext) =>
   new Elysia({ tags: ["health"] } as never)
-    .get("/healthz", () => ({ status: "ok" }), { detail: { summary: "Process is up", tags: ["health"] } })
+    .get("/healthz", () => ({ status: "ok" }), {
+      detail: { summary: "Liveness", description: "200 while the process is up; no dependency is checked.", tags: ["health"], security: [], responses: { 200: json("Up", z.object({ status: z.literal("ok") })) } },
+    })
     .get(
       "/readyz",
       async () => {
@@ -19,7 +25,21 @@ export const healthController = (ctx: AppContext) =>
         const { backend, threads } = ctx.embedder.require().runtime;
         return { status: "ready", checks, inference: { backend, threads } };
       },
-      { detail: { summary: "200 once the database is migrated and answers and both models (general, firewall) are loaded; 503 before and while the database is unreachable", tags: ["health"] } },
+      {
+        detail: {
+          summary: "Readiness",
+          description: "200 once the database is migrated and answers and both models (general, firewall) are loaded; 503 before that, after a model failed to load, and while the database is unreachable.",
+          tags: ["health"],
+          security: [],
+          responses: {
+            200: json("Ready", z.object({ status: z.literal("ready"), checks: readinessChecks, inference: z.object({ backend: z.string(), threads: z.int() }) })),
+            503: json(
+              "Not ready: starting, a model failed (detail says which), or the database does not answer",
+              z.object({ status: z.enum(["starting", "failed", "database_unavailable"]), checks: readinessChecks, detail: z.string().optional() }),
+            ),
+          },
+        },
+      },
     );
 
 /** A trivial query within a second (a dead PostgreSQL must not hang the probe). */

@@ -17,6 +17,9 @@ import type { CacheStage, FirewallStage, UpstreamStage } from "./stages";
 import { directUpstream } from "./upstream";
 import { routedUpstream } from "../routing/routed-upstream";
 import { SERVICE_KEY_SECURITY } from "../docs/security";
+import { anthropicBlockedBody, anthropicErrorBody, blockedBody, errors, headers, jsonContent, jsonRequestContent, openaiErrorBody, PROXY_HEADERS } from "../docs/responses";
+import { anthropicMessageAnswer, chatCompletionAnswer, responsesAnswer } from "./model";
+import { z } from "zod";
 import { dataProtectionStage } from "../data-protection/stage";
 import { HttpError, jsonResponse } from "../http/errors";
 import { RequestSpans } from "../telemetry/request-spans";
@@ -26,14 +29,47 @@ export type ProxyStages = { firewall: FirewallStage; cache: CacheStage };
 
 type Context = { request: Request; scope: WorkspaceScope; requestId: string; receivedAt: number };
 
-const routeDoc = (dialect: Dialect, summary: string) => ({
+/** A block's headers: the SDKs cannot print a sentence from the spec's block body, and every SDK error exposes headers. */
+const BLOCK_HEADERS = headers({
+  "X-Service-Firewall": "block; family=<the matched family>",
+  "X-Service-Firewall-Reason": "The block's reason, as in the body",
+  "X-Service-Request-Id": "The evidence record's id",
+});
+
+/** What a dialect's route answers besides the provider's answer: the block (spec §2.9) and Sieve's errors in the dialect's shape. */
+function dialectErrors(dialect: Dialect) {
+  const anthropic = dialect.provider === "anthropic";
+  const documented = errors(
+    anthropic ? "anthropic" : "openai",
+    [400, 401, 403, 413, 429, 502, 503, 504],
+    {
+      400: "Invalid JSON, or a missing or wrong field, named (codes invalid_json, invalid_request)",
+      403: "Blocked by the firewall or data protection: the spec's body (§2.9), the reason also in X-Service-Firewall-Reason; or a key of another workspace (code forbidden)",
+      413: "The body is over --max-body-bytes or --max-json-values (code payload_too_large)",
+    },
+    { 403: z.union([anthropic ? anthropicBlockedBody : blockedBody, anthropic ? anthropicErrorBody : openaiErrorBody]) },
+  );
+  documented[403] = { ...documented[403]!, headers: BLOCK_HEADERS };
+  return documented;
+}
+
+const routeDoc = (dialect: Dialect, summary: string, answer: z.ZodType, example: Record<string, unknown>) => ({
   parse: "none" as const,
   detail: {
     summary,
     description:
-      "The body is forwarded unchanged to the workspace's provider with the caller's provider credentials. " +
-      "Adds X-Service-Cache, X-Service-Latency-Ms, X-Service-Upstream-Latency-Ms and X-Service-Request-Id.",
-    requestBody: { content: { "application/json": { schema: dialect.schema.toJSONSchema() as never } } } as never,
+      `${dialect.api} through Sieve: firewall → cache → evidence log → provider. The body is forwarded unchanged to the workspace's provider with the caller's provider credentials; ` +
+      "a streamed request (stream: true) is answered with the provider's server-sent events, checked by the firewall while they stream. " +
+      "Adds X-Service-Cache, X-Service-Latency-Ms, X-Service-Upstream-Latency-Ms and X-Service-Request-Id. Any status the provider answers is relayed as it came.",
+    requestBody: { required: true, content: jsonRequestContent(dialect.schema, { example: { summary: "A short question", value: example } }) } as never,
+    responses: {
+      200: {
+        description: "The provider's answer (JSON, or server-sent events when stream is true)",
+        headers: PROXY_HEADERS,
+        content: { ...jsonContent(answer), "text/event-stream": { schema: { type: "string", description: "The provider's event stream, relayed" } as never } },
+      },
+      ...dialectErrors(dialect),
+    },
   },
 });
 
@@ -126,16 +162,35 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
   return new Elysia({ prefix: "/v1", detail: { tags: ["proxy"], security: SERVICE_KEY_SECURITY } })
     .use(requestContextPlugin)
     .use(serviceKeyAuth(ctx, { admit: false }))
-    .post("/chat/completions", handle(openaiChat), routeDoc(openaiChat, "OpenAI-compatible chat completions through the firewall and cache"))
-    .post("/responses", handle(openaiResponses), routeDoc(openaiResponses, "OpenAI Responses API through the firewall and cache"))
-    .post("/messages", handle(anthropicMessages), routeDoc(anthropicMessages, "Anthropic Messages API through the firewall and cache"))
+    .post(
+      "/chat/completions",
+      handle(openaiChat),
+      routeDoc(openaiChat, "Chat completions (OpenAI)", chatCompletionAnswer, { model: "gpt-4.1-mini", messages: [{ role: "user", content: "What is the capital of Australia?" }] }),
+    )
+    .post("/responses", handle(openaiResponses), routeDoc(openaiResponses, "Responses (OpenAI)", responsesAnswer, { model: "gpt-4.1-mini", input: "What is the capital of Australia?" }))
+    .post(
+      "/messages",
+      handle(anthropicMessages),
+      routeDoc(anthropicMessages, "Messages (Anthropic)", anthropicMessageAnswer, {
+        model: "claude-sonnet-4-6",
+        max_tokens: 256,
+        messages: [{ role: "user", content: "What is the capital of Australia?" }],
+      }),
+    )
     .all("/*", passthrough, {
       parse: "none",
       detail: {
-        summary: "Every other provider path (models, files, audio, images, batches, moderations, GET /v1/responses/{id}, /v1/messages/count_tokens, …), passed through",
+        summary: "Any other provider path",
         description:
-          "Forwarded to the workspace's OpenAI-compatible provider, or to the Anthropic API when the request carries x-api-key or anthropic-version. " +
-          "Bodies are streamed both ways; X-Service-* headers are not forwarded; latency headers and an evidence record (no bodies) are added.",
+          "Every other provider path (models, files, audio, images, batches, moderations, GET /v1/responses/{id}, /v1/messages/count_tokens, …), passed through. Forwarded to the workspace's OpenAI-compatible provider, or to the Anthropic API when the request carries x-api-key or anthropic-version. " +
+          "Bodies are streamed both ways; X-Service-* headers are not forwarded; latency headers and an evidence record (no bodies) are added. " +
+          "Errors Sieve makes are in the provider's shape (OpenAI's, or Anthropic's for a request with Anthropic headers).",
+        responses: {
+          200: { description: "The provider's answer, relayed as it came (any status and content type)", headers: PROXY_HEADERS },
+          ...errors("provider", [401, 403, 404, 429, 502, 504], {
+            404: "A path with /v1 twice (code doubled_version_segment: an SDK base URL ending in /v1) is never forwarded; the provider's own 404 is relayed with an X-Service-Hint",
+          }),
+        },
       },
     });
 };

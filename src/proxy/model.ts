@@ -70,3 +70,17 @@ export const anthropicMessagesBody = z.looseObject({
 
 export type AnthropicMessagesBody = z.infer<typeof anthropicMessagesBody>;
 export type AnthropicMessage = z.infer<typeof anthropicMessage>;
+
+// ---- Answers, as documented (the proxy relays the provider's bodies untouched; these name the members clients read) ----
+
+export const chatCompletionAnswer = z
+  .looseObject({ id: z.string(), object: z.literal("chat.completion"), model: z.string(), choices: z.array(z.looseObject({ index: z.int(), message: z.looseObject({}) })) })
+  .describe("The provider's chat completion, relayed as it came (or replayed from the cache)");
+
+export const responsesAnswer = z
+  .looseObject({ id: z.string(), object: z.literal("response"), model: z.string(), output: z.array(z.looseObject({})) })
+  .describe("The provider's response object, relayed as it came (or replayed from the cache)");
+
+export const anthropicMessageAnswer = z
+  .looseObject({ id: z.string(), type: z.literal("message"), role: z.literal("assistant"), model: z.string(), content: z.array(z.looseObject({ type: z.string() })) })
+  .describe("Anthropic's message, relayed as it came (or replayed from the cache)");

@@ -5,10 +5,11 @@ import { badRequest, httpError } from "../http/errors";
 import type { AppContext } from "../runtime/context";
 import { bearerKeyAuth, requireAdmin } from "../tenancy/auth";
 import type { Workspace } from "../tenancy/service";
-import { REFERENCES, secretBody, secretNameParams } from "./model";
+import { REFERENCES, secretBody, secretNameParams, workspaceRoutingView } from "./model";
 import { secretContext } from "./secret-box";
 import { RoutingDocumentError } from "./workspace-routes";
 import { BEARER_KEY_SECURITY } from "../docs/security";
+import { AUTH_ERRORS, errors, json } from "../docs/responses";
 
 /** A routing document as large as the routing file may be (1 MiB), and a secret of 16,384 characters escaped in JSON (up to 6 bytes each). */
 const ROUTING_BODY_BYTES = 1024 * 1024;
@@ -50,7 +51,11 @@ export const routingController = (ctx: AppContext) => {
     // Routes send the workspace's traffic (and its provider keys) somewhere.
     .onBeforeHandle(({ scope }) => requireAdmin(scope, "changing the workspace's routes and secrets"))
     .get("/", async ({ scope }) => view(await scope.workspace()), {
-      detail: { summary: "The workspace's own routes, its secrets' names (never values) and its targets' health on this instance" },
+      detail: {
+        summary: "Get routes",
+        description: "The workspace's own routes, its secrets' names (never values) and its targets' health on this instance. Needs a session or an admin key.",
+        responses: { 200: json("Routes", workspaceRoutingView), ...errors("sieve", AUTH_ERRORS) },
+      },
     })
     .put(
       "/",
@@ -69,12 +74,19 @@ export const routingController = (ctx: AppContext) => {
         body: z.record(z.string(), z.unknown()),
         maxBodyBytes: ROUTING_BODY_BYTES,
         detail: {
-          summary: "Replace the workspace's routes (README: Routing and resilience); they apply before the operator's routes",
-          description: "Same shape as the routing file; api_key and header values name stored secrets as secret:NAME. Targets follow the upstream_url rules (public addresses unless --allow-upstream-hosts).",
+          summary: "Replace routes",
+          description: "Replaces the workspace's routes (README: Routing and resilience); they apply before the operator's routes. Same shape as the routing file; api_key and header values name stored secrets as secret:NAME. Targets follow the upstream_url rules (public addresses unless --allow-upstream-hosts).",
+          responses: { 200: json("Routes after the change", workspaceRoutingView), ...errors("sieve", [400, ...AUTH_ERRORS, 413, 415], { 400: "The routing document's problems, each named" }) },
         },
       },
     )
-    .delete("/", async ({ scope }) => view(await scope.updateWorkspace({ routing: null })), { detail: { summary: "Remove the workspace's routes (its secrets stay)" } })
+    .delete("/", async ({ scope }) => view(await scope.updateWorkspace({ routing: null })), {
+      detail: {
+        summary: "Remove routes",
+        description: "Removes the workspace's routes; its secrets stay.",
+        responses: { 200: json("Routes after the change", workspaceRoutingView), ...errors("sieve", AUTH_ERRORS) },
+      },
+    })
     .put(
       "/secrets/:name",
       async ({ scope, params, body }) => {
@@ -87,7 +99,15 @@ export const routingController = (ctx: AppContext) => {
         });
         return view(updated);
       },
-      { params: secretNameParams, body: secretBody, maxBodyBytes: SECRET_BODY_BYTES, detail: { summary: "Store a secret for secret:NAME references, sealed at rest (AES-256-GCM); the value is never returned" } },
+      { params: secretNameParams, body: secretBody, maxBodyBytes: SECRET_BODY_BYTES, detail: {
+          summary: "Store a secret",
+          description: "Stores a secret for secret:NAME references, sealed at rest (AES-256-GCM); the value is never returned.",
+          responses: {
+            200: json("Routes and secret names after the change", workspaceRoutingView),
+            ...errors("sieve", [400, ...AUTH_ERRORS, 409, 413, 415], { 409: "The server has no key to seal secrets with (code secret_key_missing)" }),
+          },
+        },
+      },
     )
     .delete(
       "/secrets/:name",
@@ -101,6 +121,13 @@ export const routingController = (ctx: AppContext) => {
         });
         return view(updated);
       },
-      { params: secretNameParams, detail: { summary: "Delete a secret the routes no longer use" } },
+      {
+        params: secretNameParams,
+        detail: {
+          summary: "Delete a secret",
+          description: "Deletes a secret the routes no longer use.",
+          responses: { 200: json("Routes and secret names after the change", workspaceRoutingView), ...errors("sieve", [400, ...AUTH_ERRORS, 404, 409], { 409: "The routes still use it (code secret_in_use)" }) },
+        },
+      },
     );
 };

@@ -111,4 +111,12 @@ export type RoutingDocument = z.infer<ReturnType<typeof routingDocumentSchema>>;
 
 /** PUT /api/routing/secrets/{name}: the value is sealed at once and never returned. */
 export const secretNameParams = z.object({ name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "a name of 1–64 letters, digits, '.', '_' or '-'") });
-export const secretBody = z.strictObject({ value: z.string().min(1).max(16_384) });
+export const secretBody = z.strictObject({ value: z.string().min(1).max(16_384) }).meta({ examples: [{ value: "sk-the-provider-key" }] });
+
+/** The routing API's answer: the workspace's routes (the routing file's shape, secrets as secret:NAME), its secrets' names and its targets' health here. */
+export const workspaceRoutingView = z.object({
+  routing: z.record(z.string(), z.unknown()).nullable().describe("The routing document as stored (README: Routing and resilience); null: none"),
+  secrets: z.array(z.string()).describe("Names only; values are never returned"),
+  targets: z.array(z.object({ name: z.string(), kind: z.enum(TARGET_KINDS), breaker: z.enum(["closed", "open", "half_open"]), retry_in_ms: z.number() })),
+  server_routes: z.boolean().describe("Whether the operator's routing file (--config) applies after these routes"),
+});

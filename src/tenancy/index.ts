@@ -7,12 +7,28 @@ import { bodyLimit, SMALL_JSON_BODY_BYTES } from "../http/bounded-body";
 import { badRequest, httpError } from "../http/errors";
 import { requestContextPlugin } from "../http/request-context";
 import { SESSION_COOKIE, sessionFromCookie, bearerKeyAuth, requireAdmin, requireKeyManager } from "./auth";
-import { createKeyBody, credentialsBody, keyIdParams, signUpBody, updateKeyBody, workspaceSettingsPatch } from "./model";
+import {
+  apiKeyList,
+  apiKeyView as apiKeyResponse,
+  createdApiKey,
+  createKeyBody,
+  credentialsBody,
+  keyIdParams,
+  loggedOut,
+  sessionView,
+  signUpBody,
+  signUpView,
+  updateKeyBody,
+  workspaceSettingsChanged,
+  workspaceSettingsPatch,
+  workspaceSettingsView as workspaceSettingsResponse,
+} from "./model";
 import { AccountError, createApiKey, findWorkspace, listApiKeys, logIn, logOut, mergeLimits, revokeApiKey, signUp, updateApiKey, type SessionInfo } from "./service";
 import { LoginThrottle } from "./login-throttle";
 import { constantTimeEqual } from "./secrets";
 import { apiKeyView, workspaceSettingsView, workspaceView } from "./views";
 import { BEARER_KEY_SECURITY, SESSION_SECURITY } from "../docs/security";
+import { AUTH_ERRORS, errors, json } from "../docs/responses";
 
 function sessionCookie(session: SessionInfo): string {
   const maxAge = Math.max(0, Math.floor((session.expiresAt.getTime() - Date.now()) / 1000));
@@ -71,7 +87,18 @@ export const authController = (ctx: AppContext) => {
           expires_at: session.expiresAt.toISOString(),
         };
       },
-      { body: signUpBody, maxBodyBytes: SMALL_JSON_BODY_BYTES, beforeHandle: ({ request }) => assertSameOrigin(request), detail: { summary: "Create an account (the first one joins a lone key-only workspace); starts a session" } },
+      { body: signUpBody, maxBodyBytes: SMALL_JSON_BODY_BYTES, beforeHandle: ({ request }) => assertSameOrigin(request), detail: {
+          summary: "Sign up",
+          security: [],
+          description:
+            "Creates an account and its workspace and starts a session (an HTTP-only cookie). The first account on a server with one key-only workspace (made with `sieve keys create`) joins it. " +
+            "--signup open | first-only | closed decides who may. Same-origin requests only (the dashboard).",
+          responses: {
+            201: json("The account's session", signUpView),
+            ...errors("sieve", [400, 403, 409, 413, 415], { 403: "Sign-up is closed on this server (code signup_closed), or a cross-site request (code forbidden_origin)", 409: "An account with this email exists (code email_taken)" }),
+          },
+        },
+      },
     )
     .post(
       "/login",
@@ -88,7 +115,20 @@ export const authController = (ctx: AppContext) => {
         set.headers["set-cookie"] = sessionCookie(session);
         return { user: { id: user.id, email: user.email }, workspace: workspaceView(workspace), csrf_token: session.csrfToken, expires_at: session.expiresAt.toISOString() };
       },
-      { body: credentialsBody, maxBodyBytes: SMALL_JSON_BODY_BYTES, beforeHandle: ({ request }) => assertSameOrigin(request), detail: { summary: "Log in; sets an HTTP-only session cookie" } },
+      { body: credentialsBody, maxBodyBytes: SMALL_JSON_BODY_BYTES, beforeHandle: ({ request }) => assertSameOrigin(request), detail: {
+          summary: "Log in",
+          security: [],
+          description: "Checks email and password and starts a session (an HTTP-only cookie). Same-origin requests only (the dashboard).",
+          responses: {
+            200: json("The session", sessionView),
+            ...errors("sieve", [400, 401, 403, 413, 415, 429], {
+              401: "Email or password is wrong (code invalid_credentials)",
+              403: "A cross-site request (code forbidden_origin)",
+              429: "Too many failed logins (code too_many_attempts); Retry-After says when to retry",
+            }),
+          },
+        },
+      },
     )
     .post(
       "/logout",
@@ -101,7 +141,13 @@ export const authController = (ctx: AppContext) => {
         set.headers["set-cookie"] = clearedCookie;
         return { status: "logged_out" };
       },
-      { maxBodyBytes: SMALL_JSON_BODY_BYTES, detail: { summary: "End the session (X-CSRF-Token required)", security: SESSION_SECURITY } },
+      { maxBodyBytes: SMALL_JSON_BODY_BYTES, detail: {
+          summary: "Log out",
+          description: "Ends the session and clears its cookie; needs the session's X-CSRF-Token.",
+          security: SESSION_SECURITY,
+          responses: { 200: json("Logged out", loggedOut), ...errors("sieve", [403], { 403: "Missing or wrong X-CSRF-Token (code csrf_failed)" }) },
+        },
+      },
     )
     .get(
       "/me",
@@ -112,7 +158,14 @@ export const authController = (ctx: AppContext) => {
         const workspace = (await findWorkspace(ctx.database, user.workspaceId))!;
         return { user: { id: user.id, email: user.email }, workspace: workspaceView(workspace), csrf_token: csrfToken, expires_at: expiresAt.toISOString() };
       },
-      { detail: { summary: "The logged-in user, their workspace and the CSRF token", security: SESSION_SECURITY } },
+      {
+        detail: {
+          summary: "Current session",
+          description: "The logged-in user, their workspace and the CSRF token changes must send.",
+          security: SESSION_SECURITY,
+          responses: { 200: json("The session", sessionView), ...errors("sieve", [401], { 401: "Not logged in, or the session expired (code unauthorized)" }) },
+        },
+      },
     );
 };
 
@@ -122,7 +175,13 @@ export const keysController = (ctx: AppContext) =>
     .use(bodyLimit)
     .use(bearerKeyAuth(ctx))
     .onBeforeHandle(({ scope }) => requireKeyManager(scope))
-    .get("/", async ({ scope }) => ({ keys: (await listApiKeys(scope)).map(apiKeyView) }), { detail: { summary: "List the workspace's keys (never the secret)" } })
+    .get("/", async ({ scope }) => ({ keys: (await listApiKeys(scope)).map(apiKeyView) }), {
+      detail: {
+        summary: "List API keys",
+        description: "The workspace's keys, revoked ones included; never the secret. Needs a session or an admin key.",
+        responses: { 200: json("Keys", apiKeyList), ...errors("sieve", AUTH_ERRORS) },
+      },
+    })
     .post(
       "/",
       async ({ scope, body, set }) => {
@@ -130,7 +189,12 @@ export const keysController = (ctx: AppContext) =>
         set.status = 201;
         return { ...apiKeyView(record), api_key: key, workspace_id: scope.workspaceId };
       },
-      { body: createKeyBody, maxBodyBytes: SMALL_JSON_BODY_BYTES, detail: { summary: "Create a key (optionally with its own limits); the full key is in this response only" } },
+      { body: createKeyBody, maxBodyBytes: SMALL_JSON_BODY_BYTES, detail: {
+          summary: "Create an API key",
+          description: "Creates a key (role service or admin, optionally with its own limits). The full key is in this response only.",
+          responses: { 201: json("The key, with its secret", createdApiKey), ...errors("sieve", [400, ...AUTH_ERRORS, 413, 415]) },
+        },
+      },
     )
     .patch(
       "/:id",
@@ -139,7 +203,12 @@ export const keysController = (ctx: AppContext) =>
         if (!updated) throw httpError(404, "not_found", "API key not found");
         return apiKeyView(updated);
       },
-      { params: keyIdParams, body: updateKeyBody, maxBodyBytes: SMALL_JSON_BODY_BYTES, detail: { summary: "Rename a key or change its limits (null removes a limit)" } },
+      { params: keyIdParams, body: updateKeyBody, maxBodyBytes: SMALL_JSON_BODY_BYTES, detail: {
+          summary: "Change an API key",
+          description: "Renames a key or changes its limits (a number sets one, null removes it, an omitted field stays).",
+          responses: { 200: json("The key after the change", apiKeyResponse), ...errors("sieve", [400, ...AUTH_ERRORS, 404, 413, 415]) },
+        },
+      },
     )
     .delete(
       "/:id",
@@ -148,7 +217,14 @@ export const keysController = (ctx: AppContext) =>
         if (!revoked) throw httpError(404, "not_found", "API key not found");
         return apiKeyView(revoked);
       },
-      { params: keyIdParams, detail: { summary: "Revoke a key; it stops working on the next request" } },
+      {
+        params: keyIdParams,
+        detail: {
+          summary: "Revoke an API key",
+          description: "Revokes a key; it stops working on the next request. The record stays (revoked_at set).",
+          responses: { 200: json("The revoked key", apiKeyResponse), ...errors("sieve", [400, ...AUTH_ERRORS, 404]) },
+        },
+      },
     );
 
 /** The caller's workspace and its general settings (Bearer key or dashboard session). */
@@ -157,7 +233,11 @@ export const workspaceController = (ctx: AppContext) => {
     .use(bodyLimit)
     .use(bearerKeyAuth(ctx))
     .get("/", async ({ scope }) => workspaceSettingsView(await scope.workspace(), ctx.config), {
-      detail: { summary: "The workspace: id, name, body logging, system-prompt scanning, provider URLs (OpenAI-compatible and Anthropic)" },
+      detail: {
+        summary: "Get workspace settings",
+        description: "The workspace: id, name, body logging, system-prompt scanning, provider URLs (OpenAI-compatible and Anthropic), data protection policy and limits.",
+        responses: { 200: json("The workspace", workspaceSettingsResponse), ...errors("sieve", [401, 403, 429]) },
+      },
     })
     .patch(
       "/",
@@ -202,9 +282,10 @@ export const workspaceController = (ctx: AppContext) => {
         body: workspaceSettingsPatch,
         maxBodyBytes: SMALL_JSON_BODY_BYTES,
         detail: {
-          summary: "Change settings; unknown fields are refused (400) and nothing changes",
+          summary: "Change workspace settings",
           description:
-            "upstream_url, anthropic_upstream_url: http(s), no credentials, query or fragment; public addresses only unless the operator allows more (--allow-upstream-hosts).",
+            "Unknown fields are refused (400) and nothing changes. Provider URLs, data protection and limits need a session or an admin key. upstream_url, anthropic_upstream_url: http(s), no credentials, query or fragment; public addresses only unless the operator allows more (--allow-upstream-hosts).",
+          responses: { 200: json("The workspace after the change; warnings when a provider URL looks wrong", workspaceSettingsChanged), ...errors("sieve", [400, 401, 403, 413, 415, 429]) },
         },
       },
     );

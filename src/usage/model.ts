@@ -48,3 +48,35 @@ export const usageQuery = z.object({
   format: z.enum(["json", "csv"]).default("json"),
 });
 export type UsageQuery = z.infer<typeof usageQuery>;
+
+// ---- Responses (documented in the OpenAPI document) ----
+
+/** One group's row: the group's own member (model, key + key_name, api or day) beside these. */
+export const usageRow = z.looseObject({
+  requests: z.int(),
+  input_tokens: z.int(),
+  output_tokens: z.int(),
+  cached_tokens: z.int(),
+  reasoning_tokens: z.int(),
+  cost_usd: z.number(),
+  saved_cost_usd: z.number(),
+  cache_hits: z.int(),
+  unpriced_requests: z.int(),
+});
+
+/** Without group_by: the document processing totals (the answer this path always had). */
+export const documentUsage = z.object({
+  workspace_id: z.string(),
+  documents: z.object({
+    documents_uploaded: z.int(),
+    duplicates_detected: z.int(),
+    variants_processed: z.int(),
+    pages_processed: z.int(),
+    pages_saved: z.int(),
+    chunks_created: z.int(),
+    embeddings_computed: z.int(),
+    embeddings_reused: z.int(),
+  }),
+});
+
+export const usageAnswer = z.union([z.object({ rows: z.array(usageRow) }), documentUsage]);
