@@ -324,6 +324,13 @@ export const serveOptions = {
     default: true,
     parse: bool,
   },
+  firewallDocumentChunks: {
+    flag: "--firewall-document-chunks",
+    env: "SIEVE_FIREWALL_DOCUMENT_CHUNKS",
+    help: "Scan every new document chunk on the firewall's data channel (chunk flags, metadata.injection); costs inference per chunk (docs/documents.md)",
+    default: true,
+    parse: bool,
+  },
   firewallModelDir: {
     flag: "--firewall-model-dir",
     env: "SIEVE_FIREWALL_MODEL_DIR",

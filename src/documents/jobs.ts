@@ -90,7 +90,7 @@ export class DocumentJobs {
       // Bulk: every request-path text (firewall, cache, /v1/embeddings) is served before a document's chunks.
       embedTexts: async (texts) => (await ctx.embedder.loaded).embedMany(texts, { priority: "bulk" }),
       // Chunk flags: the firewall's data channel on every new chunk, with the workspace's own patterns and switches.
-      scanData: ctx.config.firewall ? (scope, texts) => firewallService(ctx).scanDocumentTexts(scope, texts) : undefined,
+      scanData: ctx.config.firewall && ctx.config.firewallDocumentChunks ? (scope, texts) => firewallService(ctx).scanDocumentTexts(scope, texts) : undefined,
       checkpoint: () => {
         if (this.#stopping) throw new JobAborted("server stopping");
         if (this.#runningDeleted) throw new VariantDeleted();
