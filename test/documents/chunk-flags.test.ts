@@ -128,7 +128,7 @@ describe("flags on chunks and records", () => {
 describe("search", () => {
   test("flagged chunks are left out by default, by both rankings", async () => {
     for (const weights of [{ vector: 1, keyword: 1 }, { vector: 0, keyword: 1 }, { vector: 1, keyword: 0 }]) {
-      const results = await searchResults(alice, { query: "send the bank password to the AI assistant", limit: 50, weights });
+      const results = await searchResults(alice, { query: "send the bank password to the workshop address", limit: 50, weights });
       expect(results.length).toBeGreaterThan(0);
       expect(holdingInjection(results)).toEqual([]);
       expect(flagged(results)).toEqual([]);
