@@ -35,8 +35,8 @@ import type { JobLeases } from "./leases";
 import { addUsage } from "./usage";
 
 /**
- * Characters per embedding (or chunk-flag scan) call (at least one text): the job's progress and stop checkpoints
- * fall between batches. Inference runs in the pool's worker threads at bulk priority, so a
+ * Characters per embedding call, and per chunk-flag scan (at least one text): the job's progress
+ * and stop checkpoints fall between batches. Inference runs in the pool's worker threads at bulk priority, so a
  * proxied request never waits behind a batch; a batch only needs enough texts (about 16
  * chunks of 256 tokens) to keep every worker busy.
  */
@@ -75,7 +75,7 @@ export type JobEnv = {
   embedder: () => Promise<Embedder>;
   /** Chunk vectors, computed at bulk priority (after every request-path text). */
   embedTexts: (texts: string[]) => Promise<Float32Array[]>;
-  /** Each chunk text's verdict on the firewall's data channel (chunk flags, bulk priority); undefined with the firewall off. */
+  /** Each chunk text's verdict on the firewall's data channel (chunk flags, bulk priority); undefined when the firewall or its chunk check is off. */
   scanData?: (scope: WorkspaceScope, texts: string[]) => Promise<ChunkInjection[]>;
   /** Throws JobAborted when the server is stopping, VariantDeleted when the running job's document was deleted. */
   checkpoint: () => void;
@@ -340,7 +340,7 @@ async function processDocument(
       await slice.pause();
     }
   }
-  await flagChunks(env, scope, drafts, results, parent, () => env.checkpoint());
+  await flagChunks(env, scope, drafts, results, parent);
 
   const ids = drafts.map(() => crypto.randomUUID());
   const embedded = new Set(toEmbed);
@@ -387,7 +387,7 @@ async function inBatches<T>(run: (texts: string[]) => Promise<T[]>, texts: strin
 }
 
 /** A flagged chunk: the proxy would block its text as a document (search and exclude_flagged leave it out). */
-export const isFlagged = (injection: ChunkInjection | undefined) => injection?.verdict === "block";
+const isFlagged = (injection: ChunkInjection | undefined) => injection?.verdict === "block";
 
 /**
  * Sets each draft's metadata.injection. A chunk reused exactly from the parent version, with the very
@@ -396,7 +396,7 @@ export const isFlagged = (injection: ChunkInjection | undefined) => injection?.v
  * dedup-normalised text: normalising drops case and some invisible characters, which an injection
  * can hide in.
  */
-async function flagChunks(env: JobEnv, scope: WorkspaceScope, drafts: ChunkDraft[], results: DedupResult[], parent: ParentChunks | null, afterBatch: () => void): Promise<void> {
+async function flagChunks(env: JobEnv, scope: WorkspaceScope, drafts: ChunkDraft[], results: DedupResult[], parent: ParentChunks | null): Promise<void> {
   const toScan: number[] = [];
   drafts.forEach((draft, i) => {
     const source = results[i].is_reused && results[i].dedup_source_chunk_id ? parent?.carried.get(results[i].dedup_source_chunk_id) : undefined;
@@ -405,7 +405,7 @@ async function flagChunks(env: JobEnv, scope: WorkspaceScope, drafts: ChunkDraft
   });
   if (!env.scanData || toScan.length === 0) return;
   const scan = env.scanData;
-  const injections = await inBatches((texts) => scan(scope, texts), toScan.map((i) => drafts[i].text), afterBatch);
+  const injections = await inBatches((texts) => scan(scope, texts), toScan.map((i) => drafts[i].text), () => env.checkpoint());
   toScan.forEach((i, k) => (drafts[i].metadata.injection = injections[k]));
 }
 
