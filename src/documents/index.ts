@@ -86,7 +86,8 @@ export const documentsController = (ctx: AppContext) => {
           summary: "Search the workspace's chunks: vector and keyword rankings fused by reciprocal rank (docs/search.md)",
           description:
             "Searches the latest version of each document (canonical documents only) unless filters.version_id names one. Results are chunk objects " +
-            "(spec §2.1) with score, matched (vector, keyword), vector_similarity, document_id, version_id and variant_id.",
+            "(spec §2.1) with score, matched (vector, keyword), vector_similarity, document_id, version_id and variant_id. Chunks the firewall flagged as " +
+            "injected (metadata.injection.verdict block) are left out unless include_flagged is true.",
         },
       },
     )
@@ -104,7 +105,7 @@ export const documentsController = (ctx: AppContext) => {
     .get("/documents/variants/:variant_id/chunks", ({ scope, params, query }) => listChunks(scope, params.variant_id, query), {
       params: variantParams,
       query: chunksQuery,
-      detail: { summary: "A completed variant's chunks by chunk_index (spec §2.1, §2.2); 409 while it is processing" },
+      detail: { summary: "A completed variant's chunks by chunk_index (spec §2.1, §2.2); 409 while it is processing; exclude_flagged=true leaves out chunks the firewall flagged as injected" },
     })
     .get("/documents/variants/:variant_id/dedup-summary", ({ scope, params }) => dedupSummary(scope, params.variant_id), {
       params: variantParams,
