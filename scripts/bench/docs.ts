@@ -16,11 +16,12 @@
  *    provider) from 4 clients at once, against each alone on the same server: what document
  *    processing and proxy traffic cost each other (the firewall's texts run before a job's chunks).
  * 6. Chunk flags (the firewall's data channel on every new chunk, issue #51): the same first and next
- *    versions on two servers, one with --firewall false (no chunk scan), one with the defaults,
+ *    versions on two servers, one with --firewall-document-chunks false (no chunk scan), one with the defaults,
  *    taking turns (one job at a time): what the scan adds per job and per chunk.
  * Reports the Sieve process's peak RSS. Prints markdown tables.
  *
- *   bun scripts/bench/docs.ts [--pages 100] [--runs 5] [--job-runs 2] [--flag-runs 3]
+ *   bun scripts/bench/docs.ts [--pages 100] [--runs 5] [--job-runs 2] [--flag-runs 3] [--chunk-flags-only]
+ * (--chunk-flags-only: 1., then 6. alone)
  */
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -33,7 +34,7 @@ import { sharedEmbedder, type Tenant } from "../../test/support/sieve";
 import { startProcess, startSieveProcess } from "./processes";
 
 const { values: args } = parseArgs({
-  options: { pages: { type: "string", default: "100" }, runs: { type: "string", default: "5" }, "job-runs": { type: "string", default: "2" }, "flag-runs": { type: "string", default: "3" } },
+  options: { pages: { type: "string", default: "100" }, runs: { type: "string", default: "5" }, "job-runs": { type: "string", default: "2" }, "flag-runs": { type: "string", default: "3" }, "chunk-flags-only": { type: "boolean", default: false } },
 });
 const PAGES = Number(args.pages);
 const RUNS = Number(args.runs);
@@ -76,6 +77,7 @@ function nextVersion(gen: ProseGenerator, pages: Page[]): Page[] {
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const seconds = (ms: number) => (ms / 1000).toFixed(2);
 const stats = (ms: number[]) => {
   const sorted = [...ms].sort((a, b) => a - b);
   return { p50: percentile(sorted, 50), p95: percentile(sorted, 95) };
@@ -125,6 +127,11 @@ async function uploadJob(api: DocumentsClient, filename: string, bytes: Uint8Arr
   if (variant.status === "failed") throw new Error(`job failed: ${variant.error}`);
   const ms = performance.now() - start;
   return { ms, chunks: variant.chunks_count, computed: variant.embeddings_computed, reused: variant.embeddings_reused, status: response.status, documentId: upload.document_id };
+}
+
+if (args["chunk-flags-only"]) {
+  await chunkFlagCost();
+  process.exit(0);
 }
 
 /** How often the health check is asked while two jobs run. */
@@ -186,7 +193,6 @@ const { firstVersions, nextVersions } = result;
 const firstJob = stats(firstVersions.map((r) => r.ms));
 const nextJob = stats(nextVersions.map((r) => r.ms));
 const perSecond = (count: number, ms: number) => ((count * 1000) / ms).toFixed(1);
-const seconds = (ms: number) => (ms / 1000).toFixed(2);
 
 console.log(`\n### bench:docs — ${PAGES}-page generated PDF (${(v1.length / 1024).toFixed(0)} KiB), ${chunkCount} chunks (recursive, 512 tokens, overlap 50)\n`);
 console.log("| stage | runs | p50 s | p95 s | pages/s (p50) | chunks/s (p50) | ratio to parse + chunk |");
@@ -264,10 +270,12 @@ async function proxyLoad(url: string, tenant: Tenant, until: () => boolean, tag:
   }
 }
 
-// 6. Chunk flags: the same jobs with and without the firewall's chunk scan, taking turns.
-{
+await chunkFlagCost();
+
+/** 6. Chunk flags: the same jobs with and without the firewall's chunk scan, taking turns. */
+async function chunkFlagCost(): Promise<void> {
   const tenants = Array.from({ length: FLAG_RUNS + 1 }, (_, run) => `flags-${run}`);
-  const servers = { off: await startSieveProcess({ serveArgs: ["--firewall", "false"], tenants }), on: await startSieveProcess({ tenants }) };
+  const servers = { off: await startSieveProcess({ serveArgs: ["--firewall-document-chunks", "false"], tenants }), on: await startSieveProcess({ tenants }) };
   try {
     const runs = { off: { first: [] as JobRun[], next: [] as JobRun[], flagged: [] as number[] }, on: { first: [] as JobRun[], next: [] as JobRun[], flagged: [] as number[] } };
     for (let run = 0; run <= FLAG_RUNS; run++) {
@@ -282,7 +290,7 @@ async function proxyLoad(url: string, tenant: Tenant, until: () => boolean, tag:
         runs[side].flagged.push((await api.getJson(`/api/documents/${first.documentId}`)).flagged_chunks ?? 0, (await api.getJson(`/api/documents/${next.documentId}`)).flagged_chunks ?? 0);
       }
     }
-    console.log(`\n| chunk flags, ${PAGES}-page PDF (${FLAG_RUNS} runs each, taking turns) | firewall off (no scan) p50 / p95 s | defaults (scan) p50 / p95 s | ratio at p50 | added per chunk scanned (p50) | flagged chunks |`);
+    console.log(`\n| chunk flags, ${PAGES}-page PDF (${FLAG_RUNS} runs each, taking turns) | --firewall-document-chunks false p50 / p95 s | defaults (scan) p50 / p95 s | ratio at p50 | added per chunk scanned (p50) | flagged chunks |`);
     console.log("|---|---|---|---|---|---|");
     for (const version of ["first", "next"] as const) {
       const off = stats(runs.off[version].map((r) => r.ms));

@@ -3,16 +3,20 @@
  * for Sieve, never fitted on): every row uploaded as a document of its kind (e-mail as .eml, web page
  * as .html, tool result as .json, document as .md, search results as .txt) to a real in-process
  * Sieve with the defaults, and read back through the chunks endpoint. A row counts as flagged when
- * one of its chunks is (metadata.injection verdict block). Prints a markdown table per wrapper and
- * kind, as docs/documents.md reports it.
+ * one of its chunks is (metadata.injection verdict block). Then benign technical documentation, full
+ * of instructions to its reader: the real files of test/fixtures/real and the generated manuals of
+ * the retrieval corpus, per chunk. Prints markdown tables, as docs/documents.md reports them.
  *
  *   bun scripts/eval/chunk-flags.ts [--chunk-size 512]
  */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { DocumentsClient } from "../../test/documents/api-client";
 import { startSieve } from "../../test/support/sieve";
 import { dataChannelRows, type DataChannelRow } from "./firewall-data-channel-set";
 import { percent } from "./firewall-metrics";
+import { retrievalCorpus } from "./retrieval-corpus";
 
 const { values: args } = parseArgs({ options: { "chunk-size": { type: "string", default: "512" } } });
 const EXTENSIONS: Record<string, string> = { email: "eml", "web page": "html", "tool result": "json", document: "md", "search results": "txt" };
@@ -38,6 +42,24 @@ try {
     console.log(`| ${label} | ${rate(kind("injected"))} | ${rate(kind("plain"))} | ${rate(kind("human-request"))} |`);
   }
   for (const position of ["start", "middle", "end"]) console.log(`injected at the ${position}: ${rate(outcomes.filter((o) => o.row.position === position))} flagged`);
+
+  const realDir = join(import.meta.dir, "../../test/fixtures/real");
+  const documentation = [
+    ...readdirSync(realDir).filter((file) => file !== "README.md").map((file) => ({ name: `real: ${file}`, filename: file, bytes: readFileSync(join(realDir, file)) as Uint8Array | string })),
+    ...retrievalCorpus(55, 12).manuals.map((manual) => ({ name: `generated manual: ${manual.filename}`, filename: manual.filename, bytes: manual.markdown as Uint8Array | string })),
+  ];
+  console.log("\n| benign documentation | chunks | flagged | flagged texts (start) |\n|---|---|---|---|");
+  let total = 0;
+  let flaggedTotal = 0;
+  for (const doc of documentation) {
+    const upload = await api.uploadCompleted(doc.filename, doc.bytes, { chunk_size: args["chunk-size"]! });
+    const chunks = await api.allChunks(upload.variant_id);
+    const flagged = chunks.filter((chunk) => chunk.metadata.injection?.verdict === "block");
+    total += chunks.length;
+    flaggedTotal += flagged.length;
+    console.log(`| ${doc.name} | ${chunks.length} | ${flagged.length} | ${flagged.map((chunk) => chunk.text.slice(chunk.metadata.injection.window.offset, chunk.metadata.injection.window.offset + 60).replace(/\s+/g, " ")).join(" / ")} |`);
+  }
+  console.log(`| all | ${total} | ${flaggedTotal} (${percent(flaggedTotal / total)}) | |`);
 } finally {
   await sieve.close();
 }
