@@ -9,11 +9,11 @@ import type { ScanResult } from "./scan";
 
 /**
  * Second-look tokens per chunk (the most suspicious windows' sub-windows first). Unlimited, a
- * 512-token chunk of ordinary prose took ~47 sub-windows beside its ~34 windows; with 64 tokens,
- * ~5, and the data-channel dev set's verdicts were the same (64 of 100 injected rows blocked, 0
- * plain, 20 person-addressed: docs/documents.md, *Poisoned-chunk flags*).
+ * 512-token chunk of ordinary prose took ~47 sub-windows beside its ~34 windows; with 128 tokens
+ * ~10, and the data-channel dev set uploaded as documents was flagged exactly as without a cap
+ * (with 64: 2 of its 100 injected documents fewer; docs/documents.md, *Poisoned-chunk flags*).
  */
-export const CHUNK_SECOND_LOOK_TOKENS = 64;
+export const CHUNK_SECOND_LOOK_TOKENS = 128;
 
 /**
  * The verdict, the score of the hit behind it (the strongest fired pattern with the winning action,
