@@ -15,9 +15,13 @@
  * 5. A first version while the proxy serves fresh chat prompts (firewall and cache on, the fake
  *    provider) from 4 clients at once, against each alone on the same server: what document
  *    processing and proxy traffic cost each other (the firewall's texts run before a job's chunks).
+ * 6. Chunk flags (the firewall's data channel on every new chunk, issue #51): the same first and next
+ *    versions on two servers, one with --firewall-document-chunks false (no chunk scan), one with the defaults,
+ *    taking turns (one job at a time): what the scan adds per job and per chunk.
  * Reports the Sieve process's peak RSS. Prints markdown tables.
  *
- *   bun scripts/bench/docs.ts [--pages 100] [--runs 5] [--job-runs 2]
+ *   bun scripts/bench/docs.ts [--pages 100] [--runs 5] [--job-runs 2] [--flag-runs 3] [--chunk-flags-only]
+ * (--chunk-flags-only: 1., then 6. alone)
  */
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -30,11 +34,12 @@ import { sharedEmbedder, type Tenant } from "../../test/support/sieve";
 import { startProcess, startSieveProcess } from "./processes";
 
 const { values: args } = parseArgs({
-  options: { pages: { type: "string", default: "100" }, runs: { type: "string", default: "5" }, "job-runs": { type: "string", default: "2" } },
+  options: { pages: { type: "string", default: "100" }, runs: { type: "string", default: "5" }, "job-runs": { type: "string", default: "2" }, "flag-runs": { type: "string", default: "3" }, "chunk-flags-only": { type: "boolean", default: false } },
 });
 const PAGES = Number(args.pages);
 const RUNS = Number(args.runs);
 const JOB_RUNS = Number(args["job-runs"]);
+const FLAG_RUNS = Number(args["flag-runs"]);
 
 type Page = { heading: string; paragraphs: string[][]; table: string[][] | null };
 
@@ -72,6 +77,7 @@ function nextVersion(gen: ProseGenerator, pages: Page[]): Page[] {
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const seconds = (ms: number) => (ms / 1000).toFixed(2);
 const stats = (ms: number[]) => {
   const sorted = [...ms].sort((a, b) => a - b);
   return { p50: percentile(sorted, 50), p95: percentile(sorted, 95) };
@@ -121,6 +127,11 @@ async function uploadJob(api: DocumentsClient, filename: string, bytes: Uint8Arr
   if (variant.status === "failed") throw new Error(`job failed: ${variant.error}`);
   const ms = performance.now() - start;
   return { ms, chunks: variant.chunks_count, computed: variant.embeddings_computed, reused: variant.embeddings_reused, status: response.status, documentId: upload.document_id };
+}
+
+if (args["chunk-flags-only"]) {
+  await chunkFlagCost();
+  process.exit(0);
 }
 
 /** How often the health check is asked while two jobs run. */
@@ -182,7 +193,6 @@ const { firstVersions, nextVersions } = result;
 const firstJob = stats(firstVersions.map((r) => r.ms));
 const nextJob = stats(nextVersions.map((r) => r.ms));
 const perSecond = (count: number, ms: number) => ((count * 1000) / ms).toFixed(1);
-const seconds = (ms: number) => (ms / 1000).toFixed(2);
 
 console.log(`\n### bench:docs — ${PAGES}-page generated PDF (${(v1.length / 1024).toFixed(0)} KiB), ${chunkCount} chunks (recursive, 512 tokens, overlap 50)\n`);
 console.log("| stage | runs | p50 s | p95 s | pages/s (p50) | chunks/s (p50) | ratio to parse + chunk |");
@@ -257,5 +267,43 @@ async function proxyLoad(url: string, tenant: Tenant, until: () => boolean, tag:
   } finally {
     await sieve.stop();
     upstream.child.kill("SIGTERM");
+  }
+}
+
+await chunkFlagCost();
+
+/** 6. Chunk flags: the same jobs with and without the firewall's chunk scan, taking turns. */
+async function chunkFlagCost(): Promise<void> {
+  const tenants = Array.from({ length: FLAG_RUNS + 1 }, (_, run) => `flags-${run}`);
+  const servers = { off: await startSieveProcess({ serveArgs: ["--firewall-document-chunks", "false"], tenants }), on: await startSieveProcess({ tenants }) };
+  try {
+    const runs = { off: { first: [] as JobRun[], next: [] as JobRun[], flagged: [] as number[] }, on: { first: [] as JobRun[], next: [] as JobRun[], flagged: [] as number[] } };
+    for (let run = 0; run <= FLAG_RUNS; run++) {
+      // Run 0 warms each server up (model, firewall patterns) and is not counted; then the order alternates.
+      for (const side of run % 2 === 0 ? (["off", "on"] as const) : (["on", "off"] as const)) {
+        const api = new DocumentsClient(servers[side].url, servers[side].tenants[run]!);
+        const first = await uploadJob(api, "bench.pdf", v1);
+        const next = await uploadJob(api, "bench-v2.pdf", v2, { parent_document_id: first.documentId });
+        if (run === 0) continue;
+        runs[side].first.push(first);
+        runs[side].next.push(next);
+        runs[side].flagged.push((await api.getJson(`/api/documents/${first.documentId}`)).flagged_chunks ?? 0, (await api.getJson(`/api/documents/${next.documentId}`)).flagged_chunks ?? 0);
+      }
+    }
+    console.log(`\n| chunk flags, ${PAGES}-page PDF (${FLAG_RUNS} runs each, taking turns) | --firewall-document-chunks false p50 / p95 s | defaults (scan) p50 / p95 s | ratio at p50 | added per chunk scanned (p50) | flagged chunks |`);
+    console.log("|---|---|---|---|---|---|");
+    for (const version of ["first", "next"] as const) {
+      const off = stats(runs.off[version].map((r) => r.ms));
+      const on = stats(runs.on[version].map((r) => r.ms));
+      const chunks = runs.on[version][0]!.chunks;
+      // A first version scans every chunk; a next version only the chunks it does not carry over (those it embeds, at most).
+      const scanned = version === "first" ? chunks : runs.on[version][0]!.computed;
+      const flagged = runs.on.flagged.filter((_, i) => i % 2 === (version === "first" ? 0 : 1));
+      console.log(
+        `| ${version} version (${chunks} chunks, ~${scanned} scanned) | ${seconds(off.p50)} / ${seconds(off.p95)} | ${seconds(on.p50)} / ${seconds(on.p95)} | ${(on.p50 / off.p50).toFixed(2)} | ${((on.p50 - off.p50) / Math.max(1, scanned)).toFixed(1)} ms | ${flagged.join(", ")} |`,
+      );
+    }
+  } finally {
+    await Promise.all([servers.off.stop(), servers.on.stop()]);
   }
 }

@@ -331,6 +331,13 @@ export const serveOptions = {
     default: "inline" as "inline" | "parallel",
     parse: oneOf("inline", "parallel"),
   },
+  firewallDocumentChunks: {
+    flag: "--firewall-document-chunks",
+    env: "SIEVE_FIREWALL_DOCUMENT_CHUNKS",
+    help: "Scan every new document chunk on the firewall's data channel (chunk flags, metadata.injection); costs inference per chunk (docs/documents.md)",
+    default: true,
+    parse: bool,
+  },
   firewallModelDir: {
     flag: "--firewall-model-dir",
     env: "SIEVE_FIREWALL_MODEL_DIR",

@@ -144,7 +144,8 @@ export const documentsController = (ctx: AppContext) => {
           summary: "Search chunks",
           description:
             "Vector and keyword rankings fused by reciprocal rank (docs/search.md). Searches the latest version of each document (canonical documents only) unless filters.version_id names one. Results are chunk objects " +
-            "(spec §2.1) with score, matched (vector, keyword), vector_similarity, document_id, version_id and variant_id.",
+            "(spec §2.1) with score, matched (vector, keyword), vector_similarity, document_id, version_id and variant_id. Chunks the firewall flagged as " +
+            "injected (metadata.injection.verdict block) are left out unless include_flagged is true.",
           responses: { 200: json("Matching chunks, best first", searchResults), ...errors("sieve", [400, ...AUTH_ERRORS, 413, 415, 503]) },
         },
       },
@@ -177,10 +178,10 @@ export const documentsController = (ctx: AppContext) => {
       query: chunksQuery,
       detail: {
         summary: "List a variant's chunks",
-        description: "A completed variant's chunks by chunk_index (spec §2.1, §2.2). Page until offset plus the chunks returned reaches total; dedup_metadata only with include_full_metadata=true.",
+        description: "A completed variant's chunks by chunk_index (spec §2.1, §2.2). Page until offset plus the chunks returned reaches total; dedup_metadata only with include_full_metadata=true; exclude_flagged=true leaves out chunks the firewall flagged as injected.",
         responses: {
           200: json("A page of chunks", chunkList),
-          ...errors("sieve", [400, ...AUTH_ERRORS, 404, 409], { 400: "limit outside 1–1000, a negative offset, or include_full_metadata not true/false", 404: "Not a variant of the workspace (spec §7)", ...NOT_READY }, VARIANT_NOT_FOUND),
+          ...errors("sieve", [400, ...AUTH_ERRORS, 404, 409], { 400: "limit outside 1–1000, a negative offset, or include_full_metadata or exclude_flagged not true/false", 404: "Not a variant of the workspace (spec §7)", ...NOT_READY }, VARIANT_NOT_FOUND),
         },
       },
     })

@@ -20,6 +20,7 @@ import { DocumentParser } from "./document-parser";
 import { JobLeases } from "./leases";
 import { DocumentAdmission } from "./admission";
 import type { DocumentWork } from "../metrics/documents";
+import { firewallService } from "../firewall/service";
 
 type Job = { workspaceId: string; variantId: string };
 
@@ -88,6 +89,8 @@ export class DocumentJobs {
       embedder: () => ctx.embedder.loaded,
       // Bulk: every request-path text (firewall, cache, /v1/embeddings) is served before a document's chunks.
       embedTexts: async (texts) => (await ctx.embedder.loaded).embedMany(texts, { priority: "bulk" }),
+      // Chunk flags: the firewall's data channel on every new chunk, with the workspace's own patterns and switches.
+      scanData: ctx.config.firewall && ctx.config.firewallDocumentChunks ? (scope, texts) => firewallService(ctx).scanDocumentTexts(scope, texts) : undefined,
       checkpoint: () => {
         if (this.#stopping) throw new JobAborted("server stopping");
         if (this.#runningDeleted) throw new VariantDeleted();

@@ -65,8 +65,11 @@ const paging = {
   offset: wholeNumber(0, Number.MAX_SAFE_INTEGER).default(0),
 };
 
-/** Spec §4.3 / §8: limit 1..1000 (default 100), offset ≥ 0 (default 0), include_full_metadata (default false). */
-export const chunksQuery = z.object({ ...paging, include_full_metadata: booleanFlag.default("false") });
+/**
+ * Spec §4.3 / §8: limit 1..1000 (default 100), offset ≥ 0 (default 0), include_full_metadata (default false);
+ * exclude_flagged (default false): leave out chunks the firewall flagged (total counts the others).
+ */
+export const chunksQuery = z.object({ ...paging, include_full_metadata: booleanFlag.default("false"), exclude_flagged: booleanFlag.default("false") });
 export type ChunksQuery = z.infer<typeof chunksQuery>;
 
 export const documentsQuery = z.object(paging);
@@ -80,12 +83,13 @@ const weight = z.number().min(0).max(10);
 
 /**
  * POST /api/documents/search. Every filter narrows the chunks searched; by default the latest
- * version of each document chain is searched (docs/search.md). `include_flagged` is not a field
- * yet: the firewall's data-channel flags (issue 51) do not exist to exclude or show.
+ * version of each document chain is searched (docs/search.md), without the chunks the firewall
+ * flagged (metadata.injection) unless `include_flagged` is true.
  */
 export const searchBody = z.strictObject({
   query: z.string().trim().min(1, "must not be empty").max(2000),
   limit: z.int().min(1).max(100).default(10),
+  include_flagged: z.boolean().default(false),
   filters: z
     .strictObject({
       document_ids: z.array(z.string().min(1).max(200)).min(1).max(1000).optional(),

@@ -11,7 +11,7 @@ import { dedupChunk, noParentResult, normaliseText, ParentIndexBuilder, type Ded
 import type { Embedder } from "../embeddings/embedder";
 import type { Logger } from "../logging/logger";
 import type { WorkspaceScope } from "../tenancy/scope";
-import { chunkDocument, type ChunkDraft } from "./chunking";
+import { chunkDocument, type ChunkDraft, type ChunkInjection } from "./chunking";
 import { protectChunks } from "../data-protection/documents";
 import type { ChunkingConfig } from "./chunking-config";
 import { deleteVectorsOf, readChunks, readVectors, writeChunks, type NewChunk } from "./chunk-store";
@@ -35,8 +35,8 @@ import type { JobLeases } from "./leases";
 import { addUsage } from "./usage";
 
 /**
- * Characters per embedding call (at least one text): the job's progress and stop checkpoints
- * fall between batches. Inference runs in the pool's worker threads at bulk priority, so a
+ * Characters per embedding call, and per chunk-flag scan (at least one text): the job's progress
+ * and stop checkpoints fall between batches. Inference runs in the pool's worker threads at bulk priority, so a
  * proxied request never waits behind a batch; a batch only needs enough texts (about 16
  * chunks of 256 tokens) to keep every worker busy.
  */
@@ -75,6 +75,8 @@ export type JobEnv = {
   embedder: () => Promise<Embedder>;
   /** Chunk vectors, computed at bulk priority (after every request-path text). */
   embedTexts: (texts: string[]) => Promise<Float32Array[]>;
+  /** Each chunk text's verdict on the firewall's data channel (chunk flags, bulk priority); undefined when the firewall or its chunk check is off. */
+  scanData?: (scope: WorkspaceScope, texts: string[]) => Promise<ChunkInjection[]>;
   /** Throws JobAborted when the server is stopping, VariantDeleted when the running job's document was deleted. */
   checkpoint: () => void;
   /** The document parsed at upload (handed out once), so the first job of a version does not parse it twice. */
@@ -194,6 +196,11 @@ async function clearChunks(tx: WorkspaceScope, variantId: string): Promise<void>
   await tx.delete(documentChunks, eq(documentChunks.variantId, variantId));
 }
 
+/** Flagged chunks, or null when some chunk was not scanned (firewall off, or copied from chunks made before chunk flags). */
+function flaggedCount(chunks: NewChunk[]): number | null {
+  return chunks.every((chunk) => chunk.metadata.injection) ? chunks.filter((chunk) => chunk.injectionFlagged).length : null;
+}
+
 /** Status completed with the variant's figures, and the workspace's usage counters. */
 async function completeVariant(tx: WorkspaceScope, variantId: string, result: VariantResult): Promise<void> {
   await tx.update(
@@ -207,6 +214,7 @@ async function completeVariant(tx: WorkspaceScope, variantId: string, result: Va
       pagesSaved: result.pagesSaved,
       embeddingsComputed: result.embeddingsComputed,
       embeddingsReused: result.embeddingsReused,
+      flaggedChunks: flaggedCount(result.chunks),
       completedAt: new Date(),
       leaseUntil: null,
     },
@@ -292,7 +300,7 @@ async function processDocument(
     chunkSize: config.chunkSize,
     chunkOverlap: config.chunkOverlap,
     countTokens: (text) => embedder.countTokens(text),
-    embedMany: (texts) => embedInBatches(env.embedTexts, texts),
+    embedMany: (texts) => inBatches(env.embedTexts, texts),
   });
   if (config.contextualPrefix) for (const draft of drafts) draft.metadata.embedded_text_prefix = contextualPrefix(document.filename, draft.section_hierarchy);
   env.log.debug("document variant chunked", { variant_id: variant.id, chunks: drafts.length });
@@ -313,7 +321,7 @@ async function processDocument(
       : undefined,
   );
   const toEmbed = vectors.flatMap((vector, i) => (vector ? [] : [i]));
-  const computed = await embedInBatches(
+  const computed = await inBatches(
     env.embedTexts,
     toEmbed.map((i) => embeddingInput(drafts[i])),
     (embedded) => {
@@ -332,6 +340,7 @@ async function processDocument(
       await slice.pause();
     }
   }
+  await flagChunks(env, scope, drafts, results, parent);
 
   const ids = drafts.map(() => crypto.randomUUID());
   const embedded = new Set(toEmbed);
@@ -341,6 +350,7 @@ async function processDocument(
     variantId: variant.id,
     ...dedupColumns(results[i]),
     embeddingCopied: !embedded.has(i),
+    injectionFlagged: isFlagged(draft.metadata.injection),
   }));
   return {
     chunks,
@@ -362,17 +372,41 @@ async function parentIndex(chunks: ParentChunk[], slice: TimeSlice): Promise<Par
   return builder.finish(chunks);
 }
 
-async function embedInBatches(embed: JobEnv["embedTexts"], texts: string[], afterBatch?: (embedded: number) => void): Promise<Float32Array[]> {
-  const vectors: Float32Array[] = [];
+/** `run` over batches of about EMBED_BATCH_CHARS characters (at least one text each), a turn of the event loop after each. */
+async function inBatches<T>(run: (texts: string[]) => Promise<T[]>, texts: string[], afterBatch?: (done: number) => void): Promise<T[]> {
+  const out: T[] = [];
   for (let start = 0; start < texts.length; ) {
     let end = start + 1;
     for (let chars = texts[start].length; end < texts.length && chars + texts[end].length <= EMBED_BATCH_CHARS; end++) chars += texts[end].length;
-    vectors.push(...(await embed(texts.slice(start, end))));
+    out.push(...(await run(texts.slice(start, end))));
     await new Promise((resolve) => setImmediate(resolve));
-    afterBatch?.(vectors.length);
+    afterBatch?.(out.length);
     start = end;
   }
-  return vectors;
+  return out;
+}
+
+/** A flagged chunk: the proxy would block its text as a document (search and exclude_flagged leave it out). */
+const isFlagged = (injection: ChunkInjection | undefined) => injection?.verdict === "block";
+
+/**
+ * Sets each draft's metadata.injection. A chunk reused exactly from the parent version, with the very
+ * same text, keeps its parent chunk's verdict (as it keeps its vector); every other chunk is scanned
+ * (with the firewall off, only the carried verdicts are set). Same text, not just the same
+ * dedup-normalised text: normalising drops case and some invisible characters, which an injection
+ * can hide in.
+ */
+async function flagChunks(env: JobEnv, scope: WorkspaceScope, drafts: ChunkDraft[], results: DedupResult[], parent: ParentChunks | null): Promise<void> {
+  const toScan: number[] = [];
+  drafts.forEach((draft, i) => {
+    const source = results[i].is_reused && results[i].dedup_source_chunk_id ? parent?.carried.get(results[i].dedup_source_chunk_id) : undefined;
+    if (source?.injection && source.text === draft.text) draft.metadata.injection = source.injection;
+    else toScan.push(i);
+  });
+  if (!env.scanData || toScan.length === 0) return;
+  const scan = env.scanData;
+  const injections = await inBatches((texts) => scan(scope, texts), toScan.map((i) => drafts[i].text), () => env.checkpoint());
+  toScan.forEach((i, k) => (drafts[i].metadata.injection = injections[k]));
 }
 
 async function parseStored(env: JobEnv, scope: WorkspaceScope, document: DocumentRow): Promise<ParsedDocument> {
@@ -381,8 +415,14 @@ async function parseStored(env: JobEnv, scope: WorkspaceScope, document: Documen
   return env.parse(document.filename, bytes, document.mimeType);
 }
 
-/** `prefixes`: each parent chunk's embedded_text_prefix (undefined without contextual_prefix). */
-type ParentChunks = { versionId: string; chunks: ParentChunk[]; vectors: Map<string, Float32Array>; prefixes: Map<string, string | undefined> };
+/** `prefixes`: each parent chunk's embedded_text_prefix (undefined without contextual_prefix); `carried`: its text and chunk flag. */
+type ParentChunks = {
+  versionId: string;
+  chunks: ParentChunk[];
+  vectors: Map<string, Float32Array>;
+  prefixes: Map<string, string | undefined>;
+  carried: Map<string, { text: string; injection: ChunkInjection | undefined }>;
+};
 
 /** The parent version's chunks (same configuration) with their vectors, processing them first if needed. */
 async function parentChunks(env: JobEnv, scope: WorkspaceScope, parentVersionId: string, config: ChunkingConfig): Promise<ParentChunks> {
@@ -390,7 +430,13 @@ async function parentChunks(env: JobEnv, scope: WorkspaceScope, parentVersionId:
   const vectors = await readVectors(scope, source.id);
   const rows = await readChunks(scope, source.id);
   const chunks = rows.map((row) => ({ id: row.id, text: row.text, embedding: vectors.get(row.id) ?? null }));
-  return { versionId: parentVersionId, chunks, vectors, prefixes: new Map(rows.map((row) => [row.id, row.metadata.embedded_text_prefix])) };
+  return {
+    versionId: parentVersionId,
+    chunks,
+    vectors,
+    prefixes: new Map(rows.map((row) => [row.id, row.metadata.embedded_text_prefix])),
+    carried: new Map(rows.map((row) => [row.id, { text: row.text, injection: row.metadata.injection }])),
+  };
 }
 
 /**

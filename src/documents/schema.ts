@@ -80,6 +80,8 @@ export const documentVariants = sqliteTable(
     pagesSaved: integer("pages_saved").notNull().default(0),
     embeddingsComputed: integer("embeddings_computed").notNull().default(0),
     embeddingsReused: integer("embeddings_reused").notNull().default(0),
+    /** Chunks the firewall's data channel flagged (metadata.injection verdict block); null when the chunks were not scanned (firewall off, or processed before chunk flags). */
+    flaggedChunks: integer("flagged_chunks"),
     createdAt: createdAt(),
     startedAt: timestamp("started_at"),
     completedAt: timestamp("completed_at"),
@@ -134,6 +136,11 @@ export const documentChunks = sqliteTable(
     dedupMetadata: text("dedup_metadata", { mode: "json" }).$type<DedupMetadata>().notNull(),
     /** True when the vector was copied from another chunk instead of computed. */
     embeddingCopied: integer("embedding_copied", { mode: "boolean" }).notNull(),
+    /**
+     * metadata.injection's verdict is block: a column of its own so that search and the chunks
+     * endpoint leave flagged chunks out without reading every chunk's JSON.
+     */
+    injectionFlagged: integer("injection_flagged", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [
     uniqueIndex("document_chunks_id_unique").on(t.id),

@@ -319,14 +319,17 @@ async function completedVariant(scope: WorkspaceScope, variantId: string): Promi
 
 export async function listChunks(scope: WorkspaceScope, variantId: string, query: ChunksQuery) {
   const variant = await completedVariant(scope, variantId);
+  const excludeFlagged = isSet(query.exclude_flagged);
+  const unflagged = excludeFlagged ? eq(documentChunks.injectionFlagged, false) : undefined;
   const rows = await scope
-    .select(documentChunks, eq(documentChunks.variantId, variantId))
+    .select(documentChunks, and(eq(documentChunks.variantId, variantId), unflagged))
     .orderBy(asc(documentChunks.chunkIndex))
     .limit(query.limit)
     .offset(query.offset);
   return {
     chunks: rows.map((row) => chunkView(row, isSet(query.include_full_metadata))),
-    total: variant.chunksCount ?? 0,
+    // Without flagged chunks, total counts the others: a client still pages until offset + returned reaches total.
+    total: excludeFlagged ? await scope.count(documentChunks, eq(documentChunks.variantId, variantId), unflagged) : (variant.chunksCount ?? 0),
     limit: query.limit,
     offset: query.offset,
   };

@@ -15,6 +15,8 @@ export function variantFields(variant: VariantRow) {
     status: variant.status,
     error: variant.error,
     chunks_count: variant.chunksCount,
+    /** Chunks the firewall flagged (metadata.injection verdict block); null when not every chunk was scanned. */
+    flagged_chunks: variant.flaggedChunks,
   };
 }
 
@@ -58,6 +60,8 @@ export function documentView({ document, version, latestVersionId, variants }: D
     ...fileFields(document),
     /** The status of the variant the upload created. */
     status: variants[0]?.status ?? "pending",
+    /** The flagged chunks of that variant (null while it is processing, or when its chunks were not scanned). */
+    flagged_chunks: variants[0]?.flaggedChunks ?? null,
     created_at: iso(document.createdAt),
     is_canonical: document.isCanonical,
     canonical_document_id: document.canonicalDocumentId,

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { Priority } from "../inference/priority-queue";
 import type { Embedder } from "./embedder";
 
 /** The owner of texts that belong to no tenant (the built-in firewall patterns). */
@@ -28,20 +29,24 @@ export class VectorMemo {
   readonly #store: MemoStore;
   /** Which of a run's vectors this memo answers with: undefined, the main one. */
   readonly #view: string | undefined;
+  /** The inference priority of what this memo embeds: bulk for document chunks (the firewall's chunk flags). */
+  readonly #priority: Priority;
 
   constructor(
     private readonly embedder: () => Embedder,
     private readonly capacity = 20_000,
     store: MemoStore = { entries: new Map(), pending: new Map() },
     view?: string,
+    priority: Priority = "request",
   ) {
     this.#store = store;
     this.#view = view;
+    this.#priority = priority;
   }
 
   /** The same remembered runs, answering with the named view (see Embedder.views); the main vector if the model has no such view. */
   withView(view: string): VectorMemo {
-    return new VectorMemo(this.embedder, this.capacity, this.#store, view);
+    return new VectorMemo(this.embedder, this.capacity, this.#store, view, this.#priority);
   }
 
   /** Whether this memo answers with the named view (false: the model lacks it, the main vector stands in). */
@@ -66,7 +71,7 @@ export class VectorMemo {
       else missing.set(key, texts[i]!);
     });
     if (missing.size > 0) {
-      const batch = this.embedder().embedManyViews([...missing.values()]);
+      const batch = this.embedder().embedManyViews([...missing.values()], { priority: this.#priority });
       [...missing.keys()].forEach((key, i) => {
         const views = batch.then((all) => all[i]!);
         views.catch(() => {}); // whoever waits on it sees the rejection

@@ -35,6 +35,8 @@ export type ScanOptions = {
   windowTokens: number;
   /** Which windows the encoder can read (src/embeddings/readability.ts); the others are not scored. */
   readability: Readability;
+  /** Estimated tokens of second-look sub-windows (default: what budgetTokens leaves, at least SECOND_LOOK_MIN_TOKENS; without a budget, no limit). */
+  secondLookTokens?: number;
 };
 
 /** One text to scan and the channel it came in on (`user` when given as a plain string). */
@@ -78,7 +80,7 @@ export async function scanTexts(input: (string | ChannelText)[], patterns: Works
     return scoreInputWindows(patterns, texts, vectors, custom);
   };
   const scores = windows.length > 0 ? await score(windows) : [];
-  const closerBudget = options.budgetTokens > 0 ? Math.max(options.budgetTokens - plan.spent, SECOND_LOOK_MIN_TOKENS) : 0;
+  const closerBudget = options.secondLookTokens ?? (options.budgetTokens > 0 ? Math.max(options.budgetTokens - plan.spent, SECOND_LOOK_MIN_TOKENS) : 0);
   const closer = planSecondLook(windows, scores, known, closerBudget);
   if (closer.length > 0) scores.push(...(await score(closer)));
   // Same windows, same scores, one decision rule per channel: on the data channel the built-in

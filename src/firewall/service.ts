@@ -12,9 +12,11 @@ import type { Channel } from "../proxy/dialects/dialect";
 import type { ProxiedRequest } from "../proxy/request";
 import { ALLOW, firewallOff, type FirewallStage, type FirewallVerdict, type OutputMonitor } from "../proxy/stages";
 import { SHARED_TEXTS, VectorMemo } from "../embeddings/vector-memo";
+import type { ChunkInjection } from "../documents/chunking";
 import type { AppContext } from "../runtime/context";
 import type { WorkspaceScope } from "../tenancy/scope";
 import { contrastVectors } from "./builtins";
+import { CHUNK_SECOND_LOOK_TOKENS, chunkInjection } from "./chunk-flags";
 import { firewallEmbedderKey, firewallPatternKey, firewallScanOptions, firewallView } from "./encoder";
 import { CALIBRATION } from "./calibration";
 import { round } from "./decision";
@@ -103,9 +105,9 @@ export class FirewallService {
   }
 
   /** What a scan of this workspace's input embeds with: built-ins in their space, custom patterns in theirs. */
-  #scanEmbedding(workspaceId: string): Embedding {
-    const input = this.inputVectors.forWorkspace(workspaceId);
-    return this.inputVectors === this.vectors ? input : { ...input, customSpace: this.vectors.forWorkspace(workspaceId) };
+  #scanEmbedding(workspaceId: string, vectors = this.vectors, inputVectors = this.inputVectors): Embedding {
+    const input = inputVectors.forWorkspace(workspaceId);
+    return inputVectors === vectors ? input : { ...input, customSpace: vectors.forWorkspace(workspaceId) };
   }
 
   /** The shared index; 503 while the model that must embed it is still loading. */
@@ -175,6 +177,26 @@ export class FirewallService {
       inspect: (added, textSoFar) => (settled ? (settled.monitor?.inspect(added, textSoFar) ?? ALLOW) : pending.then((monitor) => monitor?.inspect(added, textSoFar) ?? ALLOW)),
       finish: async (fullText) => (await pending)?.finish(fullText) ?? ALLOW,
     };
+  }
+
+  // — document chunks (src/documents/processing.ts) —
+
+  /**
+   * Each text's data-channel verdict (chunk-flags.ts), every window scored: a chunk is bounded in
+   * size and scanned once, so the request path's window budget does not apply (its second look is
+   * capped: CHUNK_SECOND_LOOK_TOKENS). Windows are embedded
+   * at bulk priority through a memo of this call's own, so a document's windows neither run before
+   * request-path texts nor push them out of the shared LRU; all texts are scanned at once, so the
+   * pool's workers share the whole batch's windows.
+   */
+  async scanDocumentTexts(scope: WorkspaceScope, texts: string[]): Promise<ChunkInjection[]> {
+    await this.ctx.firewallEncoder.loaded;
+    const patterns = await this.patternsFor(scope);
+    const memo = new VectorMemo(() => this.ctx.firewallEncoder.require(), Number.POSITIVE_INFINITY, undefined, undefined, "bulk");
+    const view = firewallView(this.ctx.config);
+    const embedding = this.#scanEmbedding(scope.workspaceId, memo, view ? memo.withView(view) : memo);
+    const options = { ...this.options, budgetTokens: 0, secondLookTokens: CHUNK_SECOND_LOOK_TOKENS };
+    return Promise.all(texts.map(async (text) => chunkInjection(await scanTexts([{ text, channel: "data" }], patterns, embedding, options))));
   }
 
   // — POST /v1/firewall/test —

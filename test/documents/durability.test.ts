@@ -21,8 +21,13 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/**
+ * Chunk flags off: they run between the same checkpoints as embedding and more than double the
+ * inference of these 2,350-chunk jobs (docs/documents.md), which the jobs here need not pay twice
+ * over; test/documents/chunk-flags.test.ts covers them.
+ */
 async function serve(): Promise<ServeProcess> {
-  const started = await spawnServe(["--data-dir", dataDir, "--log-level", "debug"]);
+  const started = await spawnServe(["--data-dir", dataDir, "--log-level", "debug", "--firewall-document-chunks", "false"]);
   running.push(started);
   await waitUntilReady(started.url);
   return started;

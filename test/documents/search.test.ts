@@ -203,7 +203,7 @@ describe("bad input", () => {
     [{ query: "x", filters: { document_ids: [] } }, "body.filters.document_ids"],
     [{ query: "x", weights: { vector: 0, keyword: 0 } }, "body.weights"],
     [{ query: "x", weights: { vector: -1 } }, "body.weights.vector"],
-    [{ query: "x", include_flagged: true }, "include_flagged"],
+    [{ query: "x", include_flagged: "yes" }, "include_flagged"],
   ];
   for (const [body, field] of cases) {
     test(`${JSON.stringify(body)} → 400 naming ${field}`, async () => {

@@ -7,10 +7,20 @@ export type ChunkingStrategy = "recursive" | "semantic";
 /** A table chunk's shape: `rows` counts the header row (when there is one) plus the body rows in this chunk. */
 export type TableMetadata = { rows: number; columns: number; headers: string[] };
 
+/**
+ * `score`: the highest calibrated score of any window (null: nothing the encoder could read);
+ * `verdict`: allow, log, warn or block, as the proxy would decide the text as a document; `family`:
+ * the pattern family behind the verdict (or the best score); `window.offset`: where that window
+ * starts in the chunk text as the firewall read it (characters).
+ */
+export type ChunkInjection = { score: number | null; verdict: "allow" | "log" | "warn" | "block"; family: string | null; window: { offset: number } | null };
+
 export type ChunkMetadata = {
   format: DocumentFormat;
   /** Entity types data protection found in the chunk's text, with counts; redacted: replaced in the stored text (src/data-protection/documents.ts). */
   data_protection?: { types: Record<string, number>; redacted: boolean };
+  /** The firewall's data-channel verdict on the chunk's text (src/firewall/chunk-flags.ts); absent when it was not scanned. */
+  injection?: ChunkInjection;
   /** Level of the deepest heading on section_hierarchy; null before the first heading. */
   heading_level: number | null;
   /** [char_start, char_end) of the chunk's own text (overlap excluded) in documentText(doc). */

@@ -61,10 +61,12 @@ export function likePattern(glob: string): string {
 }
 
 /** The chunks of `variants` that pass the chunk filters. */
-export function candidateChunks(scope: WorkspaceScope, variants: SearchedVariant[], filters: SearchFilters): CandidateChunks {
+export function candidateChunks(scope: WorkspaceScope, variants: SearchedVariant[], filters: SearchFilters, includeFlagged = false): CandidateChunks {
   const { dialect } = scope;
   const params: RawParams = { variant_ids: JSON.stringify(variants.map((variant) => variant.variantId)) };
   const conditions = ["c.workspace_id = $workspace_id", `c.variant_id in ${jsonList(dialect, "variant_ids")}`];
+  // Chunks the firewall flagged as injected (metadata.injection) are left out unless asked for.
+  if (!includeFlagged) conditions.push("c.injection_flagged = 0");
   if (filters.chunk_types) {
     conditions.push(`c.chunk_type in ${jsonList(dialect, "chunk_types")}`);
     params.chunk_types = JSON.stringify(filters.chunk_types);

@@ -19,12 +19,12 @@ export type EmbedQuery = (text: string) => Promise<Float32Array>;
 export const rankingDepth = (limit: number) => Math.max(50, 2 * limit);
 
 export async function searchChunks(scope: WorkspaceScope, request: SearchRequest, embedQuery: EmbedQuery) {
-  const { query, limit, filters, weights } = request;
+  const { query, limit, filters, weights, include_flagged: includeFlagged } = request;
   const depth = rankingDepth(limit);
   const vector = weights.vector > 0 ? await embedQuery(query) : undefined;
   const variants = await searchedVariants(scope, filters);
   if (variants.length === 0) return { results: [], query, limit };
-  const candidates = candidateChunks(scope, variants, filters);
+  const candidates = candidateChunks(scope, variants, filters, includeFlagged);
   const [byVector, byKeyword] = await Promise.all([
     vector ? vectorRanking(scope, candidates, vector, depth) : [],
     weights.keyword > 0 ? keywordRanking(scope, candidates, queryTerms(query), depth) : [],
