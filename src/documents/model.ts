@@ -136,7 +136,7 @@ export const chunkView = z.object({
   section_hierarchy: z.array(z.string()),
   tokens: z.int(),
   chunk_index: z.int(),
-  metadata: jsonObject.describe("Parser metadata, plus embedding_source (computed or copied)"),
+  metadata: jsonObject.describe("Parser metadata, plus embedding_source (computed or copied) and injection (the firewall's verdict on the chunk: score, verdict, family, window)"),
   chunk_type: z.enum(CHUNK_TYPES),
   contains_table: z.boolean(),
   table_metadata: jsonObject.nullable().describe("rows and columns of an extracted table"),
@@ -186,6 +186,7 @@ const variantFields = {
   status: VARIANT_STATUS,
   error: z.string().nullable(),
   chunks_count: z.int().nullable(),
+  flagged_chunks: z.int().nullable().describe("Chunks the firewall flagged as injected (metadata.injection verdict block); null when not every chunk was scanned"),
 };
 
 export const variantView = z.object({
@@ -218,6 +219,7 @@ export const documentView = z.object({
   id: z.string(),
   ...fileFields,
   status: VARIANT_STATUS.describe("The status of the variant the upload created"),
+  flagged_chunks: z.int().nullable().describe("The flagged chunks of that variant (null while it is processing, or when its chunks were not scanned)"),
   created_at: time,
   is_canonical: z.boolean(),
   canonical_document_id: z.string().nullable(),
