@@ -20,6 +20,8 @@ export type Sample = { id: string; kind: "entity" | "ordinary"; text: string; en
 /** The two splits' seeds: dev is the set the detectors were developed against, held-out is only measured. */
 const SEEDS = { dev: 20261129, heldout: 7340917 } as const;
 export type Split = keyof typeof SEEDS;
+/** The regions each split's phone numbers come from: what a workspace serving those countries sets as data_protection.phone_regions. */
+export const PHONE_REGIONS: Record<Split, string[]> = { dev: ["US", "GB", "DE", "FR", "PL"], heldout: ["IT", "NL", "ES", "US", "GB", "DE", "FR", "AU", "SE", "CH"] };
 let seed: number = SEEDS.dev;
 const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
 const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;

@@ -8,22 +8,25 @@
  *
  * A finding counts as a true positive when it overlaps a labelled entity of the same type; every
  * other finding is a false positive of its type; a labelled entity no finding overlaps is a miss.
- * All built-in detectors run with the default policy (what a new workspace gets).
+ * All built-in detectors run with the default policy (what a new workspace gets); phone numbers are
+ * measured once more with data_protection.phone_regions set to the regions the split's numbers come from.
  * `--errors` lists each split's first 25 errors (do not read held-out's to tune a detector).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { BUILTIN_TYPES } from "../../src/data-protection/model";
 import { compilePolicy, scanText } from "../../src/data-protection/policy";
-import { dataFile, generate, type Sample, type Split } from "./data-protection-gen";
+import { dataFile, generate, PHONE_REGIONS, type Sample, type Split } from "./data-protection-gen";
 
 const showErrors = process.argv.includes("--errors");
-const policy = compilePolicy(null);
 const overlaps = (a: { start: number; end: number }, b: { start: number; end: number }) => a.start < b.end && b.start < a.end;
 const pct = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : "n/a");
 
 async function evaluate(split: Split, title: string) {
   const file = dataFile(split);
   const samples: Sample[] = existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line)) : generate(split);
+  const policy = compilePolicy(null);
+  const regional = compilePolicy({ actions: {}, custom: [], phone_regions: PHONE_REGIONS[split] });
+  const phoneWithRegions = { tp: 0, fp: 0, fn: 0 };
   const counts = Object.fromEntries(BUILTIN_TYPES.map((t) => [t, { tp: 0, fp: 0, fn: 0 }]));
   let ordinary = 0;
   let ordinaryFlagged = 0;
@@ -43,6 +46,9 @@ async function evaluate(split: Split, title: string) {
         if (examples.length < 25) examples.push(`false ${finding.type}: ${JSON.stringify(sample.text.slice(finding.start, finding.end))} in ${sample.id}`);
       }
     }
+    const phones = (await scanText(sample.text, regional)).filter((f) => f.type === "phone");
+    for (const entity of sample.entities.filter((e) => e.type === "phone")) phoneWithRegions[phones.some((f) => overlaps(f, entity)) ? "tp" : "fn"]++;
+    phoneWithRegions.fp += phones.filter((f) => !sample.entities.some((e) => e.type === "phone" && overlaps(f, e))).length;
     if (sample.kind === "ordinary") {
       ordinary++;
       if (findings.length) ordinaryFlagged++;
@@ -54,6 +60,8 @@ async function evaluate(split: Split, title: string) {
     const { tp, fp, fn } = counts[type]!;
     console.log(`| ${type} | ${tp + fn} | ${pct(tp / (tp + fp))} | ${pct(tp / (tp + fn))} |`);
   }
+  const { tp, fp, fn } = phoneWithRegions;
+  console.log(`| phone, phone_regions ${PHONE_REGIONS[split].join(",")} | ${tp + fn} | ${pct(tp / (tp + fp))} | ${pct(tp / (tp + fn))} |`);
   console.log(`\nFalse-positive rate on ordinary text: ${((100 * ordinaryFlagged) / ordinary).toFixed(2)}% (${ordinaryFlagged} of ${ordinary})\n`);
   if (showErrors && examples.length) console.log(`First errors:\n${examples.join("\n")}\n`);
 }
