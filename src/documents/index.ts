@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { bodyLimit, SMALL_JSON_BODY_BYTES } from "../http/bounded-body";
 import type { AppContext } from "../runtime/context";
 import { bearerKeyAuth } from "../tenancy/auth";
+import { redactsDocumentsByDefault } from "../data-protection/documents";
 import { resolveChunking } from "./chunking-config";
 import { documentJobs } from "./jobs";
 import { chunksQuery, documentParams, documentsQuery, jsonUploadBody, multipartUploadFields, searchBody, variantBody, variantParams } from "./model";
@@ -36,7 +37,7 @@ const uploadRequestBody = {
 
 const UPLOAD_DESCRIPTION =
   "multipart/form-data with a `file` part, or JSON `{filename, content_base64 | text}`. Optional fields: parent_document_id " +
-  "(new version of that document), chunking_strategy (recursive | semantic), chunk_size (tokens; alias max_tokens), chunk_overlap (alias overlap_tokens), mime_type. " +
+  "(new version of that document), chunking_strategy (recursive | semantic), chunk_size (tokens; alias max_tokens), chunk_overlap (alias overlap_tokens), contextual_prefix, redact_findings (replace data protection findings by placeholders in the stored chunks; default the workspace's data_protection.redact_documents), mime_type. " +
   "201 when processing finished within about 2 s, 202 (status pending/processing) otherwise. An exact duplicate answers with spec §2.6.";
 
 /**
@@ -60,7 +61,7 @@ export const documentsController = (ctx: AppContext) => {
           endTurn();
           throw error;
         });
-        const result = await uploadDocument(env, scope, upload, resolveChunking(upload.options), endTurn);
+        const result = await uploadDocument(env, scope, upload, resolveChunking(upload.options, await redactsDocumentsByDefault(scope)), endTurn);
         set.status = result.status === "pending" || result.status === "processing" ? 202 : 201;
         return result;
       },
@@ -126,7 +127,7 @@ export const documentsController = (ctx: AppContext) => {
       "/documents/:document_id/variants",
       async ({ scope, params, body, set }) => {
         ctx.embedder.require();
-        const result = await requestVariant(env, scope, params.document_id, resolveChunking(body));
+        const result = await requestVariant(env, scope, params.document_id, resolveChunking(body, await redactsDocumentsByDefault(scope)));
         set.status = result.created ? 201 : 200;
         return result.variant;
       },
