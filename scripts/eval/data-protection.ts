@@ -68,3 +68,6 @@ async function evaluate(split: Split, title: string) {
 
 await evaluate("dev", "dev (the detectors were developed against it)");
 await evaluate("heldout", "held-out (other templates, locales and look-alikes; never tuned on)");
+// Bun went on for minutes of CPU after this point (no JS task pending, a full GC took 46 ms;
+// observed with Bun 1.4.5 once the held-out split was added): the results are printed, so end here.
+process.exit(0);
