@@ -1,13 +1,15 @@
 /**
- * bun scripts/eval/data-protection-gen.ts — writes scripts/eval/data/data-protection.jsonl, the
- * labelled set of the data protection eval: synthetic but format-valid secrets and personal data
- * inside prompts, code, logs, e-mails and JSON in five languages (entities with their spans), and
+ * bun scripts/eval/data-protection-gen.ts — writes the two labelled splits of the data protection
+ * eval: scripts/eval/data/data-protection.jsonl ("dev", below) and data-protection-heldout.jsonl
+ * ("held-out": another seed, other templates, locales and look-alikes; see HELDOUT_VALUES).
+ * Dev: synthetic but format-valid secrets and personal data inside prompts, code, logs, e-mails
+ * and JSON in five languages (entities with their spans), and
  * ordinary text that looks similar (UUIDs, hashes, versions, order numbers, timestamps, published
- * test card numbers, code handling passwords) labelled with no entity. Seeded: the same file every run.
+ * test card numbers, code handling passwords) labelled with no entity. Seeded: the same files every run.
  *
  * Written from the formats' own definitions (issuer prefixes, Luhn, mod-97, SSA ranges, the token
  * shapes providers document), not from the detectors: some values are written in ways the
- * detectors do not look for (national phone numbers outside North America, keys without a
+ * detectors do not look for (national phone numbers without a phone word, keys without a
  * credential word near them), and they count as misses.
  */
 import { composeIBAN, isValidIBAN } from "ibantools";
