@@ -3,7 +3,8 @@
  * (secret block, the personal data types mask so every finding is also replaced).
  *
  * Scan: a chat request body of ~200 characters and of ~10 KB of ordinary prose with a few
- * e-mail addresses, phone numbers and an IP address in it, scanned and rewritten the way the
+ * e-mail addresses, phone numbers and an IP address in it, and ~10 KB of JSON log lines (timestamps,
+ * order ids, amounts, one international phone number a line), scanned and rewritten the way the
  * proxy does (scanJson over the parsed body), p50/p95. Baseline in the same run: JSON.parse of
  * the same request body. Bound: one 10 MB prompt, once.
  * Stream restorer: an answer with placeholders streamed in 4-character deltas through the
@@ -30,6 +31,12 @@ function prose(chars: number): string {
   for (let i = 0; text.length < chars; i++) text += PROSE[i % PROSE.length] + " ";
   return text.slice(0, chars);
 }
+/** JSON log lines: digit runs that are ids and timestamps, and a phone number on each line. */
+function logLines(chars: number): string {
+  let text = "";
+  for (let i = 0; text.length < chars; i++) text += `{"ts":${1717000000 + i * 37},"order_id":${4100000 + i * 13},"user":"u${i}","amount":${i * 7}.50,"phone":"+44 20 7946 0${100 + (i % 900)}","status":"ok"}\n`;
+  return text.slice(0, chars);
+}
 const body = (text: string) => JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "system", content: "You are a helpful assistant." }, { role: "user", content: text }] });
 
 async function time(run: () => unknown, n: number): Promise<number[]> {
@@ -48,6 +55,7 @@ for (const [label, text, n] of [
   ["200 chars, nothing to find", prose(200), 3000],
   ["200 chars, e-mail + phone + IP", withEntities, 3000],
   ["10 KB", prose(10_000), 400],
+  ["10 KB JSON log lines", logLines(10_000), 200],
 ] as const) {
   const raw = body(text);
   await time(() => scanJson(JSON.parse(raw), policy, new Placeholders(), (f) => f.action !== "log"), 50);

@@ -1,22 +1,30 @@
 /**
- * bun scripts/eval/data-protection-gen.ts — writes scripts/eval/data/data-protection.jsonl, the
- * labelled set of the data protection eval: synthetic but format-valid secrets and personal data
- * inside prompts, code, logs, e-mails and JSON in five languages (entities with their spans), and
+ * bun scripts/eval/data-protection-gen.ts — writes the two labelled splits of the data protection
+ * eval: scripts/eval/data/data-protection.jsonl ("dev", below) and data-protection-heldout.jsonl
+ * ("held-out": another seed, other templates, locales and look-alikes; see HELDOUT_VALUES).
+ * Dev: synthetic but format-valid secrets and personal data inside prompts, code, logs, e-mails
+ * and JSON in five languages (entities with their spans), and
  * ordinary text that looks similar (UUIDs, hashes, versions, order numbers, timestamps, published
- * test card numbers, code handling passwords) labelled with no entity. Seeded: the same file every run.
+ * test card numbers, code handling passwords) labelled with no entity. Seeded: the same files every run.
  *
  * Written from the formats' own definitions (issuer prefixes, Luhn, mod-97, SSA ranges, the token
  * shapes providers document), not from the detectors: some values are written in ways the
- * detectors do not look for (national phone numbers outside North America, keys without a
+ * detectors do not look for (national phone numbers without a phone word, keys without a
  * credential word near them), and they count as misses.
  */
 import { composeIBAN, isValidIBAN } from "ibantools";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { isValidPhoneNumber } from "libphonenumber-js";
 import { join } from "node:path";
 
 export type Sample = { id: string; kind: "entity" | "ordinary"; text: string; entities: { type: string; start: number; end: number }[] };
 
-let seed = 20261129;
+/** The two splits' seeds: dev is the set the detectors were developed against, held-out is only measured. */
+const SEEDS = { dev: 20261129, heldout: 7340917 } as const;
+export type Split = keyof typeof SEEDS;
+/** The regions each split's phone numbers come from: what a workspace serving those countries sets as data_protection.phone_regions. */
+export const PHONE_REGIONS: Record<Split, string[]> = { dev: ["US", "GB", "DE", "FR", "PL"], heldout: ["IT", "NL", "ES", "US", "GB", "DE", "FR", "AU", "SE", "CH"] };
+let seed: number = SEEDS.dev;
 const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
 const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
 const int = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
@@ -186,24 +194,196 @@ const ORDINARY = [
   () => `Base64 of the logo: iVBORw0KGgo${chars(ALNUM, 40)}`,
 ];
 
-export function generate(): Sample[] {
+/**
+ * The held-out split: other providers' key shapes, other countries' phone numbers, cards, IBANs and
+ * address notations, other templates (signatures, CSV, HTML, shell, YAML, logs) in English, German,
+ * Italian, Dutch, Portuguese and Swedish, and other look-alikes (numbers next to words like "call"
+ * and "phone" that are not phone numbers). Written once, before the phone detector's national
+ * numbers were added; the detectors are never tuned on it.
+ */
+const HELDOUT_VALUES: Record<string, () => string> = {
+  secret: () =>
+    pick([
+      () => `sk-${chars(ALNUM, 20)}T3BlbkFJ${chars(ALNUM, 20)}`,
+      () => `sk-ant-api03-${chars(ALNUM + "-_", 93)}AA`,
+      () => `xoxp-${chars(DIGITS, 11)}-${chars(DIGITS, 12)}-${chars(DIGITS, 13)}-${chars(HEX, 32)}`,
+      () => `hf_${chars(ALNUM, 34)}`,
+      () => `SG.${chars(ALNUM + "-_", 22)}.${chars(ALNUM + "-_", 43)}`,
+      () => `shpat_${chars(HEX, 32)}`,
+      () => `github_pat_${chars(ALNUM, 22)}_${chars(ALNUM, 59)}`,
+      () => `mysql://shop:${chars(ALNUM, 12)}@10.0.${int(0, 255)}.${int(1, 254)}:3306/shop`,
+      () => `AKIA${chars("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16)}`,
+      () => chars(ALNUM + "+/", 40),
+    ])(),
+  email: () => {
+    const first = pick(["giulia", "bram", "ines", "lars", "chiara", "joao", "femke", "erik", "beatriz", "matteo"]);
+    const last = pick(["bianchi", "de.vries", "santos", "lindqvist", "jansen", "ferreira", "conti", "andersson"]);
+    const local = pick([`${first}.${last}`, `${first[0]}.${last}`, `${last}${int(1, 9)}`, `${first}-${last}`, "info", "noreply+orders"]);
+    return `${local}@${pick(["studio-esempio.it", "voorbeeld.nl", "exemplo.com.br", "foretag.example.se", "uni-example.ac.at", "shop.example.io"])}`;
+  },
+  phone: () => {
+    for (;;) {
+      const [country, make] = pick([
+        ["IT", () => `+39 06 ${int(1000, 9999)} ${int(1000, 9999)}`],
+        ["NL", () => `+31 20 ${int(100, 999)} ${int(1000, 9999)}`],
+        ["ES", () => `+34 ${pick(["612", "655", "699"])} ${int(100, 999)} ${int(100, 999)}`],
+        ["US", () => `+1 (${pick(["202", "305", "617"])}) 555-01${int(10, 99)}`],
+        ["US", () => `${pick(["202", "305", "617"])}.555.01${int(10, 99)}`],
+        ["GB", () => `020 7946 0${int(100, 999)}`],
+        ["DE", () => `0151 ${int(10000000, 99999999)}`],
+        ["DE", () => `089 ${int(1000000, 9999999)}`],
+        ["FR", () => `06 ${int(10, 99)} ${int(10, 99)} ${int(10, 99)} ${int(10, 99)}`],
+        ["AU", () => `(02) 9${int(100, 999)} ${int(1000, 9999)}`],
+        ["SE", () => `08-${int(100, 999)} ${int(10, 99)} ${int(10, 99)}`],
+        ["CH", () => `044 ${int(100, 999)} ${int(10, 99)} ${int(10, 99)}`],
+        ["NL", () => `020-${int(1000000, 9999999)}`],
+      ] as const);
+      const number = make();
+      if (isValidPhoneNumber(number, country)) return number;
+    }
+  },
+  credit_card: () => {
+    const [prefix, length] = pick([["3530", 16], ["3589", 16], ["36", 14], ["65", 16], ["4", 16], ["53", 16], ["62", 16]] as const);
+    const pan = luhnComplete(prefix + chars(DIGITS, length - prefix.length - 1));
+    const sep = pick(["", " ", "-"]);
+    return length === 14 ? [pan.slice(0, 4), pan.slice(4, 10), pan.slice(10)].join(sep) : pan.match(/.{4}/g)!.join(sep);
+  },
+  iban: () => {
+    for (;;) {
+      const [country, bban] = pick([["ES", () => chars(DIGITS, 20)], ["IT", () => chars(UPPER, 1) + chars(DIGITS, 22)], ["BE", () => chars(DIGITS, 12)], ["AT", () => chars(DIGITS, 16)], ["CH", () => chars(DIGITS, 17)], ["SE", () => chars(DIGITS, 20)], ["PT", () => chars(DIGITS, 21)], ["IE", () => chars(UPPER, 4) + chars(DIGITS, 14)]] as const);
+      const iban = composeIBAN({ countryCode: country, bban: bban() });
+      if (iban && isValidIBAN(iban)) return rand() < 0.5 ? iban : iban.match(/.{1,4}/g)!.join(" ");
+    }
+  },
+  ip_address: () =>
+    pick([
+      () => `10.${int(0, 255)}.${int(0, 255)}.${int(1, 254)}`,
+      () => `172.${int(16, 31)}.${int(0, 255)}.${int(1, 254)}`,
+      () => `fe80::${chars(HEX, 3)}:${chars(HEX, 4)}:${chars(HEX, 4)}:${chars(HEX, 4)}`,
+      () => `::ffff:${int(11, 223)}.${int(0, 255)}.${int(0, 255)}.${int(1, 254)}`,
+      () => `${int(11, 223)}.${int(0, 255)}.${int(0, 255)}.${int(1, 254)}`,
+    ])(),
+  us_ssn: () => {
+    return `${String(int(1, 665)).padStart(3, "0")} ${String(int(1, 99)).padStart(2, "0")} ${String(int(1, 9999)).padStart(4, "0")}`;
+  },
+};
+
+const HELDOUT_TEMPLATES: Record<string, string[]> = {
+  secret: [
+    "Il mio token è {v}, perché la chiamata fallisce?",
+    'curl -H "Authorization: Bearer {v}" https://api.example.com/v1/items',
+    "settings.py:\nSECRET = '{v}'\nDEBUG = False",
+    "Hier ist der Schlüssel, bitte nicht weitergeben: {v}",
+    "Deze sleutel werkt niet meer: {v}",
+    'headers = {"X-Api-Key": "{v}"}',
+    "- name: deploy\n  env:\n    DEPLOY_TOKEN: {v}",
+    "[2024-06-11 09:12:44] DEBUG using credentials {v}",
+    "Can you tell me why this is rejected? {v}",
+  ],
+  email: [
+    "Inoltra il documento a {v}, grazie.",
+    "cc: {v}",
+    '<a href="mailto:{v}">Contact us</a>',
+    "Stuur de factuur naar {v} voor het einde van de maand.",
+    "user={v} action=login status=ok",
+    "Responda para {v} com a proposta.",
+    "Skicka underlaget till {v} innan fredag.",
+    "id,name,email\n17,Order desk,{v}",
+  ],
+  phone: [
+    "Mit freundlichen Grüßen\nAnna Berg\nTel.: {v}",
+    "Puoi chiamarmi al {v} dopo le 18.",
+    "Mijn nummer is {v}, bel gerust.",
+    "Ring me on {v} if the courier is late.",
+    "Kontakt: Frau Nowak, {v}",
+    "Se precisar, ligue para {v}.",
+    "<td>Front desk</td><td>{v}</td>",
+    "Name: Olga Berg | Mobile: {v} | Team: Finance",
+    "Ring mig på {v} i morgon.",
+  ],
+  credit_card: [
+    "Kartennummer: {v}, gültig bis 09/28",
+    "La carta di credito {v} è stata addebitata due volte.",
+    "pan={v} status=DECLINED merchant=4411",
+    '<input name="cc" value="{v}">',
+    "Mijn creditcard {v} is geblokkeerd.",
+    "Why was {v} declined at checkout?",
+  ],
+  iban: [
+    "IBAN: {v}\nBIC: INGBNL2A",
+    "Bonifico su {v} entro fine mese.",
+    "Rekeningnummer {v} t.n.v. A. Jansen",
+    "Transferência para {v}, por favor.",
+    "payee_iban={v} amount=250.00",
+    "Refund to {v} please.",
+  ],
+  ip_address: [
+    "Il server {v} non risponde al ping.",
+    "X-Forwarded-For: {v}",
+    "ping -c 4 {v}",
+    "allow from {v};",
+    "Failed password for root from {v} port 52144 ssh2",
+  ],
+  us_ssn: [
+    "Social Security No. {v}",
+    "SSN# {v} (verified)",
+    "<ssn>{v}</ssn>",
+    "Tax ID (SSN): {v}",
+  ],
+};
+
+const HELDOUT_ORDINARY = [
+  () => `Phone model ${int(10, 15)} Pro, firmware ${int(1, 9)}.${int(0, 9)}.${int(0, 9)}, battery at ${int(10, 99)}%.`,
+  () => `Call ID ${chars(DIGITS, 10)} ended after ${int(1, 59)} minutes.`,
+  () => `Telefon-Sprechzeiten: Mo–Fr ${int(7, 9)}:00–${int(12, 17)}:00 Uhr.`,
+  () => `Please call the function with n=${int(1000000, 9999999)} iterations.`,
+  () => `Hotline-Ticket ${chars(DIGITS, 8)} wurde geschlossen.`,
+  () => `Kundennummer ${chars(DIGITS, 9)}, Rechnung vom ${int(1, 28)}.${int(1, 12)}.2024`,
+  () => `EAN ${chars(DIGITS, 13)} — ${int(1, 9)} pezzi in magazzino.`,
+  () => `Betrag: ${int(1, 9)}.${chars(DIGITS, 3)}.${chars(DIGITS, 3)},${chars(DIGITS, 2)} EUR`,
+  () => `OID 1.3.6.1.4.1.${int(100, 99999)}.${int(1, 9)}`,
+  () => `Timestamp 2024-0${int(1, 9)}-1${int(0, 9)}T0${int(0, 9)}:${int(10, 59)}:00+02:00`,
+  () => `Matrikelnummer ${chars(DIGITS, 8)}`,
+  () => `Fibonacci: 0 1 1 2 3 5 8 13 21 34 55 89`,
+  () => `Steuernummer ${int(10, 99)}/${int(100, 999)}/${int(10000, 99999)}`,
+  () => `ZIP ${int(10000, 99999)}-${int(1000, 9999)}`,
+  () => `git tag v${int(1, 9)}.${int(0, 20)}.${int(0, 20)} && git push --tags`,
+  () => `String passwort = System.getenv("DB_PASSWORD");`,
+  () => "token: ${{ secrets.GITHUB_TOKEN }}",
+  () => `api_key = getpass.getpass("API key: ")`,
+  () => `The password field must not be empty.`,
+  () => `md5 ${chars(HEX, 32)}  backup-${int(2019, 2024)}.zip`,
+  () => `Bestelnummer ${chars(DIGITS, 4)} ${chars(DIGITS, 4)} ${chars(DIGITS, 4)} is verzonden.`,
+  () => `Volo AZ ${int(100, 999)} partenza ore ${int(10, 23)}:${int(10, 59)}, gate ${int(1, 40)}.`,
+  () => `Resolution ${pick(["1920x1080", "2560x1440", "3840x2160"])} at ${pick(["60", "120", "144"])} Hz`,
+  () => `SELECT * FROM calls WHERE phone_id = ${chars(DIGITS, 7)} LIMIT ${int(10, 100)};`,
+  () => `Test card for the sandbox: ${pick(["4000 0566 5566 5556", "5200 8282 8282 8210", "6011 0009 9013 9424"])}`,
+  () => `Telefonkonferenz am ${int(1, 28)}.${int(1, 12)}.2024 um ${int(9, 17)}:${pick(["00", "30"])} Uhr, Raum ${int(100, 499)}.`,
+];
+
+export function generate(split: Split = "dev"): Sample[] {
+  seed = SEEDS[split];
+  const [valueMakers, templates, ordinary, perType] = split === "dev" ? [values, TEMPLATES, ORDINARY, 120] : [HELDOUT_VALUES, HELDOUT_TEMPLATES, HELDOUT_ORDINARY, 150];
   const samples: Sample[] = [];
-  for (const [type, templates] of Object.entries(TEMPLATES)) {
-    for (let i = 0; i < 120; i++) {
-      const template = pick(templates);
-      const value = values[type]!();
+  for (const [type, list] of Object.entries(templates)) {
+    for (let i = 0; i < perType; i++) {
+      const template = pick(list);
+      const value = valueMakers[type]!();
       const start = template.indexOf("{v}");
       samples.push({ id: `${type}-${i}`, kind: "entity", text: template.replace("{v}", value), entities: [{ type, start, end: start + value.length }] });
     }
   }
-  for (let i = 0; i < 1000; i++) samples.push({ id: `ordinary-${i}`, kind: "ordinary", text: pick(ORDINARY)(), entities: [] });
+  for (let i = 0; i < 1000; i++) samples.push({ id: `ordinary-${i}`, kind: "ordinary", text: pick(ordinary)(), entities: [] });
   return samples;
 }
 
-export const DATA_FILE = join(import.meta.dir, "data", "data-protection.jsonl");
+export const dataFile = (split: Split) => join(import.meta.dir, "data", split === "dev" ? "data-protection.jsonl" : "data-protection-heldout.jsonl");
 
 if (import.meta.main) {
-  const samples = generate();
-  writeFileSync(DATA_FILE, samples.map((s) => JSON.stringify(s)).join("\n") + "\n");
-  console.log(`wrote ${samples.length} samples to ${DATA_FILE}`);
+  mkdirSync(join(import.meta.dir, "data"), { recursive: true });
+  for (const split of Object.keys(SEEDS) as Split[]) {
+    const samples = generate(split);
+    writeFileSync(dataFile(split), samples.map((s) => JSON.stringify(s)).join("\n") + "\n");
+    console.log(`wrote ${samples.length} samples to ${dataFile(split)}`);
+  }
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isPhoneRegion } from "./detectors/phone";
 
 /** The entity types Sieve detects itself; a workspace adds its own names with custom patterns. */
 export const BUILTIN_TYPES = ["secret", "email", "phone", "credit_card", "iban", "ip_address", "us_ssn"] as const;
@@ -20,6 +21,7 @@ export const DEFAULT_ACTIONS: Record<BuiltinType, Action> = {
 
 export const MAX_CUSTOM_PATTERNS = 20;
 export const MAX_PATTERN_LENGTH = 200;
+export const MAX_PHONE_REGIONS = 30;
 
 const customName = z
   .string()
@@ -41,13 +43,18 @@ export const policyInput = z.strictObject({
     .max(MAX_CUSTOM_PATTERNS)
     .refine((list) => new Set(list.map((p) => p.name)).size === list.length, "names must be unique")
     .optional(),
+  /** Regions whose national numbers (written without +) the phone detector reads; default ["US"]. */
+  phone_regions: z
+    .array(z.string().refine(isPhoneRegion, "must be an ISO 3166-1 alpha-2 region code in capitals, such as DE"))
+    .max(MAX_PHONE_REGIONS)
+    .optional(),
   /** Uploaded documents: replace findings (other than log ones) by placeholders in the stored chunk text. */
   redact_documents: z.boolean().optional(),
 });
 export type PolicyInput = z.infer<typeof policyInput>;
 
 /** The stored shape: every field present. */
-export type StoredPolicy = { actions: Partial<Record<BuiltinType, Action>>; custom: CustomPattern[]; redact_documents?: boolean };
+export type StoredPolicy = { actions: Partial<Record<BuiltinType, Action>>; custom: CustomPattern[]; phone_regions?: string[]; redact_documents?: boolean };
 
 /** The longest text POST /v1/data-protection/test takes. */
 export const MAX_TEST_CHARS = 100_000;

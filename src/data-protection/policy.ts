@@ -4,19 +4,20 @@ import { creditCardDetector } from "./detectors/credit-card";
 import { emailDetector } from "./detectors/email";
 import { ibanDetector } from "./detectors/iban";
 import { ipAddressDetector } from "./detectors/ip-address";
-import { phoneDetector } from "./detectors/phone";
+import { DEFAULT_PHONE_REGIONS, phoneDetector } from "./detectors/phone";
 import { secretDetector } from "./detectors/secrets";
 import { usSsnDetector } from "./detectors/us-ssn";
 import { BUILTIN_TYPES, DEFAULT_ACTIONS, type Action, type BuiltinType, type Detection, type Finding, type StoredPolicy } from "./model";
 
-const BUILTIN_DETECTORS: Record<BuiltinType, Detector> = {
-  secret: secretDetector,
-  email: emailDetector,
-  phone: phoneDetector,
-  credit_card: creditCardDetector,
-  iban: ibanDetector,
-  ip_address: ipAddressDetector,
-  us_ssn: usSsnDetector,
+/** Each built-in type's detector, made for a policy (the phone detector reads the policy's regions). */
+const BUILTIN_DETECTORS: Record<BuiltinType, (policy: EffectivePolicy) => Detector> = {
+  secret: () => secretDetector,
+  email: () => emailDetector,
+  phone: (policy) => phoneDetector(policy.phone_regions),
+  credit_card: () => creditCardDetector,
+  iban: () => ibanDetector,
+  ip_address: () => ipAddressDetector,
+  us_ssn: () => usSsnDetector,
 };
 
 /**
@@ -32,9 +33,16 @@ export type CompiledPolicy = { detectors: Detector[]; actions: Map<string, Exclu
 
 export const EMPTY_POLICY: StoredPolicy = { actions: {}, custom: [] };
 
-/** The action of every built-in type (defaults filled in) and the custom patterns. */
-export function effectivePolicy(stored: StoredPolicy | null | undefined): { actions: Record<BuiltinType, Action>; custom: StoredPolicy["custom"]; redact_documents: boolean } {
-  return { actions: { ...DEFAULT_ACTIONS, ...(stored?.actions ?? {}) }, custom: stored?.custom ?? [], redact_documents: stored?.redact_documents ?? false };
+export type EffectivePolicy = { actions: Record<BuiltinType, Action>; custom: StoredPolicy["custom"]; phone_regions: string[]; redact_documents: boolean };
+
+/** The action of every built-in type, the custom patterns and the settings, defaults filled in. */
+export function effectivePolicy(stored: StoredPolicy | null | undefined): EffectivePolicy {
+  return {
+    actions: { ...DEFAULT_ACTIONS, ...(stored?.actions ?? {}) },
+    custom: stored?.custom ?? [],
+    phone_regions: stored?.phone_regions ?? DEFAULT_PHONE_REGIONS,
+    redact_documents: stored?.redact_documents ?? false,
+  };
 }
 
 const compiled = new Map<string, CompiledPolicy>();
@@ -45,12 +53,13 @@ export function compilePolicy(stored: StoredPolicy | null | undefined): Compiled
   const key = stored ? JSON.stringify(stored) : "";
   let policy = compiled.get(key);
   if (policy) return policy;
-  const { actions, custom } = effectivePolicy(stored);
+  const effective = effectivePolicy(stored);
+  const { actions, custom } = effective;
   policy = { detectors: [], actions: new Map() };
   for (const type of BUILTIN_TYPES) {
     const action = actions[type];
     if (action === "off") continue;
-    policy.detectors.push(BUILTIN_DETECTORS[type]);
+    policy.detectors.push(BUILTIN_DETECTORS[type](effective));
     policy.actions.set(type, action);
   }
   for (const pattern of custom) {

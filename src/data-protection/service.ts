@@ -15,7 +15,13 @@ export function mergePolicy(stored: StoredPolicy | null, patch: PolicyInput): St
     const problem = customPatternProblem(pattern.pattern);
     if (problem) throw badRequest(`body.data_protection.custom[${i}].pattern: ${problem}`);
   });
-  return { actions: { ...(stored?.actions ?? {}), ...(patch.actions ?? {}) }, custom, redact_documents: patch.redact_documents ?? stored?.redact_documents ?? false };
+  const phoneRegions = patch.phone_regions ?? stored?.phone_regions;
+  return {
+    actions: { ...(stored?.actions ?? {}), ...(patch.actions ?? {}) },
+    custom,
+    ...(phoneRegions ? { phone_regions: [...new Set(phoneRegions)] } : {}),
+    redact_documents: patch.redact_documents ?? stored?.redact_documents ?? false,
+  };
 }
 
 /** The policy as GET /api/workspace shows it: every built-in type's action (defaults filled in) and the custom patterns. */

@@ -3,22 +3,24 @@ import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, type ChunkingStrategy } from
 import { isSet, type ChunkingRequest } from "./model";
 
 /** One chunking configuration: what distinguishes two variants of the same version. */
-export type ChunkingConfig = { strategy: ChunkingStrategy; chunkSize: number; chunkOverlap: number; contextualPrefix: boolean };
+export type ChunkingConfig = { strategy: ChunkingStrategy; chunkSize: number; chunkOverlap: number; contextualPrefix: boolean; redactFindings: boolean };
 
 /**
  * Fills the defaults: recursive, 512 tokens, overlap min(50, chunk_size / 4) so a small
  * chunk_size alone is always valid. An explicit overlap must stay below chunk_size.
+ * `redactByDefault` is the workspace's data_protection.redact_documents.
  */
-export function resolveChunking(request: ChunkingRequest): ChunkingConfig {
+export function resolveChunking(request: ChunkingRequest, redactByDefault: boolean): ChunkingConfig {
   const chunkSize = aliased(request.chunk_size, request.max_tokens, "max_tokens", "chunk_size") ?? DEFAULT_CHUNK_SIZE;
   const requestedOverlap = aliased(request.chunk_overlap, request.overlap_tokens, "overlap_tokens", "chunk_overlap");
   const chunkOverlap = requestedOverlap ?? Math.min(DEFAULT_CHUNK_OVERLAP, Math.floor(chunkSize / 4));
   if (chunkOverlap >= chunkSize) throw badRequest(`chunk_overlap: must be smaller than chunk_size (${chunkSize})`);
-  return { strategy: request.chunking_strategy ?? "recursive", chunkSize, chunkOverlap, contextualPrefix: isOn(request.contextual_prefix) };
+  const redactFindings = request.redact_findings === undefined ? redactByDefault : isOn(request.redact_findings);
+  return { strategy: request.chunking_strategy ?? "recursive", chunkSize, chunkOverlap, contextualPrefix: isOn(request.contextual_prefix), redactFindings };
 }
 
 /** A JSON boolean, or a form field's true/false/1/0. */
-const isOn = (flag: ChunkingRequest["contextual_prefix"]) => flag === true || (typeof flag === "string" && isSet(flag));
+const isOn = (flag: ChunkingRequest["contextual_prefix"] | ChunkingRequest["redact_findings"]) => flag === true || (typeof flag === "string" && isSet(flag));
 
 /** `max_tokens` is `chunk_size` under another name (and `overlap_tokens` `chunk_overlap`): both may be sent only when they agree. */
 function aliased(value: number | undefined, alias: number | undefined, aliasName: string, name: string): number | undefined {

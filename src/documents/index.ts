@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { bodyLimit, SMALL_JSON_BODY_BYTES } from "../http/bounded-body";
 import type { AppContext } from "../runtime/context";
 import { bearerKeyAuth } from "../tenancy/auth";
+import { redactsDocumentsByDefault } from "../data-protection/documents";
 import { resolveChunking } from "./chunking-config";
 import { documentJobs } from "./jobs";
 import {
@@ -75,7 +76,7 @@ const uploadRequestBody = {
 const UPLOAD_DESCRIPTION =
   "multipart/form-data with a `file` part, or JSON `{filename, content_base64 | text}`. Optional fields: parent_document_id " +
   "(new version of that document), chunking_strategy (recursive | semantic), chunk_size (tokens, 16–8192, default 512; alias max_tokens), chunk_overlap (alias overlap_tokens), " +
-  "contextual_prefix, mime_type. 201 when processing finished within about 2 s, 202 (status pending/processing) otherwise: poll GET /api/documents/variants/{variant_id}. " +
+  "contextual_prefix, redact_findings (replace data protection findings by placeholders in the stored chunks; default: the workspace's redact_documents), mime_type. 201 when processing finished within about 2 s, 202 (status pending/processing) otherwise: poll GET /api/documents/variants/{variant_id}. " +
   "An upload with the bytes of a document the workspace already has is a duplicate: no processing, the spec §2.6 body.";
 
 const VARIANT_NOT_FOUND = { 404: specNotFoundBody("Variant not found") };
@@ -103,7 +104,7 @@ export const documentsController = (ctx: AppContext) => {
           endTurn();
           throw error;
         });
-        const result = await uploadDocument(env, scope, upload, resolveChunking(upload.options), endTurn);
+        const result = await uploadDocument(env, scope, upload, resolveChunking(upload.options, await redactsDocumentsByDefault(scope)), endTurn);
         set.status = result.status === "pending" || result.status === "processing" ? 202 : 201;
         return result;
       },
@@ -221,7 +222,7 @@ export const documentsController = (ctx: AppContext) => {
       "/documents/:document_id/variants",
       async ({ scope, params, body, set }) => {
         ctx.embedder.require();
-        const result = await requestVariant(env, scope, params.document_id, resolveChunking(body));
+        const result = await requestVariant(env, scope, params.document_id, resolveChunking(body, await redactsDocumentsByDefault(scope)));
         set.status = result.created ? 201 : 200;
         return result.variant;
       },

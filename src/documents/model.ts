@@ -20,6 +20,8 @@ export const chunkingFields = {
   overlap_tokens: wholeNumber(0, MAX_CHUNK_SIZE - 1).optional(),
   /** Embed each chunk with its section path in front (JSON boolean, or a form field true/false/1/0). */
   contextual_prefix: z.union([z.boolean(), booleanFlag]).optional(),
+  /** Replace data protection findings by placeholders in the stored chunk text; default: the workspace's data_protection.redact_documents. */
+  redact_findings: z.union([z.boolean(), booleanFlag]).optional(),
 };
 
 export const variantBody = z.strictObject(chunkingFields).meta({ examples: [{ chunking_strategy: "semantic", chunk_size: 256 }] });

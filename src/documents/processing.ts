@@ -304,7 +304,7 @@ async function processDocument(
   });
   if (config.contextualPrefix) for (const draft of drafts) draft.metadata.embedded_text_prefix = contextualPrefix(document.filename, draft.section_hierarchy);
   env.log.debug("document variant chunked", { variant_id: variant.id, chunks: drafts.length });
-  await protectChunks(drafts, (await scope.workspace()).dataProtection);
+  await protectChunks(drafts, (await scope.workspace()).dataProtection, config.redactFindings);
   env.checkpoint();
 
   // Exact chunks take their parent chunk's vector (when it was embedded with the same prefix); every other chunk is embedded.

@@ -33,6 +33,7 @@ export const variantConfig = (variant: VariantRow): ChunkingConfig => ({
   chunkSize: variant.chunkSize,
   chunkOverlap: variant.chunkOverlap,
   contextualPrefix: variant.contextualPrefix,
+  redactFindings: variant.redactFindings,
 });
 
 /** The version's variant with this chunking configuration, if it has one. */
@@ -45,6 +46,7 @@ export function variantWithConfig(scope: WorkspaceScope, versionId: string, conf
       eq(documentVariants.chunkSize, config.chunkSize),
       eq(documentVariants.chunkOverlap, config.chunkOverlap),
       eq(documentVariants.contextualPrefix, config.contextualPrefix),
+      eq(documentVariants.redactFindings, config.redactFindings),
     ),
   );
 }
@@ -61,7 +63,7 @@ export async function ensureVariant(scope: WorkspaceScope, versionId: string, co
       chunkOverlap: config.chunkOverlap,
       status: "pending",
       // Spread: drizzle's insert type loses a defaulted boolean column in WorkspaceScope's Omit (TS2353).
-      ...{ contextualPrefix: config.contextualPrefix },
+      ...{ contextualPrefix: config.contextualPrefix, redactFindings: config.redactFindings },
     })
     .returning();
   return { variant: variant!, created: true };

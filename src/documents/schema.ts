@@ -69,6 +69,8 @@ export const documentVariants = sqliteTable(
     chunkOverlap: integer("chunk_overlap").notNull(),
     /** The chunks' section path is prepended to the text that is embedded (not to the chunk text). */
     contextualPrefix: integer("contextual_prefix", { mode: "boolean" }).notNull().default(false),
+    /** Data protection findings (other than log ones) were replaced by placeholders in the stored chunk text. */
+    redactFindings: integer("redact_findings", { mode: "boolean" }).notNull().default(false),
     status: text("status", { enum: VARIANT_STATUSES }).notNull(),
     error: text("error"),
     /** Times the job was started (a restart mid-job makes it more than 1). */
@@ -90,7 +92,7 @@ export const documentVariants = sqliteTable(
     leaseUntil: timestamp("lease_until"),
   },
   (t) => [
-    uniqueIndex("document_variants_config_unique").on(t.versionId, t.chunkingStrategy, t.chunkSize, t.chunkOverlap, t.contextualPrefix),
+    uniqueIndex("document_variants_config_unique").on(t.versionId, t.chunkingStrategy, t.chunkSize, t.chunkOverlap, t.contextualPrefix, t.redactFindings),
     index("document_variants_status_idx").on(t.status),
   ],
 );

@@ -12,6 +12,7 @@ export function variantFields(variant: VariantRow) {
     chunk_size: variant.chunkSize,
     chunk_overlap: variant.chunkOverlap,
     contextual_prefix: variant.contextualPrefix,
+    redact_findings: variant.redactFindings,
     status: variant.status,
     error: variant.error,
     chunks_count: variant.chunksCount,

@@ -387,6 +387,18 @@ describe.skipIf(chromiumMissing && !process.env.CI)("dashboard in headless Chrom
     expect(JSON.parse(await page.getByTestId("routing-json").inputValue())).toMatchObject(routes);
   });
 
+  test("Data protection: phone regions are saved from the policy form", async () => {
+    await open("#/data-protection", "Data protection");
+    expect(await page.getByLabel("Phone regions").inputValue()).toBe("US");
+    await page.getByLabel("Phone regions").fill("de, fr");
+    await page.getByRole("button", { name: "Save policy" }).click();
+    await page.getByText("Data protection policy saved").waitFor();
+    const workspace = (await (await page.request.get(`${sieve.url}/api/workspace`)).json()) as { data_protection: { phone_regions: string[] } };
+    expect(workspace.data_protection.phone_regions).toEqual(["DE", "FR"]);
+    await open("#/data-protection", "Data protection");
+    expect(await page.getByLabel("Phone regions").inputValue()).toBe("DE, FR");
+  });
+
   test("Settings → Workspace: body logging and system-prompt scanning are switched from the dashboard", async () => {
     await page.getByRole("link", { name: "Settings → Workspace" }).click();
     await page.getByRole("heading", { level: 1, name: "Settings → Workspace" }).waitFor();

@@ -28,6 +28,13 @@ describe("detectors", () => {
     expect(await found("test card 4242 4242 4242 4242, ssn 666-12-3456, version 1.2.3.4, at 12:30:45, order 4155550132, 2024-05-01 12:00")).toEqual([]);
   });
 
+  test("national phone numbers: after a phone word in any region, or of the workspace's regions; not order numbers or dates", async () => {
+    expect(await found("Llámame al 01 43 30 56 58 cuando puedas. Call ID 0123456789 ended.")).toEqual([["phone", "01 43 30 56 58"]]);
+    const regional = compilePolicy({ actions: {}, custom: [], phone_regions: ["DE", "ES"] });
+    const text = "Zentrale 089 1234567, móvil 612 34 56 78, Bestellung 0861584493, am 2024-05-02T08:15, Artikel 4428-4437";
+    expect((await scanText(text, regional)).map((f) => text.slice(f.start, f.end))).toEqual(["089 1234567", "612 34 56 78"]);
+  });
+
   test("overlapping findings resolve the same way whatever the detector order: the secret wins over the address in a URL", async () => {
     const url = "postgres://admin:S3cr3tPassw0rd@db.example.com:5432/app";
     const findings = await scanText(`connect to ${url}`, defaults);

@@ -147,6 +147,7 @@ describe("policy", () => {
     const t = await sieve.tenant("policy");
     const view = (await (await fetch(`${sieve.url}/api/workspace`, { headers: t.bearer })).json()) as any;
     expect(view.data_protection.actions).toMatchObject({ secret: "block", email: "log", us_ssn: "log" });
+    expect(view.data_protection.phone_regions).toEqual(["US"]);
     for (const [bad, field] of [
       [{ actions: { emial: "block" } }, "data_protection.actions"],
       [{ actions: { email: "drop" } }, "data_protection.actions"],
@@ -156,6 +157,8 @@ describe("policy", () => {
       [{ custom: [{ name: "ticket", pattern: "(x|xy)*z", action: "block" }] }, "custom[0].pattern"],
       [{ custom: [{ name: "ticket", pattern: "\\d*\\d*\\d*\\d*\\d*\\d*z", action: "block" }] }, "custom[0].pattern"],
       [{ custom: [{ name: "ticket", pattern: "a*", action: "block" }] }, "custom[0].pattern"],
+      [{ phone_regions: ["DE", "de"] }, "data_protection.phone_regions"],
+      [{ phone_regions: ["XX"] }, "data_protection.phone_regions"],
     ] as const) {
       const response = await setPolicy(t, bad);
       expect(response.status).toBe(400);
@@ -183,6 +186,25 @@ describe("policy", () => {
     const fromA = await openai(a).chat.completions.create({ model: "m", messages: [{ role: "user", content: `hello ${EMAIL}` }] });
     expect(fromA.choices[0]!.message.content).toBe(`echo: hello ${EMAIL}`);
     expect(await openai(b).chat.completions.create({ model: "m", messages: [{ role: "user", content: `hello ${EMAIL}` }] }).catch((e) => e)).toBeInstanceOf(PermissionDeniedError);
+  });
+
+  test("phone_regions: national numbers of the workspace's regions are found without a phone word, after one in any region", async () => {
+    const t = await sieve.tenant("phone-regions");
+    const scan = (text: string) =>
+      fetch(`${sieve.url}/v1/data-protection/test`, { method: "POST", headers: { ...t.serviceHeaders, "content-type": "application/json" }, body: JSON.stringify({ text }) }).then((r) => r.json() as Promise<any>);
+    const berlin = "Büro Berlin: 030 4894136, Zentrale";
+    const cued = "Rufen Sie mich unter 030 4894136 zurück.";
+    expect((await scan(berlin)).findings).toEqual([]);
+    expect((await scan(cued)).findings).toEqual([{ type: "phone", start: 21, end: 32, action: "log" }]);
+    expect((await setPolicy(t, { actions: { phone: "mask" }, phone_regions: ["DE", "FR"] })).status).toBe(200);
+    const view = (await (await fetch(`${sieve.url}/api/workspace`, { headers: t.bearer })).json()) as any;
+    expect(view.data_protection.phone_regions).toEqual(["DE", "FR"]);
+    expect(await scan(berlin)).toEqual({ findings: [{ type: "phone", start: 13, end: 24, action: "mask" }], text: "Büro Berlin: [PHONE_1], Zentrale", blocked: false });
+    // The regions replace the default: a North American number without + is no longer read.
+    expect((await scan("Office: (415) 555-0132, 01 44 53 52 63, order 0861584493")).findings.map((f: any) => f.start)).toEqual([24]);
+    const answer = await openai(t).chat.completions.create({ model: "m", messages: [{ role: "user", content: berlin }] });
+    expect(answer.choices[0]!.message.content).toBe(`echo: ${berlin}`);
+    expect(forwardedWith("030 4894136")).toBe(0);
   });
 
   test("an answer echoing a secret is blocked on the way back (non-streamed and streamed)", async () => {

@@ -1,4 +1,4 @@
-import { findPhoneNumbersInText } from "libphonenumber-js";
+import { findPhoneNumbersInText, getCountryCallingCode, isSupportedCountry, type CountryCode, type PhoneNumber } from "libphonenumber-js";
 import type { Detector } from "../detector";
 import type { Detection } from "../model";
 
@@ -8,37 +8,96 @@ import type { Detection } from "../model";
  */
 export const MAX_PHONE_CANDIDATES = 5000;
 
+/** Regions whose national numbers are read when a workspace names none: North American numbers in their usual grouping. */
+export const DEFAULT_PHONE_REGIONS = ["US"];
+
 const NOT_A_NUMBER = /\d{4}-\d{2}-\d{2}|\d{1,2}[.\/]\d{1,2}[.\/]\d{2,4}|\d+\.\d+\.\d+\.\d+/;
 
 const NANP_WRITTEN = /^(?:1[ .\-])?(?:\(\d{3}\)\s?|\d{3}[ .\-])\d{3}[ .\-]\d{4}$/;
+
+/**
+ * What a candidate must hold for a region's pass to find anything in it (libphonenumber costs
+ * 0.02–1 ms a call; digit runs in logs and JSON are mostly ids): a North American grouping, or,
+ * for other regions, digits in groups (every national form below is grouped).
+ */
+const MAY_BE_NANP = /(?:\(\d{3}\)\s?|\d{3}[ .\-])\d{3}[ .\-]\d{4}/;
+const GROUPED = /\d[ \-.\/)]\s*\d/;
 
 /** Runs of digits and the separators phone numbers are written with: only these go to libphonenumber. */
 const CANDIDATE = /(?:\+|\(|\b)\d[\d \t().\-\/]{5,20}\d\b/g;
 
 /**
- * Phone numbers as libphonenumber-js validates them: international numbers (+…) for every country,
- * national ones in the North American format (the default region is the US). The library is only
- * asked about digit runs long enough to be a number, a few characters each: over a whole 10 KB text
- * it costs milliseconds, over the candidates microseconds.
+ * A national number as people write one: the trunk prefix 0 (not the international 00), then
+ * groups of digits separated by a space, dash, dot or slash ("030 4894136", "01 44 53 52 63",
+ * "(02) 9123 4567", "08-123 45 67"). Ungrouped digit runs are order and customer numbers far more often.
  */
-export const phoneDetector: Detector = {
-  type: "phone",
-  detect(text) {
-    const found: Detection[] = [];
-    let checked = 0;
-    for (const match of text.matchAll(CANDIDATE)) {
-      if (++checked > MAX_PHONE_CANDIDATES) break;
-      const from = Math.max(0, match.index - 1);
-      const window = text.slice(from, match.index + match[0].length + 1);
-      for (const number of findPhoneNumbersInText(window, "US")) {
-        // Dates, times and dotted numbers (addresses, versions) that happen to validate as a number.
-        const written = window.slice(number.startsAt, number.endsAt);
-        if (NOT_A_NUMBER.test(written)) continue;
-        // Without "+", only the North American grouping counts: bare digit runs are order and parcel numbers.
-        if (!written.startsWith("+") && !NANP_WRITTEN.test(written)) continue;
-        found.push({ type: "phone", start: from + number.startsAt, end: from + number.endsAt });
+const NATIONAL_WRITTEN = /^(?:\(0[1-9]\d{0,3}\)|0[1-9]\d{0,3})(?:[ \-.\/]\d{2,8}){1,4}$/;
+
+/**
+ * Words that announce a phone number, in the languages of the credential words (English, German,
+ * French, Spanish, Polish). Without a region, a national number cannot be validated (030 4894136 is
+ * a valid number in 46 regions), so it is taken only right after one of these.
+ */
+const PHONE_CUE =
+  /(?<!\p{L})(?:phone|telephone|tel|call|calling|mobile|cell|fax|hotline|dial|telefon\p{L}*|handy|mobil|rufnummer|\p{L}*rufen|erreichbar|t[ée]l[ée]phone|t[ée]l|portable|appel\p{L}*|joindre|tel[ée]fono|m[óo]vil|celular|ll[aá]m\p{L}*|kom[óo]rka|zadzwo\p{L}*|dzwo\p{L}*)(?!\p{L})[^\d\n]{0,32}$/iu;
+/** How far before a number its cue word may stand. */
+const CUE_WINDOW_CHARS = 48;
+
+/** A phone region as a workspace gives it: an ISO 3166-1 alpha-2 code libphonenumber has a numbering plan for. */
+export const isPhoneRegion = (code: string): code is CountryCode => /^[A-Z]{2}$/.test(code) && isSupportedCountry(code);
+
+/**
+ * Phone numbers as libphonenumber-js validates them: international numbers (+…) for every country;
+ * national numbers of the workspace's regions (North American ones in their usual grouping; others
+ * written with the region's trunk prefix or in groups); and, in any region, a national number
+ * written with a trunk prefix and groups right after a word such as "phone", "Tel.", "appeler".
+ * The library is only asked about digit runs long enough to be a number, a few characters each:
+ * over a whole 10 KB text it costs milliseconds, over the candidates microseconds.
+ */
+export function phoneDetector(regions: readonly string[] = DEFAULT_PHONE_REGIONS): Detector {
+  const plansOfRegions = regions.filter(isPhoneRegion).map((region) => ({ region, nanp: getCountryCallingCode(region) === "1" }));
+  // A national number counts when written the way numbers of its region are: North American
+  // grouping; in groups and with the trunk prefix where the region has one (more digits written
+  // than the national number has); elsewhere in three or more groups of two or more digits
+  // ("612 34 56 78"). Ungrouped digit runs are order and parcel numbers far more often.
+  const writtenNationally = (text: string, number: PhoneNumber, nanp: boolean) => {
+    if (nanp) return NANP_WRITTEN.test(text);
+    const national = number.nationalNumber.length;
+    if (number.formatNational().replace(/\D/g, "").length > national) return text.replace(/\D/g, "").length > national && /\d[ \-.\/)]\s*\d/.test(text);
+    return /^\d{2,}(?:[ \-]\d{2,}){2,}$/.test(text);
+  };
+  return {
+    type: "phone",
+    detect(text) {
+      const found: Detection[] = [];
+      let checked = 0;
+      for (const match of text.matchAll(CANDIDATE)) {
+        if (++checked > MAX_PHONE_CANDIDATES) break;
+        // A date, time or dotted number (address, version) holds digit runs that validate as a number
+        // ("2024-05" of "2024-05-02T08:15", where the candidate stops at the letter).
+        if (NOT_A_NUMBER.test(text.slice(match.index, match.index + match[0].length + 6))) continue;
+        const from = Math.max(0, match.index - 1);
+        const window = text.slice(from, match.index + match[0].length + 1);
+        const before = found.length;
+        // An international number is the same in every region: one pass; a national one is read in each region.
+        const grouped = GROUPED.test(match[0]);
+        const passes = match[0].startsWith("+") ? [undefined] : plansOfRegions.filter((plan) => (plan.nanp ? MAY_BE_NANP.test(match[0]) : grouped));
+        for (const plan of passes) {
+          for (const number of findPhoneNumbersInText(window, plan?.region)) {
+            const writtenNumber = window.slice(number.startsAt, number.endsAt);
+            if (!writtenNumber.startsWith("+") && (!plan || !writtenNationally(writtenNumber, number.number, plan.nanp))) continue;
+            const start = from + number.startsAt;
+            if (!found.slice(before).some((f) => f.start === start)) found.push({ type: "phone", start, end: from + number.endsAt });
+          }
+        }
+        if (found.length > before) continue;
+        const national = match[0].trim();
+        if (NATIONAL_WRITTEN.test(national) && PHONE_CUE.test(text.slice(Math.max(0, match.index - CUE_WINDOW_CHARS), match.index))) {
+          const digits = national.replace(/\D/g, "").length;
+          if (digits >= 8 && digits <= 13) found.push({ type: "phone", start: match.index, end: match.index + match[0].length });
+        }
       }
-    }
-    return found;
-  },
-};
+      return found;
+    },
+  };
+}

@@ -13,10 +13,11 @@ const RECENT = 100;
 export async function dataProtectionPage({ view }) {
   const actionsSlot = h("div", { class: "stack" });
   const custom = h("textarea", { class: "mono wide", rows: "8", spellcheck: "false", "aria-label": "Custom patterns (JSON)", "data-testid": "dp-custom-json" });
+  const phoneRegions = h("input", { type: "text", class: "mono", name: "phone-regions", spellcheck: "false", placeholder: "US, DE, FR" });
   const redactDocuments = h("input", { type: "checkbox", name: "redact-documents" });
   const save = h("button", { type: "submit", class: "button primary" }, "Save policy");
   const status = h("div", { class: "form-status" });
-  const form = h("form", {}, actionsSlot, field("Custom patterns (JSON: [{\"name\", \"pattern\", \"action\"}])", custom), h("label", { class: "inline" }, redactDocuments, " Redact findings in stored document chunks"), save, status);
+  const form = h("form", {}, actionsSlot, field("Custom patterns (JSON: [{\"name\", \"pattern\", \"action\"}])", custom), field("Phone regions", phoneRegions, "ISO country codes: national numbers of these countries (written without +) are phone numbers"), h("label", { class: "inline" }, redactDocuments, " Redact findings in stored document chunks"), save, status);
   const findingsSlot = h("div", { "aria-live": "polite" });
   let selects = {};
 
@@ -24,6 +25,7 @@ export async function dataProtectionPage({ view }) {
     selects = Object.fromEntries(Object.entries(policy.actions).map(([type, action]) => [type, select(`action-${type}`, ACTIONS.map((a) => [a, a]), action)]));
     actionsSlot.replaceChildren(...Object.entries(selects).map(([type, control]) => field(type, control)));
     custom.value = JSON.stringify(policy.custom, null, 2);
+    phoneRegions.value = policy.phone_regions.join(", ");
     redactDocuments.checked = policy.redact_documents;
   }
 
@@ -58,7 +60,8 @@ export async function dataProtectionPage({ view }) {
       return;
     }
     const actions = Object.fromEntries(Object.entries(selects).map(([type, control]) => [type, control.value]));
-    const workspace = await busy(save, status, () => api("PATCH", "/api/workspace", { data_protection: { actions, custom: patterns, redact_documents: redactDocuments.checked } }));
+    const regions = phoneRegions.value.split(/[\s,]+/).filter(Boolean).map((code) => code.toUpperCase());
+    const workspace = await busy(save, status, () => api("PATCH", "/api/workspace", { data_protection: { actions, custom: patterns, phone_regions: regions, redact_documents: redactDocuments.checked } }));
     if (!workspace) return;
     show(workspace.data_protection);
     toast("Data protection policy saved");
