@@ -77,5 +77,6 @@ export const testResult = z.object({
 export const policyView = z.object({
   actions: z.record(z.string(), z.enum(ACTIONS)),
   custom: z.array(z.object({ name: z.string(), pattern: z.string(), action: z.enum(ACTIONS) })),
+  phone_regions: z.array(z.string()).describe("Regions whose national numbers (written without +) the phone detector reads"),
   redact_documents: z.boolean(),
 });

@@ -185,6 +185,7 @@ const variantFields = {
   chunk_size: z.int(),
   chunk_overlap: z.int(),
   contextual_prefix: z.boolean(),
+  redact_findings: z.boolean().describe("Data protection findings replaced by placeholders in the stored chunks"),
   status: VARIANT_STATUS,
   error: z.string().nullable(),
   chunks_count: z.int().nullable(),
