@@ -96,7 +96,6 @@ export async function callUpstream(target: UpstreamTarget, timeoutMs: number, al
   const abort = (reason = "aborted") => controller.abort(new Error(reason));
   const onClientGone = () => abort("client disconnected");
   target.clientSignal.addEventListener("abort", onClientGone, { once: true });
-  if (target.clientSignal.aborted) onClientGone();
   const timer = setTimeout(() => abort("timeout"), timeoutMs);
   const started = performance.now();
   try {
