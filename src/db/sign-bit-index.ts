@@ -1,9 +1,11 @@
 /**
- * The Hamming-distance search of the semantic cache on SQLite, in the server's memory: every
- * entry's sign bits (48 bytes for 384 dimensions), one partition per workspace and scope, scanned
- * exactly for the k nearest. One process owns a SQLite file, so this copy is the only one; the
- * rows stay the record (cache_entries.sign_bits) and a partition is loaded from them on its
- * first lookup. PostgreSQL, shared by several instances, searches in SQL instead.
+ * The Hamming-distance search on SQLite, in the server's memory: every entry's sign bits (48 bytes
+ * for 384 dimensions), one partition per workspace and scope, scanned exactly for the k nearest.
+ * The semantic cache keeps one partition per conversation scope (rows: cache_entries.sign_bits);
+ * document search one per workspace (rows: chunk_embeddings.sign_bits,
+ * src/documents/search/vector-index.ts). One process owns a SQLite file, so this copy is the only
+ * one; the rows stay the record and a partition is loaded from them on its first lookup.
+ * PostgreSQL, shared by several instances, searches in SQL instead.
  *
  * Measured (docs/cache.md, *Storage*): sqlite-vec 0.1.9's KNN costs ~60 ns per entry at k = 24
  * (its per-chunk selection is O(chunk × k)); this scan ~11–18 ns (a 16-bit popcount table),
@@ -43,6 +45,12 @@ export class SignBitPartition {
     this.append(id, bits);
   }
 
+  /** Adds entries, replacing those with the same ids, in one pass over the partition. */
+  addAll(entries: readonly { id: number; bits: Uint8Array }[]): void {
+    this.removeAll(new Set(entries.map((entry) => entry.id)));
+    for (const entry of entries) this.append(entry.id, entry.bits);
+  }
+
   /** Adds an entry known not to be here (the rows of a load). */
   append(id: number, bits: Uint8Array): void {
     if (bits.length !== this.wordsPerVector * 4) throw new Error(`sign bits of ${bits.length} bytes, expected ${this.wordsPerVector * 4}`);
@@ -54,6 +62,22 @@ export class SignBitPartition {
     }
     this.#bits.set(words(bits, this.wordsPerVector), slot * this.wordsPerVector);
     this.#ids.push(id);
+  }
+
+  /** Removes every entry whose id is in `ids`, in one pass (a document's chunks leave a large partition at once). */
+  removeAll(ids: ReadonlySet<number>): void {
+    const w = this.wordsPerVector;
+    let kept = 0;
+    for (let slot = 0; slot < this.#ids.length; slot++) {
+      const id = this.#ids[slot]!;
+      if (ids.has(id)) continue;
+      if (kept !== slot) {
+        this.#ids[kept] = id;
+        this.#bits.copyWithin(kept * w, slot * w, (slot + 1) * w);
+      }
+      kept++;
+    }
+    this.#ids.length = kept;
   }
 
   /** Removes an entry by moving the last one into its slot; false when it was not here. */
@@ -70,16 +94,21 @@ export class SignBitPartition {
     return true;
   }
 
-  /** The ids of the k entries with the fewest differing bits, nearest first (ties: the earlier slot). */
-  nearest(bits: Uint8Array, k: number): number[] {
+  /**
+   * The ids of the k entries with the fewest differing bits, nearest first (ties: the earlier
+   * slot); with `accept`, among the entries it accepts only.
+   */
+  nearest(bits: Uint8Array, k: number, accept?: (id: number) => boolean): number[] {
     const query = words(bits, this.wordsPerVector);
     const w = this.wordsPerVector;
     const data = this.#bits;
-    const n = this.#ids.length;
+    const ids = this.#ids;
+    const n = ids.length;
     const best = new Int32Array(k); // slots
     const bestDistance = new Int32Array(k);
     let found = 0;
     for (let slot = 0, offset = 0; slot < n; slot++, offset += w) {
+      if (accept && !accept(ids[slot]!)) continue;
       let distance = 0;
       for (let i = 0; i < w; i++) distance += popcount(data[offset + i]! ^ query[i]!);
       if (found === k && distance >= bestDistance[k - 1]!) continue;
@@ -93,11 +122,12 @@ export class SignBitPartition {
       bestDistance[j] = distance;
       best[j] = slot;
     }
-    return Array.from(best.subarray(0, found), (slot) => this.#ids[slot]!);
+    return Array.from(best.subarray(0, found), (slot) => ids[slot]!);
   }
 }
 
-type Change = { add: { id: number; bits: Uint8Array } } | { remove: number };
+type Row = { id: number; bits: Uint8Array };
+type Change = { add: Row } | { addAll: readonly Row[] } | { remove: number } | { removeAll: ReadonlySet<number> };
 type Entry = { partition: SignBitPartition; loading?: undefined } | { loading: Promise<SignBitPartition>; pending: Change[] };
 
 /**
@@ -140,6 +170,9 @@ export class SignBitIndex {
       partition: (scopeKey, load) => this.#partition(key(workspaceId, scopeKey), load),
       add: (scopeKey, id, bits) => this.#change(key(workspaceId, scopeKey), { add: { id, bits } }),
       remove: (scopeKey, id) => this.#change(key(workspaceId, scopeKey), { remove: id }),
+      addAll: (scopeKey, entries) => this.#change(key(workspaceId, scopeKey), { addAll: entries }),
+      removeAll: (scopeKey, ids) => this.#change(key(workspaceId, scopeKey), { removeAll: ids }),
+      drop: (scopeKey) => this.#drop(key(workspaceId, scopeKey)),
       clear: () => {
         const prefix = key(workspaceId, "");
         for (const k of [...this.#partitions.keys()]) if (k.startsWith(prefix)) this.#drop(k);
@@ -218,13 +251,38 @@ export type WorkspaceSignBits = {
   partition(scopeKey: string, load: () => Promise<{ id: number; bits: Uint8Array }[]>): Promise<SignBitPartition>;
   add(scopeKey: string, id: number, bits: Uint8Array): void;
   remove(scopeKey: string, id: number): void;
+  addAll(scopeKey: string, entries: readonly { id: number; bits: Uint8Array }[]): void;
+  removeAll(scopeKey: string, ids: ReadonlySet<number>): void;
+  /** Forgets one partition (its rows disagree with it): the next lookup loads it again. */
+  drop(scopeKey: string): void;
   /** Forgets every partition of the workspace (purge): the next lookups load them again. */
   clear(): void;
 };
+
+/** Rows read per statement when a partition is loaded: 100,000 entries take ~0.2 s, so other requests run between pages. */
+const LOAD_PAGE = 5000;
+
+/**
+ * A partition's rows for `partition(…, load)`, read page by page in id order (`page` returns
+ * the rows with an id above `after`, at most `limit`), with a turn of the event loop between
+ * pages; changes committed meanwhile reach the index as they happen.
+ */
+export async function readPaged(page: (after: number, limit: number) => Promise<Row[]>): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (let after = 0; ; ) {
+    const next = await page(after, LOAD_PAGE);
+    for (const row of next) rows.push(row);
+    if (next.length < LOAD_PAGE) return rows;
+    after = next[next.length - 1]!.id;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
 
 const key = (workspaceId: string, scopeKey: string) => `${workspaceId}\0${scopeKey}`;
 
 function apply(partition: SignBitPartition, change: Change): void {
   if ("add" in change) partition.add(change.add.id, change.add.bits);
+  else if ("addAll" in change) partition.addAll(change.addAll);
+  else if ("removeAll" in change) partition.removeAll(change.removeAll);
   else partition.remove(change.remove);
 }
