@@ -6,7 +6,7 @@
 import type { RawParams } from "../../db/connection";
 import type { WorkspaceScope } from "../../tenancy/scope";
 import type { SearchFilters } from "../model";
-import { jsonElementText, jsonIntegerBetween, jsonList, jsonMemberEquals } from "./sql-dialect";
+import { inTextList, jsonElementText, jsonIntegerBetween, jsonList, jsonMemberEquals, textListParam } from "./sql-dialect";
 
 /** A variant being searched, and the document version it belongs to. */
 export type SearchedVariant = { variantId: string; versionId: string; documentId: string };
@@ -63,8 +63,8 @@ export function likePattern(glob: string): string {
 /** The chunks of `variants` that pass the chunk filters. */
 export function candidateChunks(scope: WorkspaceScope, variants: SearchedVariant[], filters: SearchFilters): CandidateChunks {
   const { dialect } = scope;
-  const params: RawParams = { variant_ids: JSON.stringify(variants.map((variant) => variant.variantId)) };
-  const conditions = ["c.workspace_id = $workspace_id", `c.variant_id in ${jsonList(dialect, "variant_ids")}`];
+  const params: RawParams = { variant_ids: textListParam(dialect, variants.map((variant) => variant.variantId)) };
+  const conditions = ["c.workspace_id = $workspace_id", inTextList(dialect, "c.variant_id", "variant_ids")];
   if (filters.chunk_types) {
     conditions.push(`c.chunk_type in ${jsonList(dialect, "chunk_types")}`);
     params.chunk_types = JSON.stringify(filters.chunk_types);
