@@ -2,7 +2,7 @@
  * The Hamming-distance search on SQLite, in the server's memory: every entry's sign bits (48 bytes
  * for 384 dimensions), one partition per workspace and scope, scanned exactly for the k nearest.
  * The semantic cache keeps one partition per conversation scope (rows: cache_entries.sign_bits);
- * document search one per workspace (rows: chunk_embeddings.sign_bits,
+ * document search one per document variant (rows: chunk_embeddings.sign_bits,
  * src/documents/search/vector-index.ts). One process owns a SQLite file, so this copy is the only
  * one; the rows stay the record and a partition is loaded from them on its first lookup.
  * PostgreSQL, shared by several instances, searches in SQL instead.
@@ -45,12 +45,6 @@ export class SignBitPartition {
     this.append(id, bits);
   }
 
-  /** Adds entries, replacing those with the same ids, in one pass over the partition. */
-  addAll(entries: readonly { id: number; bits: Uint8Array }[]): void {
-    this.removeAll(new Set(entries.map((entry) => entry.id)));
-    for (const entry of entries) this.append(entry.id, entry.bits);
-  }
-
   /** Adds an entry known not to be here (the rows of a load). */
   append(id: number, bits: Uint8Array): void {
     if (bits.length !== this.wordsPerVector * 4) throw new Error(`sign bits of ${bits.length} bytes, expected ${this.wordsPerVector * 4}`);
@@ -62,22 +56,6 @@ export class SignBitPartition {
     }
     this.#bits.set(words(bits, this.wordsPerVector), slot * this.wordsPerVector);
     this.#ids.push(id);
-  }
-
-  /** Removes every entry whose id is in `ids`, in one pass (a document's chunks leave a large partition at once). */
-  removeAll(ids: ReadonlySet<number>): void {
-    const w = this.wordsPerVector;
-    let kept = 0;
-    for (let slot = 0; slot < this.#ids.length; slot++) {
-      const id = this.#ids[slot]!;
-      if (ids.has(id)) continue;
-      if (kept !== slot) {
-        this.#ids[kept] = id;
-        this.#bits.copyWithin(kept * w, slot * w, (slot + 1) * w);
-      }
-      kept++;
-    }
-    this.#ids.length = kept;
   }
 
   /** Removes an entry by moving the last one into its slot; false when it was not here. */
@@ -94,25 +72,20 @@ export class SignBitPartition {
     return true;
   }
 
-  /**
-   * The ids of the k entries with the fewest differing bits, nearest first (ties: the earlier
-   * slot); with `accept`, among the entries it accepts only.
-   */
-  nearest(bits: Uint8Array, k: number, accept?: (id: number) => boolean): number[] {
+  /** The ids of the k entries with the fewest differing bits, nearest first (ties: the earlier slot). */
+  nearest(bits: Uint8Array, k: number): number[] {
     const query = words(bits, this.wordsPerVector);
     const w = this.wordsPerVector;
     const data = this.#bits;
-    const ids = this.#ids;
-    const n = ids.length;
+    const n = this.#ids.length;
     const best = new Int32Array(k); // slots
     const bestDistance = new Int32Array(k);
     let found = 0;
     for (let slot = 0, offset = 0; slot < n; slot++, offset += w) {
-      if (accept && !accept(ids[slot]!)) continue;
       let distance = 0;
       for (let i = 0; i < w; i++) distance += popcount(data[offset + i]! ^ query[i]!);
       if (found === k && distance >= bestDistance[k - 1]!) continue;
-      // Insertion into the sorted top-k: k is small (24).
+      // Insertion into the sorted top-k: k is small (24); nearestAcross serves a large k.
       let j = found < k ? found++ : k - 1;
       while (j > 0 && bestDistance[j - 1]! > distance) {
         bestDistance[j] = bestDistance[j - 1]!;
@@ -122,12 +95,69 @@ export class SignBitPartition {
       bestDistance[j] = distance;
       best[j] = slot;
     }
-    return Array.from(best.subarray(0, found), (slot) => ids[slot]!);
+    return Array.from(best.subarray(0, found), (slot) => this.#ids[slot]!);
+  }
+
+  /**
+   * Every entry's distance to the query (-1 for an entry `accept` refuses), counted into
+   * `histogram` (index = distance).
+   */
+  distances(query: Uint32Array, histogram: Uint32Array, accept?: (id: number) => boolean): Int16Array {
+    const w = this.wordsPerVector;
+    const data = this.#bits;
+    const ids = this.#ids;
+    const out = new Int16Array(ids.length);
+    for (let slot = 0, offset = 0; slot < ids.length; slot++, offset += w) {
+      if (accept && !accept(ids[slot]!)) {
+        out[slot] = -1;
+        continue;
+      }
+      let distance = 0;
+      for (let i = 0; i < w; i++) distance += popcount(data[offset + i]! ^ query[i]!);
+      out[slot] = distance;
+      histogram[distance]!++;
+    }
+    return out;
+  }
+
+  idAt(slot: number): number {
+    return this.#ids[slot]!;
   }
 }
 
+/**
+ * The ids of the k entries nearest to `bits` over several partitions (those `accept` accepts),
+ * nearest first; ties: earlier partition, then earlier slot. For a large k (search re-scores
+ * 1,000): a distance is an integer of 0…dimensions, so a histogram of them gives the k-th
+ * distance, and the entries within it are picked in a second pass, with no insertion into a
+ * sorted top-k.
+ */
+export function nearestAcross(partitions: SignBitPartition[], bits: Uint8Array, k: number, accept?: (id: number) => boolean): number[] {
+  if (partitions.length === 0 || k <= 0) return [];
+  const query = words(bits, partitions[0]!.wordsPerVector);
+  const histogram = new Uint32Array(32 * query.length + 1);
+  const distances = partitions.map((partition) => partition.distances(query, histogram, accept));
+  // The k-th distance, and how many entries at exactly that distance are taken.
+  let threshold = 0;
+  let below = 0;
+  while (threshold < histogram.length && below + histogram[threshold]! < k) below += histogram[threshold++]!;
+  let tiesLeft = k - below;
+  const picked: { id: number; distance: number }[] = [];
+  partitions.forEach((partition, p) => {
+    const own = distances[p]!;
+    for (let slot = 0; slot < own.length; slot++) {
+      const distance = own[slot]!;
+      if (distance < 0 || distance > threshold) continue;
+      if (distance === threshold && tiesLeft-- <= 0) continue;
+      picked.push({ id: partition.idAt(slot), distance });
+    }
+  });
+  // A stable sort: ties stay in partition and slot order.
+  return picked.sort((a, b) => a.distance - b.distance).map((entry) => entry.id);
+}
+
 type Row = { id: number; bits: Uint8Array };
-type Change = { add: Row } | { addAll: readonly Row[] } | { remove: number } | { removeAll: ReadonlySet<number> };
+type Change = { add: Row } | { remove: number };
 type Entry = { partition: SignBitPartition; loading?: undefined } | { loading: Promise<SignBitPartition>; pending: Change[] };
 
 /**
@@ -170,8 +200,6 @@ export class SignBitIndex {
       partition: (scopeKey, load) => this.#partition(key(workspaceId, scopeKey), load),
       add: (scopeKey, id, bits) => this.#change(key(workspaceId, scopeKey), { add: { id, bits } }),
       remove: (scopeKey, id) => this.#change(key(workspaceId, scopeKey), { remove: id }),
-      addAll: (scopeKey, entries) => this.#change(key(workspaceId, scopeKey), { addAll: entries }),
-      removeAll: (scopeKey, ids) => this.#change(key(workspaceId, scopeKey), { removeAll: ids }),
       drop: (scopeKey) => this.#drop(key(workspaceId, scopeKey)),
       clear: () => {
         const prefix = key(workspaceId, "");
@@ -251,9 +279,7 @@ export type WorkspaceSignBits = {
   partition(scopeKey: string, load: () => Promise<{ id: number; bits: Uint8Array }[]>): Promise<SignBitPartition>;
   add(scopeKey: string, id: number, bits: Uint8Array): void;
   remove(scopeKey: string, id: number): void;
-  addAll(scopeKey: string, entries: readonly { id: number; bits: Uint8Array }[]): void;
-  removeAll(scopeKey: string, ids: ReadonlySet<number>): void;
-  /** Forgets one partition (its rows disagree with it): the next lookup loads it again. */
+  /** Forgets one partition (its rows changed): the next lookup loads it again. */
   drop(scopeKey: string): void;
   /** Forgets every partition of the workspace (purge): the next lookups load them again. */
   clear(): void;
@@ -282,7 +308,5 @@ const key = (workspaceId: string, scopeKey: string) => `${workspaceId}\0${scopeK
 
 function apply(partition: SignBitPartition, change: Change): void {
   if ("add" in change) partition.add(change.add.id, change.add.bits);
-  else if ("addAll" in change) partition.addAll(change.addAll);
-  else if ("removeAll" in change) partition.removeAll(change.removeAll);
   else partition.remove(change.remove);
 }

@@ -1,13 +1,14 @@
 /**
  * Chunk rows and their vectors (the chunk_embeddings table, keyed by document_chunks.seq and
  * deleted with its chunk by cascade). On SQLite a vector's sign bits are stored beside it and kept
- * in the server's memory for search (search/vector-index.ts), told here of every write and delete.
+ * in the server's memory for search, one partition per variant (search/vector-index.ts): a write
+ * drops its variant's partition, read again when next searched.
  */
 import { asc, eq, getTableColumns } from "drizzle-orm";
 import type { WorkspaceScope } from "../tenancy/scope";
 import { signBits } from "../cache/vector-codec";
 import { documentChunks } from "./schema";
-import { indexChunkVectors } from "./search/vector-index";
+import { forgetVariantVectors } from "./search/vector-index";
 
 export type ChunkRow = typeof documentChunks.$inferSelect;
 export type NewChunk = Omit<typeof documentChunks.$inferInsert, "workspaceId" | "seq">;
@@ -30,7 +31,6 @@ const INSERT_VECTOR = {
 /** Inserts chunks and one vector per chunk (same order), in the caller's transaction. */
 export async function writeChunks(scope: WorkspaceScope, chunks: NewChunk[], vectors: Float32Array[]): Promise<void> {
   if (chunks.length !== vectors.length) throw new Error(`writeChunks: ${chunks.length} chunks but ${vectors.length} vectors`);
-  const written: { id: number; bits: Uint8Array }[] = [];
   for (const [i, chunk] of chunks.entries()) {
     const values = Object.fromEntries(
       CHUNK_COLUMNS.map(([key, column]) => {
@@ -40,15 +40,10 @@ export async function writeChunks(scope: WorkspaceScope, chunks: NewChunk[], vec
     );
     const [row] = await scope.all<{ seq: number }>(INSERT_CHUNK, values);
     const vector = vectors[i]!;
-    if (scope.dialect === "postgres") {
-      await scope.run(INSERT_VECTOR.postgres, { seq: row!.seq, embedding: vector });
-      continue;
-    }
-    const bits = signBits(vector);
-    await scope.run(INSERT_VECTOR.sqlite, { seq: row!.seq, embedding: vector, sign_bits: bits });
-    written.push({ id: row!.seq, bits });
+    if (scope.dialect === "postgres") await scope.run(INSERT_VECTOR.postgres, { seq: row!.seq, embedding: vector });
+    else await scope.run(INSERT_VECTOR.sqlite, { seq: row!.seq, embedding: vector, sign_bits: signBits(vector) });
   }
-  indexChunkVectors(scope, written);
+  forgetVariantVectors(scope, chunks.map((chunk) => chunk.variantId));
 }
 
 export async function readChunks(scope: WorkspaceScope, variantId: string): Promise<ChunkRow[]> {

@@ -15,7 +15,7 @@ import { chunkDocument, type ChunkDraft } from "./chunking";
 import { protectChunks } from "../data-protection/documents";
 import type { ChunkingConfig } from "./chunking-config";
 import { readChunks, readVectors, writeChunks, type NewChunk } from "./chunk-store";
-import { forgetChunkVectors } from "./search/vector-index";
+import { forgetVariantVectors } from "./search/vector-index";
 import { dedupColumns } from "./dedup-columns";
 import type { ParsedDocument } from "./parsing";
 import {
@@ -191,7 +191,7 @@ export async function writeVariantResult(tx: WorkspaceScope, variantId: string, 
 
 /** Removes the variant's chunks and their vectors (by cascade): what an interrupted write left. */
 async function clearChunks(tx: WorkspaceScope, variantId: string): Promise<void> {
-  await forgetChunkVectors(tx, [variantId]);
+  forgetVariantVectors(tx, [variantId]);
   await tx.delete(documentChunks, eq(documentChunks.variantId, variantId));
 }
 

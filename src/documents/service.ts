@@ -7,7 +7,7 @@ import type { Logger } from "../logging/logger";
 import type { WorkspaceScope } from "../tenancy/scope";
 import type { ChunkingConfig } from "./chunking-config";
 import { readChunks } from "./chunk-store";
-import { forgetChunkVectors } from "./search/vector-index";
+import { forgetVariantVectors } from "./search/vector-index";
 import { dedupResultOf } from "./dedup-columns";
 import type { DocumentJobs } from "./jobs";
 import { isSet, type ChunksQuery } from "./model";
@@ -247,7 +247,7 @@ export async function deleteDocument(env: DocumentsEnv, scope: WorkspaceScope, d
     }
     const version = await versionOfDocument(tx, documentId);
     variantIds = version ? (await variantsOfVersion(tx, version.id)).map((variant) => variant.id) : [];
-    await forgetChunkVectors(tx, variantIds);
+    forgetVariantVectors(tx, variantIds);
     await tx.delete(documents, eq(documents.id, documentId));
     if ((await tx.count(documents, eq(documents.contentHash, document.contentHash))) === 0) {
       await tx.delete(documentBlobs, eq(documentBlobs.contentHash, document.contentHash));

@@ -1,9 +1,10 @@
 /**
- * The vector side of search on SQLite (src/documents/search/vector-index.ts): the workspace's sign
- * bits in memory, a prefilter re-scored exactly. Over real uploads through HTTP, ranked at service
+ * The vector side of search on SQLite (src/documents/search/vector-index.ts): sign bits in memory,
+ * one partition per document variant, a prefilter re-scored exactly. Over real uploads through HTTP, ranked at service
  * level with a prefilter of 5 (the server's is 1,000, more than these documents hold, which would
  * skip the in-memory scan). The query vector is a chunk's stored vector: that chunk must come
- * first with similarity 1. Checks writes, deletes, a rolled-back delete, tenancy and a restart.
+ * first with similarity 1. Checks chunk filters, writes, deletes, a rolled-back delete, tenancy
+ * and a restart.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { retrievalCorpus } from "../../scripts/eval/retrieval-corpus";
@@ -12,7 +13,7 @@ import { readVectors } from "../../src/documents/chunk-store";
 import { searchBody } from "../../src/documents/model";
 import { candidateChunks, searchedVariants } from "../../src/documents/search/candidates";
 import { vectorRanking } from "../../src/documents/search/rankings";
-import { CHUNK_PARTITION, forgetChunkVectors } from "../../src/documents/search/vector-index";
+import { forgetVariantVectors, variantPartition } from "../../src/documents/search/vector-index";
 import { WorkspaceScope } from "../../src/tenancy/scope";
 import { startSieve, tempDir, type Tenant, type TestSieve } from "../support/sieve";
 import { DocumentsClient } from "./api-client";
@@ -56,13 +57,10 @@ async function chunksOf(scope: WorkspaceScope, variantId: string): Promise<{ seq
   return rows.map((row) => ({ seq: row.seq, vector: vectors.get(row.id)! }));
 }
 
-/** The workspace's loaded partition (fails when it is not loaded). */
-function loadedPartition(scope: WorkspaceScope): Promise<SignBitPartition> {
-  return scope.signBits!.partition(CHUNK_PARTITION, () => Promise.reject(new Error("partition not loaded")));
+/** A variant's loaded partition (rejects when it is not loaded). */
+function loadedPartition(scope: WorkspaceScope, variantId: string): Promise<SignBitPartition> {
+  return scope.signBits!.partition(variantPartition(variantId), () => Promise.reject(new Error("partition not loaded")));
 }
-
-const storedVectors = async (scope: WorkspaceScope) =>
-  Number((await scope.all<{ n: number }>(`select count(*) as n from chunk_embeddings where workspace_id = $workspace_id`))[0]!.n);
 
 describe.skipIf(!onSqlite)("SQLite: in-memory sign-bit prefilter, exact re-scoring", () => {
   test("a chunk's own vector ranks it first (similarity 1) among the candidates only", async () => {
@@ -79,54 +77,58 @@ describe.skipIf(!onSqlite)("SQLite: in-memory sign-bit prefilter, exact re-scori
       const allowed = new Set((await chunksOf(scope, uploads[1].variant_id)).map((c) => c.seq));
       expect(elsewhere.length).toBe(3);
       expect(elsewhere.every((hit) => allowed.has(hit.seq))).toBe(true);
+      // A chunk filter: only the candidate seqs the database names are scanned.
+      const texts = await rank(scope, chunk.vector, { chunk_types: ["text"] });
+      expect(texts[0]!.seq).toBe(chunk.seq);
+      expect(await rank(scope, chunk.vector, { chunk_types: ["table"] })).toEqual([]);
     }
   });
 
-  test("each workspace's partition holds its own chunks only", async () => {
+  test("partitions are per variant and workspace: Bob's search reads none of Alice's chunks", async () => {
     const aliceScope = scopeOf(sieve, alice);
     const bobScope = scopeOf(sieve, bob);
-    const aliceChunk = (await chunksOf(aliceScope, uploads[0].variant_id))[0]!;
-    await rank(aliceScope, aliceChunk.vector);
-    const bobRanked = await rank(bobScope, aliceChunk.vector);
-    expect(bobRanked.length).toBeGreaterThan(0);
+    const aliceChunks = await chunksOf(aliceScope, uploads[0].variant_id);
+    await rank(aliceScope, aliceChunks[0]!.vector);
+    const bobRanked = await rank(bobScope, aliceChunks[0]!.vector);
+    expect(bobRanked.length).toBe(3);
     const aliceSeqs = new Set((await Promise.all(uploads.map((u) => chunksOf(aliceScope, u.variant_id)))).flat().map((c) => c.seq));
     expect(bobRanked.some((hit) => aliceSeqs.has(hit.seq))).toBe(false);
-    expect((await loadedPartition(aliceScope)).size).toBe(await storedVectors(aliceScope));
-    expect((await loadedPartition(bobScope)).size).toBe(await storedVectors(bobScope));
+    expect((await loadedPartition(aliceScope, uploads[0].variant_id)).size).toBe(aliceChunks.length);
+    // Alice's variant is not reachable through Bob's scope.
+    await expect(loadedPartition(bobScope, uploads[0].variant_id)).rejects.toThrow("partition not loaded");
   });
 
-  test("chunks written after the partition is loaded are found; a deleted document's leave it at once", async () => {
+  test("a document uploaded after the partitions are loaded is found; a deleted one is gone at once and its partition dropped", async () => {
     const scope = scopeOf(sieve, alice);
     const api = new DocumentsClient(sieve.url, alice);
     await rank(scope, (await chunksOf(scope, uploads[0].variant_id))[0]!.vector);
-    const before = (await loadedPartition(scope)).size;
     const manual = retrievalCorpus(92, 1).manuals[0]!;
     const upload = await api.uploadCompleted("later.md", manual.markdown, CHUNKING);
     const added = await chunksOf(scope, upload.variant_id);
-    expect((await loadedPartition(scope)).size).toBe(before + added.length);
     expect((await rank(scope, added[3]!.vector))[0]!.seq).toBe(added[3]!.seq);
+    expect((await loadedPartition(scope, upload.variant_id)).size).toBe(added.length);
 
     expect((await api.delete(`/api/documents/${upload.document_id}`)).status).toBe(200);
     const gone = new Set(added.map((c) => c.seq));
     expect((await rank(scope, added[3]!.vector)).some((hit) => gone.has(hit.seq))).toBe(false);
-    expect((await loadedPartition(scope)).size).toBe(before);
+    await expect(loadedPartition(scope, upload.variant_id)).rejects.toThrow("partition not loaded");
   });
 
-  test("a delete rolled back after its chunks left the partition: the next search reloads it and finds them", async () => {
+  test("a delete rolled back after it dropped the partition: the next search reads it again and finds the chunks", async () => {
     const scope = scopeOf(sieve, alice);
-    const chunk = (await chunksOf(scope, uploads[2].variant_id))[1]!;
+    const variantId = uploads[2].variant_id;
+    const chunk = (await chunksOf(scope, variantId))[1]!;
     await rank(scope, chunk.vector);
-    const loaded = (await loadedPartition(scope)).size;
     const failed = scope.transaction(async (tx) => {
-      await forgetChunkVectors(tx, [uploads[2].variant_id]);
-      throw new Error("the delete fails after the partition was told");
+      forgetVariantVectors(tx, [variantId]);
+      await tx.run(`delete from document_chunks where workspace_id = $workspace_id and variant_id = $variant_id`, { variant_id: variantId });
+      throw new Error("the delete fails after the partition was dropped");
     });
-    expect(failed).rejects.toThrow("the delete fails");
-    await failed.catch(() => undefined);
-    expect((await loadedPartition(scope)).size).toBeLessThan(loaded);
+    await expect(failed).rejects.toThrow("the delete fails");
+    await expect(loadedPartition(scope, variantId)).rejects.toThrow("partition not loaded");
     const [best] = await rank(scope, chunk.vector);
     expect(best!.seq).toBe(chunk.seq);
-    expect((await loadedPartition(scope)).size).toBe(loaded);
+    expect((await loadedPartition(scope, variantId)).size).toBe((await chunksOf(scope, variantId)).length);
   });
 
   test("after a restart the partition is rebuilt from the rows", async () => {
@@ -140,7 +142,7 @@ describe.skipIf(!onSqlite)("SQLite: in-memory sign-bit prefilter, exact re-scori
     try {
       const scope = scopeOf(second, tenant);
       for (const chunk of chunks.slice(0, 5)) expect((await rank(scope, chunk.vector))[0]!.seq).toBe(chunk.seq);
-      expect((await loadedPartition(scope)).size).toBe(chunks.length);
+      expect((await loadedPartition(scope, upload.variant_id)).size).toBe(chunks.length);
     } finally {
       await second.close();
     }

@@ -11,8 +11,11 @@ import { inTextList, jsonElementText, jsonIntegerBetween, jsonList, jsonMemberEq
 /** A variant being searched, and the document version it belongs to. */
 export type SearchedVariant = { variantId: string; versionId: string; documentId: string };
 
-/** A subquery of chunk seqs (`select c.seq …`) and its parameters. */
-export type CandidateChunks = { sql: string; params: RawParams };
+/**
+ * A subquery of chunk seqs (`select c.seq …`) and its parameters; the variants it reads, and
+ * whether a chunk condition narrows them (else every chunk of those variants is a candidate).
+ */
+export type CandidateChunks = { sql: string; params: RawParams; variants: SearchedVariant[]; narrowed: boolean };
 
 /**
  * One variant per version: its oldest completed one (the chunking the upload asked for, unless
@@ -65,6 +68,7 @@ export function candidateChunks(scope: WorkspaceScope, variants: SearchedVariant
   const { dialect } = scope;
   const params: RawParams = { variant_ids: textListParam(dialect, variants.map((variant) => variant.variantId)) };
   const conditions = ["c.workspace_id = $workspace_id", inTextList(dialect, "c.variant_id", "variant_ids")];
+  const variantConditions = conditions.length;
   if (filters.chunk_types) {
     conditions.push(`c.chunk_type in ${jsonList(dialect, "chunk_types")}`);
     params.chunk_types = JSON.stringify(filters.chunk_types);
@@ -82,7 +86,7 @@ export function candidateChunks(scope: WorkspaceScope, variants: SearchedVariant
     conditions.push(jsonMemberEquals(dialect, "c.metadata", key, `metadata_${i}`));
     params[`metadata_${i}`] = JSON.stringify(value);
   });
-  return { sql: `select c.seq from document_chunks c where ${conditions.join(" and ")}`, params };
+  return { sql: `select c.seq from document_chunks c where ${conditions.join(" and ")}`, params, variants, narrowed: conditions.length > variantConditions };
 }
 
 /** The candidate seqs themselves (SQLite's vector search takes them as a list). */

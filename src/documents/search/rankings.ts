@@ -5,7 +5,7 @@
  * Vector: both databases rank the candidates by Hamming distance between sign bits and re-score
  * the nearest PREFILTER with exact cosine similarity from the stored float vectors (docs/search.md
  * measures how often that misses an exact top-10 chunk). SQLite scans the workspace's sign bits
- * in the server's memory (vector-index.ts); PostgreSQL, shared by several instances, in SQL
+ * in the server's memory, one partition per variant (vector-index.ts); PostgreSQL, shared by several instances, in SQL
  * (chunk_embeddings.sign_bits, migration postgres/0009).
  *
  * Keyword: FTS5 (BM25) on SQLite, the tsvector column and its GIN index (ts_rank_cd) on PostgreSQL.
@@ -15,7 +15,7 @@ import type { WorkspaceScope } from "../../tenancy/scope";
 import type { CandidateChunks } from "./candidates";
 import { candidateSeqs } from "./candidates";
 import { fts5Match } from "./query-terms";
-import { nearestCandidates } from "./vector-index";
+import { nearestChunks } from "./vector-index";
 
 export type Ranked = { seq: number; similarity?: number };
 
@@ -25,7 +25,8 @@ export const PREFILTER = 1000;
 export async function vectorRanking(scope: WorkspaceScope, candidates: CandidateChunks, vector: Float32Array, depth: number, prefilter = PREFILTER): Promise<Ranked[]> {
   const index = scope.signBits;
   if (!index) return postgresVectorRanking(scope, candidates, vector, depth, prefilter);
-  const nearest = await nearestCandidates(scope, index, await candidateSeqs(scope, candidates), vector, Math.max(prefilter, depth));
+  const seqs = candidates.narrowed ? await candidateSeqs(scope, candidates) : undefined;
+  const nearest = await nearestChunks(scope, index, candidates.variants, vector, Math.max(prefilter, depth), seqs);
   if (nearest.length === 0) return [];
   // CROSS JOIN keeps the plan "each seq, then its row" (primary-key reads).
   const rows = await scope.all<{ seq: number; embedding: Uint8Array }>(

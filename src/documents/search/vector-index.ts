@@ -1,65 +1,59 @@
 /**
- * The vector side of search on SQLite: each workspace's chunk sign bits in the server's memory (one
- * partition of the storage's SignBitIndex per workspace, reached through WorkspaceScope.signBits,
- * so a search reads its own workspace's only), scanned by Hamming distance among the search's
- * candidate chunks; the nearest are then re-scored exactly from chunk_embeddings (rankings.ts).
+ * The vector side of search on SQLite: chunk sign bits in the server's memory, one partition of
+ * the storage's SignBitIndex per document variant, reached through WorkspaceScope.signBits (so a
+ * search reads its own workspace's partitions only). A search scans the partitions of the variants
+ * it searches — deleted documents, old versions and duplicates are simply not among them — and
+ * the nearest are re-scored exactly from chunk_embeddings (rankings.ts). With chunk filters
+ * (types, sections, pages, metadata, …) only the candidate chunks the database names are scanned.
  *
- * The candidates come from the database on every search, so the partition only proposes: a chunk
- * deleted a moment ago is no candidate and cannot be returned, whatever the partition still holds.
- * Writes add their chunks' bits as they insert them (a rolled-back write leaves bits of seqs no
- * candidate names); deletes remove them. A candidate the partition lacks (a delete that was
- * rolled back after its chunks were removed here) makes the search reload the partition from the
- * rows. A restart, or an eviction (the index's limits, shared with the semantic cache), loads it
- * again on the next search: 100,000 chunks in ~0.1–0.2 s.
+ * A variant's chunks are written while it is processing (not yet searched) and deleted with it;
+ * either way its partition is dropped, inside the writing transaction, and read again from the
+ * rows when next searched. Dropping is always safe (a rolled-back write or delete only costs a
+ * reload), so memory never disagrees with the rows a search can reach. A restart, or an eviction
+ * (the index's limits, shared with the semantic cache), loads partitions again on the next search.
  *
- * Memory: 48 bytes of bits and an 8-byte id per chunk, up to twice that while a partition grows
- * (~5.6–11 MB per 100,000 chunks).
+ * Memory: 48 bytes of bits and an 8-byte id per chunk, up to twice that while a partition grows,
+ * plus a few hundred bytes per variant: ~5.6–11 MB per 100,000 chunks.
  */
 import { signBits } from "../../cache/vector-codec";
-import { readPaged, type SignBitPartition, type WorkspaceSignBits } from "../../db/sign-bit-index";
+import { nearestAcross, readPaged, type WorkspaceSignBits } from "../../db/sign-bit-index";
 import type { WorkspaceScope } from "../../tenancy/scope";
+import type { SearchedVariant } from "./candidates";
 
-/** The workspace's partition of chunk vectors (the semantic cache's scope keys are SHA-256 hex, never this). */
-export const CHUNK_PARTITION = "document_chunks";
+/** A variant's partition (the semantic cache's scope keys are SHA-256 hex, never this). */
+export const variantPartition = (variantId: string) => `document_chunks:${variantId}`;
 
-/** After their rows are inserted: the chunks' sign bits (id = seq) join the workspace's partition if it is loaded. */
-export function indexChunkVectors(scope: WorkspaceScope, chunks: { id: number; bits: Uint8Array }[]): void {
-  if (chunks.length > 0) scope.signBits?.addAll(CHUNK_PARTITION, chunks);
-}
-
-/** Before their rows are deleted (with their chunks, by cascade): the chunks of these variants leave the partition. */
-export async function forgetChunkVectors(scope: WorkspaceScope, variantIds: string[]): Promise<void> {
+/** These variants' chunks were written or deleted: their partitions are read again when next searched. */
+export function forgetVariantVectors(scope: WorkspaceScope, variantIds: Iterable<string>): void {
   const index = scope.signBits;
-  if (!index || variantIds.length === 0) return;
-  const rows = await scope.all<{ seq: number }>(
-    `select seq from document_chunks where workspace_id = $workspace_id and variant_id in (select value from json_each($variant_ids))`,
-    { variant_ids: JSON.stringify(variantIds) },
-  );
-  if (rows.length > 0) index.removeAll(CHUNK_PARTITION, new Set(rows.map((row) => row.seq)));
+  if (index) for (const variantId of new Set(variantIds)) index.drop(variantPartition(variantId));
 }
 
 /**
- * The `count` candidates nearest to the query's sign bits (all of them when there are no more):
- * those to re-score exactly.
+ * The `count` chunks of `variants` nearest to the query by sign bits, nearest first; with
+ * `candidates` (chunk filters), among those seqs only — all of them when there are no more.
  */
-export async function nearestCandidates(scope: WorkspaceScope, index: WorkspaceSignBits, candidates: number[], vector: Float32Array, count: number): Promise<number[]> {
-  if (candidates.length <= count) return candidates;
-  const bits = signBits(vector);
-  const wanted = new Set(candidates);
-  const search = (partition: SignBitPartition) => {
-    let seen = 0;
-    const nearest = partition.nearest(bits, count, (seq) => wanted.has(seq) && ++seen > 0);
-    return { nearest, complete: seen === wanted.size };
-  };
-  const first = search(await index.partition(CHUNK_PARTITION, () => partitionRows(scope)));
-  if (first.complete) return first.nearest;
-  index.drop(CHUNK_PARTITION);
-  return search(await index.partition(CHUNK_PARTITION, () => partitionRows(scope))).nearest;
+export async function nearestChunks(
+  scope: WorkspaceScope,
+  index: WorkspaceSignBits,
+  variants: SearchedVariant[],
+  vector: Float32Array,
+  count: number,
+  candidates?: number[],
+): Promise<number[]> {
+  if (candidates && candidates.length <= count) return candidates;
+  const partitions = await Promise.all(variants.map(({ variantId }) => index.partition(variantPartition(variantId), () => variantRows(scope, variantId))));
+  const wanted = candidates && new Set(candidates);
+  return nearestAcross(partitions, signBits(vector), count, wanted && ((seq) => wanted.has(seq)));
 }
 
-/** The workspace's chunk seqs and sign bits. */
-function partitionRows(scope: WorkspaceScope): Promise<{ id: number; bits: Uint8Array }[]> {
+/** A variant's chunk seqs and sign bits. */
+function variantRows(scope: WorkspaceScope, variantId: string): Promise<{ id: number; bits: Uint8Array }[]> {
   return readPaged((after, limit) =>
-    scope.all(`select chunk_seq as id, sign_bits as bits from chunk_embeddings where workspace_id = $workspace_id and chunk_seq > $after order by chunk_seq limit ${limit}`, { after }),
+    scope.all(
+      `select c.seq as id, e.sign_bits as bits from document_chunks c cross join chunk_embeddings e on e.chunk_seq = c.seq and e.workspace_id = $workspace_id
+        where c.workspace_id = $workspace_id and c.variant_id = $variant_id and c.seq > $after order by c.seq limit ${limit}`,
+      { variant_id: variantId, after },
+    ),
   );
 }
