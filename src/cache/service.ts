@@ -1,4 +1,4 @@
-import type { WorkspaceSignBits } from "../db/sign-bit-index";
+import { readPaged, type WorkspaceSignBits } from "../db/sign-bit-index";
 import type { WorkspaceScope } from "../tenancy/scope";
 import type { Workspace } from "../tenancy/service";
 import type { Candidate } from "./match";
@@ -98,23 +98,15 @@ async function nearestInMemory(scope: WorkspaceScope, index: WorkspaceSignBits, 
   return rows;
 }
 
-/** Rows read per statement when a partition is loaded: 100,000 entries take ~0.2 s, so other requests run between pages. */
-const LOAD_PAGE = 5000;
-
-/** A scope's ids and sign bits, in pages (changes committed meanwhile reach the index as they happen). */
-async function partitionRows(scope: WorkspaceScope, scopeKey: string): Promise<{ id: number; bits: Uint8Array }[]> {
-  const rows: { id: number; bits: Uint8Array }[] = [];
-  for (let after = 0; ; ) {
-    const page = await scope.all<{ id: number; bits: Uint8Array }>(
+/** A scope's ids and sign bits. */
+function partitionRows(scope: WorkspaceScope, scopeKey: string): Promise<{ id: number; bits: Uint8Array }[]> {
+  return readPaged((after, limit) =>
+    scope.all(
       `SELECT id, sign_bits AS bits FROM cache_entries
-       WHERE workspace_id = $workspace_id AND scope_key = $scope_key AND id > $after AND sign_bits IS NOT NULL ORDER BY id LIMIT ${LOAD_PAGE}`,
+       WHERE workspace_id = $workspace_id AND scope_key = $scope_key AND id > $after AND sign_bits IS NOT NULL ORDER BY id LIMIT ${limit}`,
       { scope_key: scopeKey, after },
-    );
-    for (const row of page) rows.push(row);
-    if (page.length < LOAD_PAGE) return rows;
-    after = page[page.length - 1]!.id;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+    ),
+  );
 }
 
 function forgetRemoved(scope: WorkspaceScope, removed: RemovedRow[]): void {

@@ -1,9 +1,11 @@
 /**
- * The Hamming-distance search of the semantic cache on SQLite, in the server's memory: every
- * entry's sign bits (48 bytes for 384 dimensions), one partition per workspace and scope, scanned
- * exactly for the k nearest. One process owns a SQLite file, so this copy is the only one; the
- * rows stay the record (cache_entries.sign_bits) and a partition is loaded from them on its
- * first lookup. PostgreSQL, shared by several instances, searches in SQL instead.
+ * The Hamming-distance search on SQLite, in the server's memory: every entry's sign bits (48 bytes
+ * for 384 dimensions), one partition per workspace and scope, scanned exactly for the k nearest.
+ * The semantic cache keeps one partition per conversation scope (rows: cache_entries.sign_bits);
+ * document search one per document variant (rows: chunk_embeddings.sign_bits,
+ * src/documents/search/vector-index.ts). One process owns a SQLite file, so this copy is the only
+ * one; the rows stay the record and a partition is loaded from them on its first lookup.
+ * PostgreSQL, shared by several instances, searches in SQL instead.
  *
  * Measured (docs/cache.md, *Storage*): sqlite-vec 0.1.9's KNN costs ~60 ns per entry at k = 24
  * (its per-chunk selection is O(chunk × k)); this scan ~11–18 ns (a 16-bit popcount table),
@@ -83,7 +85,7 @@ export class SignBitPartition {
       let distance = 0;
       for (let i = 0; i < w; i++) distance += popcount(data[offset + i]! ^ query[i]!);
       if (found === k && distance >= bestDistance[k - 1]!) continue;
-      // Insertion into the sorted top-k: k is small (24).
+      // Insertion into the sorted top-k: k is small (24); nearestAcross serves a large k.
       let j = found < k ? found++ : k - 1;
       while (j > 0 && bestDistance[j - 1]! > distance) {
         bestDistance[j] = bestDistance[j - 1]!;
@@ -95,9 +97,67 @@ export class SignBitPartition {
     }
     return Array.from(best.subarray(0, found), (slot) => this.#ids[slot]!);
   }
+
+  /**
+   * Every entry's distance to the query (-1 for an entry `accept` refuses), counted into
+   * `histogram` (index = distance).
+   */
+  distances(query: Uint32Array, histogram: Uint32Array, accept?: (id: number) => boolean): Int16Array {
+    const w = this.wordsPerVector;
+    const data = this.#bits;
+    const ids = this.#ids;
+    const out = new Int16Array(ids.length);
+    for (let slot = 0, offset = 0; slot < ids.length; slot++, offset += w) {
+      if (accept && !accept(ids[slot]!)) {
+        out[slot] = -1;
+        continue;
+      }
+      let distance = 0;
+      for (let i = 0; i < w; i++) distance += popcount(data[offset + i]! ^ query[i]!);
+      out[slot] = distance;
+      histogram[distance]!++;
+    }
+    return out;
+  }
+
+  idAt(slot: number): number {
+    return this.#ids[slot]!;
+  }
 }
 
-type Change = { add: { id: number; bits: Uint8Array } } | { remove: number };
+/**
+ * The ids of the k entries nearest to `bits` over several partitions (those `accept` accepts),
+ * nearest first; ties: earlier partition, then earlier slot. For a large k (search re-scores
+ * 1,000): a distance is an integer of 0…dimensions, so a histogram of them gives the k-th
+ * distance, and the entries within it are picked in a second pass, with no insertion into a
+ * sorted top-k.
+ */
+export function nearestAcross(partitions: SignBitPartition[], bits: Uint8Array, k: number, accept?: (id: number) => boolean): number[] {
+  if (partitions.length === 0 || k <= 0) return [];
+  const query = words(bits, partitions[0]!.wordsPerVector);
+  const histogram = new Uint32Array(32 * query.length + 1);
+  const distances = partitions.map((partition) => partition.distances(query, histogram, accept));
+  // The k-th distance, and how many entries at exactly that distance are taken.
+  let threshold = 0;
+  let below = 0;
+  while (threshold < histogram.length && below + histogram[threshold]! < k) below += histogram[threshold++]!;
+  let tiesLeft = k - below;
+  const picked: { id: number; distance: number }[] = [];
+  partitions.forEach((partition, p) => {
+    const own = distances[p]!;
+    for (let slot = 0; slot < own.length; slot++) {
+      const distance = own[slot]!;
+      if (distance < 0 || distance > threshold) continue;
+      if (distance === threshold && tiesLeft-- <= 0) continue;
+      picked.push({ id: partition.idAt(slot), distance });
+    }
+  });
+  // A stable sort: ties stay in partition and slot order.
+  return picked.sort((a, b) => a.distance - b.distance).map((entry) => entry.id);
+}
+
+type Row = { id: number; bits: Uint8Array };
+type Change = { add: Row } | { remove: number };
 type Entry = { partition: SignBitPartition; loading?: undefined } | { loading: Promise<SignBitPartition>; pending: Change[] };
 
 /**
@@ -140,6 +200,7 @@ export class SignBitIndex {
       partition: (scopeKey, load) => this.#partition(key(workspaceId, scopeKey), load),
       add: (scopeKey, id, bits) => this.#change(key(workspaceId, scopeKey), { add: { id, bits } }),
       remove: (scopeKey, id) => this.#change(key(workspaceId, scopeKey), { remove: id }),
+      drop: (scopeKey) => this.#drop(key(workspaceId, scopeKey)),
       clear: () => {
         const prefix = key(workspaceId, "");
         for (const k of [...this.#partitions.keys()]) if (k.startsWith(prefix)) this.#drop(k);
@@ -218,9 +279,30 @@ export type WorkspaceSignBits = {
   partition(scopeKey: string, load: () => Promise<{ id: number; bits: Uint8Array }[]>): Promise<SignBitPartition>;
   add(scopeKey: string, id: number, bits: Uint8Array): void;
   remove(scopeKey: string, id: number): void;
+  /** Forgets one partition (its rows changed): the next lookup loads it again. */
+  drop(scopeKey: string): void;
   /** Forgets every partition of the workspace (purge): the next lookups load them again. */
   clear(): void;
 };
+
+/** Rows read per statement when a partition is loaded: 100,000 entries take ~0.2 s, so other requests run between pages. */
+const LOAD_PAGE = 5000;
+
+/**
+ * A partition's rows for `partition(…, load)`, read page by page in id order (`page` returns
+ * the rows with an id above `after`, at most `limit`), with a turn of the event loop between
+ * pages; changes committed meanwhile reach the index as they happen.
+ */
+export async function readPaged(page: (after: number, limit: number) => Promise<Row[]>): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (let after = 0; ; ) {
+    const next = await page(after, LOAD_PAGE);
+    for (const row of next) rows.push(row);
+    if (next.length < LOAD_PAGE) return rows;
+    after = next[next.length - 1]!.id;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
 
 const key = (workspaceId: string, scopeKey: string) => `${workspaceId}\0${scopeKey}`;
 

@@ -1,11 +1,14 @@
 /**
- * Chunk rows and their vectors (the chunk_embeddings table, keyed by document_chunks.seq; a vec0
- * table on SQLite, bytea rows on PostgreSQL). vec0 has no foreign keys, so on SQLite vectors are
- * deleted here, beside their chunks, in the caller's transaction; PostgreSQL's cascade does it.
+ * Chunk rows and their vectors (the chunk_embeddings table, keyed by document_chunks.seq and
+ * deleted with its chunk by cascade). On SQLite a vector's sign bits are stored beside it and kept
+ * in the server's memory for search, one partition per variant (search/vector-index.ts): a write
+ * drops its variant's partition, read again when next searched.
  */
 import { asc, eq, getTableColumns } from "drizzle-orm";
 import type { WorkspaceScope } from "../tenancy/scope";
+import { signBits } from "../cache/vector-codec";
 import { documentChunks } from "./schema";
+import { forgetVariantVectors } from "./search/vector-index";
 
 export type ChunkRow = typeof documentChunks.$inferSelect;
 export type NewChunk = Omit<typeof documentChunks.$inferInsert, "workspaceId" | "seq">;
@@ -19,7 +22,11 @@ export type NewChunk = Omit<typeof documentChunks.$inferInsert, "workspaceId" | 
 const CHUNK_COLUMNS = Object.entries(getTableColumns(documentChunks)).filter(([key]) => key !== "seq" && key !== "workspaceId");
 const INSERT_CHUNK = `insert into document_chunks (workspace_id, ${CHUNK_COLUMNS.map(([, column]) => column.name).join(", ")})
   values ($workspace_id, ${CHUNK_COLUMNS.map(([key]) => `$${key}`).join(", ")}) returning seq`;
-const INSERT_VECTOR = "insert into chunk_embeddings(chunk_seq, workspace_id, embedding) values ($seq, $workspace_id, $embedding)";
+/** PostgreSQL derives the sign bits itself (a generated column, migration postgres/0009). */
+const INSERT_VECTOR = {
+  sqlite: "insert into chunk_embeddings(chunk_seq, workspace_id, embedding, sign_bits) values ($seq, $workspace_id, $embedding, $sign_bits)",
+  postgres: "insert into chunk_embeddings(chunk_seq, workspace_id, embedding) values ($seq, $workspace_id, $embedding)",
+};
 
 /** Inserts chunks and one vector per chunk (same order), in the caller's transaction. */
 export async function writeChunks(scope: WorkspaceScope, chunks: NewChunk[], vectors: Float32Array[]): Promise<void> {
@@ -32,8 +39,11 @@ export async function writeChunks(scope: WorkspaceScope, chunks: NewChunk[], vec
       }),
     );
     const [row] = await scope.all<{ seq: number }>(INSERT_CHUNK, values);
-    await scope.run(INSERT_VECTOR, { seq: row!.seq, embedding: vectors[i] });
+    const vector = vectors[i]!;
+    if (scope.dialect === "postgres") await scope.run(INSERT_VECTOR.postgres, { seq: row!.seq, embedding: vector });
+    else await scope.run(INSERT_VECTOR.sqlite, { seq: row!.seq, embedding: vector, sign_bits: signBits(vector) });
   }
+  forgetVariantVectors(scope, chunks.map((chunk) => chunk.variantId));
 }
 
 export async function readChunks(scope: WorkspaceScope, variantId: string): Promise<ChunkRow[]> {
@@ -50,16 +60,4 @@ export async function readVectors(scope: WorkspaceScope, variantId: string): Pro
   );
   // Copy into an aligned buffer: the blob's byte offset need not be a multiple of 4.
   return new Map(rows.map((row) => [row.id, new Float32Array(row.embedding.slice().buffer)]));
-}
-
-/** Removes the vectors of these variants' chunks; the chunk rows go with their variant (cascade). */
-export async function deleteVectorsOf(scope: WorkspaceScope, variantIds: string[]): Promise<void> {
-  if (variantIds.length === 0 || scope.dialect === "postgres") return;
-  await scope.run(
-    `delete from chunk_embeddings
-      where workspace_id = $workspace_id
-        and chunk_seq in (select seq from document_chunks
-                           where workspace_id = $workspace_id and variant_id in (select value from json_each($variant_ids)))`,
-    { variant_ids: JSON.stringify(variantIds) },
-  );
 }

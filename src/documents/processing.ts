@@ -14,7 +14,8 @@ import type { WorkspaceScope } from "../tenancy/scope";
 import { chunkDocument, type ChunkDraft, type ChunkInjection } from "./chunking";
 import { protectChunks } from "../data-protection/documents";
 import type { ChunkingConfig } from "./chunking-config";
-import { deleteVectorsOf, readChunks, readVectors, writeChunks, type NewChunk } from "./chunk-store";
+import { readChunks, readVectors, writeChunks, type NewChunk } from "./chunk-store";
+import { forgetVariantVectors } from "./search/vector-index";
 import { dedupColumns } from "./dedup-columns";
 import type { ParsedDocument } from "./parsing";
 import {
@@ -190,9 +191,9 @@ export async function writeVariantResult(tx: WorkspaceScope, variantId: string, 
   await completeVariant(tx, variantId, result);
 }
 
-/** Removes the variant's chunks and vectors: what an interrupted write left. */
+/** Removes the variant's chunks and their vectors (by cascade): what an interrupted write left. */
 async function clearChunks(tx: WorkspaceScope, variantId: string): Promise<void> {
-  await deleteVectorsOf(tx, [variantId]);
+  forgetVariantVectors(tx, [variantId]);
   await tx.delete(documentChunks, eq(documentChunks.variantId, variantId));
 }
 

@@ -6,7 +6,8 @@ import { HttpError, httpError, notFoundDetail } from "../http/errors";
 import type { Logger } from "../logging/logger";
 import type { WorkspaceScope } from "../tenancy/scope";
 import type { ChunkingConfig } from "./chunking-config";
-import { deleteVectorsOf, readChunks } from "./chunk-store";
+import { readChunks } from "./chunk-store";
+import { forgetVariantVectors } from "./search/vector-index";
 import { dedupResultOf } from "./dedup-columns";
 import type { DocumentJobs } from "./jobs";
 import { isSet, type ChunksQuery } from "./model";
@@ -246,7 +247,7 @@ export async function deleteDocument(env: DocumentsEnv, scope: WorkspaceScope, d
     }
     const version = await versionOfDocument(tx, documentId);
     variantIds = version ? (await variantsOfVersion(tx, version.id)).map((variant) => variant.id) : [];
-    await deleteVectorsOf(tx, variantIds);
+    forgetVariantVectors(tx, variantIds);
     await tx.delete(documents, eq(documents.id, documentId));
     if ((await tx.count(documents, eq(documents.contentHash, document.contentHash))) === 0) {
       await tx.delete(documentBlobs, eq(documentBlobs.contentHash, document.contentHash));

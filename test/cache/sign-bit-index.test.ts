@@ -1,5 +1,6 @@
 /**
- * The semantic cache's in-memory Hamming search on SQLite (src/db/sign-bit-index.ts): exact
+ * The in-memory Hamming search on SQLite (src/db/sign-bit-index.ts; the semantic cache's, and
+ * document search's across partitions): exact
  * against a brute-force ranking, kept in step with every way an entry leaves, rebuilt from the
  * rows after a restart, and filled from the old vec0 table by migration 0013.
  */
@@ -8,7 +9,7 @@ import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { deleteEntry, purgeEntries, semanticCandidates, storeEntry, updateCacheSettings, type NewEntry } from "../../src/cache/service";
 import { signBits } from "../../src/cache/vector-codec";
-import { SignBitIndex, SignBitPartition } from "../../src/db/sign-bit-index";
+import { nearestAcross, SignBitIndex, SignBitPartition } from "../../src/db/sign-bit-index";
 import { openSqlite, type SqliteStorage } from "../../src/db/sqlite";
 import { assetPaths } from "../../src/runtime/assets";
 import { WorkspaceScope } from "../../src/tenancy/scope";
@@ -41,6 +42,24 @@ describe("SignBitPartition", () => {
       const bruteForce = stored.map(({ bits }) => hamming(bits, query)).sort((a, b) => a - b).slice(0, 24);
       expect(distances).toEqual(bruteForce);
     }
+  });
+
+  test("nearestAcross (search's large k): the k nearest over several partitions, among the accepted ids, in brute-force order", () => {
+    const random = seeded(9);
+    const stored = Array.from({ length: 1500 }, (_, id) => ({ id, bits: signBits(unitVector(random)) }));
+    const partitions = [0, 1, 2].map(() => new SignBitPartition(12));
+    for (const entry of stored) partitions[entry.id % 3]!.append(entry.id, entry.bits);
+    const accepted = (id: number) => id % 5 !== 0;
+    for (const k of [1, 24, 400, 1500]) {
+      const query = signBits(unitVector(random));
+      const found = nearestAcross(partitions, query, k, accepted);
+      const bruteForce = stored.filter((entry) => accepted(entry.id)).map((entry) => hamming(entry.bits, query)).sort((a, b) => a - b).slice(0, k);
+      expect(found.length).toBe(Math.min(k, 1200));
+      expect(new Set(found).size).toBe(found.length);
+      expect(found.every(accepted)).toBe(true);
+      expect(found.map((id) => hamming(stored[id]!.bits, query))).toEqual(bruteForce);
+    }
+    expect(nearestAcross([], signBits(unitVector(random)), 10)).toEqual([]);
   });
 
   test("fewer entries than k: all of them; none: nothing", () => {

@@ -126,7 +126,7 @@ describe("a write interrupted between its transactions", () => {
       const sources = db.query("select seq from document_chunks where variant_id = ?1 order by chunk_index limit 3").all(small.variant_id) as { seq: number }[];
       for (const { seq } of sources) {
         const inserted = db.query(`insert into document_chunks (${columns.join(", ")}) select ${copied} from document_chunks where seq = ?2 returning seq`).get(upload.variant_id, seq) as { seq: number };
-        db.query("insert into chunk_embeddings (chunk_seq, workspace_id, embedding) select ?1, workspace_id, embedding from chunk_embeddings where chunk_seq = ?2").run(inserted.seq, seq);
+        db.query("insert into chunk_embeddings (chunk_seq, workspace_id, embedding, sign_bits) select ?1, workspace_id, embedding, sign_bits from chunk_embeddings where chunk_seq = ?2").run(inserted.seq, seq);
       }
       return count(db, "select count(*) as n from document_chunks where variant_id = ?1", upload.variant_id);
     });

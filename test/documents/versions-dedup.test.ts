@@ -40,7 +40,7 @@ async function versionPair(before: string, after: string, fields: Record<string,
 
 const strategies = (chunks: any[]) => chunks.map((chunk) => chunk.dedup_strategy);
 
-/** Stored vector bytes of a chunk, read from the vec0 table. */
+/** Stored vector bytes of a chunk. */
 async function vectorOf(chunkId: string): Promise<Uint8Array> {
   const [row] = await sieve.ctx.database.all<{ embedding: Uint8Array }>(
     "select e.embedding as embedding from document_chunks c join chunk_embeddings e on e.chunk_seq = c.seq where c.id = $id",

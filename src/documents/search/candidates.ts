@@ -6,13 +6,16 @@
 import type { RawParams } from "../../db/connection";
 import type { WorkspaceScope } from "../../tenancy/scope";
 import type { SearchFilters } from "../model";
-import { jsonElementText, jsonIntegerBetween, jsonList, jsonMemberEquals } from "./sql-dialect";
+import { inTextList, jsonElementText, jsonIntegerBetween, jsonList, jsonMemberEquals, textListParam } from "./sql-dialect";
 
 /** A variant being searched, and the document version it belongs to. */
 export type SearchedVariant = { variantId: string; versionId: string; documentId: string };
 
-/** A subquery of chunk seqs (`select c.seq …`) and its parameters. */
-export type CandidateChunks = { sql: string; params: RawParams };
+/**
+ * A subquery of chunk seqs (`select c.seq …`) and its parameters; the variants it reads, and
+ * whether a chunk condition narrows them (else every chunk of those variants is a candidate).
+ */
+export type CandidateChunks = { sql: string; params: RawParams; variants: SearchedVariant[]; narrowed: boolean; excludeFlagged: boolean };
 
 /**
  * One variant per version: its oldest completed one (the chunking the upload asked for, unless
@@ -63,10 +66,12 @@ export function likePattern(glob: string): string {
 /** The chunks of `variants` that pass the chunk filters. */
 export function candidateChunks(scope: WorkspaceScope, variants: SearchedVariant[], filters: SearchFilters, includeFlagged = false): CandidateChunks {
   const { dialect } = scope;
-  const params: RawParams = { variant_ids: JSON.stringify(variants.map((variant) => variant.variantId)) };
-  const conditions = ["c.workspace_id = $workspace_id", `c.variant_id in ${jsonList(dialect, "variant_ids")}`];
+  const params: RawParams = { variant_ids: textListParam(dialect, variants.map((variant) => variant.variantId)) };
+  const conditions = ["c.workspace_id = $workspace_id", inTextList(dialect, "c.variant_id", "variant_ids")];
   // Chunks the firewall flagged as injected (metadata.injection) are left out unless asked for.
+  // Not a narrowing: the in-memory vector search drops them when it re-scores (rankings.ts).
   if (!includeFlagged) conditions.push("c.injection_flagged = 0");
+  const variantConditions = conditions.length;
   if (filters.chunk_types) {
     conditions.push(`c.chunk_type in ${jsonList(dialect, "chunk_types")}`);
     params.chunk_types = JSON.stringify(filters.chunk_types);
@@ -84,7 +89,7 @@ export function candidateChunks(scope: WorkspaceScope, variants: SearchedVariant
     conditions.push(jsonMemberEquals(dialect, "c.metadata", key, `metadata_${i}`));
     params[`metadata_${i}`] = JSON.stringify(value);
   });
-  return { sql: `select c.seq from document_chunks c where ${conditions.join(" and ")}`, params };
+  return { sql: `select c.seq from document_chunks c where ${conditions.join(" and ")}`, params, variants, narrowed: conditions.length > variantConditions, excludeFlagged: !includeFlagged };
 }
 
 /** The candidate seqs themselves (SQLite's vector search takes them as a list). */

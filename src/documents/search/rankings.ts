@@ -2,36 +2,49 @@
  * The two rankings a search fuses, each over the candidate chunks only (so a filter never
  * starves a ranking of results), best first.
  *
- * Vector: SQLite asks sqlite-vec's vec0 table for the k nearest vectors within the workspace's
- * partition and the candidate rowids (exact cosine distance). PostgreSQL has no vector index
- * here: it ranks the candidates by Hamming distance between sign bits (chunk_embeddings.sign_bits,
- * migration postgres/0009) and re-scores the nearest PREFILTER with exact cosine similarity
- * (docs/search.md measures how often that misses an exact top-10 chunk).
+ * Vector: both databases rank the candidates by Hamming distance between sign bits and re-score
+ * the nearest PREFILTER with exact cosine similarity from the stored float vectors (docs/search.md
+ * measures how often that misses an exact top-10 chunk). SQLite scans the workspace's sign bits
+ * in the server's memory, one partition per variant (vector-index.ts); PostgreSQL, shared by several instances, in SQL
+ * (chunk_embeddings.sign_bits, migration postgres/0009).
  *
  * Keyword: FTS5 (BM25) on SQLite, the tsvector column and its GIN index (ts_rank_cd) on PostgreSQL.
  */
-import { dot, floatsFromBlob, floatsToBlob } from "../../cache/vector-codec";
+import { dot, floatsFromBlob } from "../../cache/vector-codec";
 import type { WorkspaceScope } from "../../tenancy/scope";
 import type { CandidateChunks } from "./candidates";
 import { candidateSeqs } from "./candidates";
 import { fts5Match } from "./query-terms";
+import { nearestChunks } from "./vector-index";
 
 export type Ranked = { seq: number; similarity?: number };
 
-/** Chunks re-scored exactly after PostgreSQL's sign-bit prefilter. */
+/** Chunks re-scored exactly after the sign-bit prefilter. */
 export const PREFILTER = 1000;
 
 export async function vectorRanking(scope: WorkspaceScope, candidates: CandidateChunks, vector: Float32Array, depth: number, prefilter = PREFILTER): Promise<Ranked[]> {
-  if (scope.dialect === "postgres") return postgresVectorRanking(scope, candidates, vector, depth, prefilter);
-  const seqs = await candidateSeqs(scope, candidates);
-  if (seqs.length === 0) return [];
-  const rows = await scope.all<{ seq: number; distance: number }>(
-    `select chunk_seq as seq, distance from chunk_embeddings
-      where embedding match $vector and k = $k and workspace_id = $workspace_id and chunk_seq in (select value from json_each($seqs))
-      order by distance`,
-    { vector: floatsToBlob(vector), k: Math.min(depth, seqs.length), seqs: JSON.stringify(seqs) },
+  const index = scope.signBits;
+  if (!index) return postgresVectorRanking(scope, candidates, vector, depth, prefilter);
+  const seqs = candidates.narrowed ? await candidateSeqs(scope, candidates) : undefined;
+  const nearest = await nearestChunks(scope, index, candidates.variants, vector, Math.max(prefilter, depth), seqs);
+  if (nearest.length === 0) return [];
+  // CROSS JOIN keeps the plan "each seq, then its row" (primary-key reads).
+  // Flagged chunks are rare: dropped here rather than by narrowing every search to SQL-read candidates.
+  const rows = await scope.all<{ seq: number; embedding: Uint8Array }>(
+    `select e.chunk_seq as seq, e.embedding from json_each($seqs) as nearest cross join chunk_embeddings e on e.chunk_seq = nearest.value
+      ${candidates.excludeFlagged ? "join document_chunks c on c.seq = e.chunk_seq and c.injection_flagged = 0" : ""}
+      where e.workspace_id = $workspace_id`,
+    { seqs: JSON.stringify(nearest) },
   );
-  return rows.map((row) => ({ seq: row.seq, similarity: 1 - row.distance }));
+  return rescored(vector, rows, depth);
+}
+
+/** The `depth` rows most similar to `vector` (cosine: the stored vectors are L2-normalised), most similar first. */
+function rescored(vector: Float32Array, rows: { seq: number; embedding: Uint8Array }[], depth: number): Ranked[] {
+  return rows
+    .map((row) => ({ seq: row.seq, similarity: dot(vector, floatsFromBlob(row.embedding)) }))
+    .sort((a, b) => b.similarity - a.similarity || a.seq - b.seq)
+    .slice(0, depth);
 }
 
 /**
@@ -53,10 +66,7 @@ async function postgresVectorRanking(scope: WorkspaceScope, candidates: Candidat
      select e.chunk_seq as seq, e.embedding from nearest join chunk_embeddings e on e.chunk_seq = nearest.chunk_seq and e.workspace_id = $workspace_id`,
     { ...candidates.params, bits: signBitString(vector), prefilter: Math.max(prefilter, depth) },
   );
-  return rows
-    .map((row) => ({ seq: row.seq, similarity: dot(vector, floatsFromBlob(row.embedding)) }))
-    .sort((a, b) => b.similarity - a.similarity || a.seq - b.seq)
-    .slice(0, depth);
+  return rescored(vector, rows, depth);
 }
 
 export async function keywordRanking(scope: WorkspaceScope, candidates: CandidateChunks, terms: string[], depth: number): Promise<Ranked[]> {
