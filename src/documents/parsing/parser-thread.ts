@@ -1,5 +1,5 @@
 /**
- * PDF and DOCX parsing off the event loop: one long-lived Bun Worker (parser-worker.ts), started on
+ * PDF, DOCX, OOXML, EPUB, e-mail and OCR parsing off the event loop: one long-lived Bun Worker (parser-worker.ts), started on
  * the first such document, runs their parsers. A watchdog stops a parse that runs past its time
  * limit or grows the process's memory past its bound: the worker is terminated (which interrupts
  * even a parse that never yields), the parse fails with ParseLimitError naming the flag, and the
@@ -11,10 +11,12 @@
  */
 import { CorruptFileError } from "./errors.ts";
 import { DecompressionLimitError, ParseLimitError, type DecompressionLimits } from "./limits.ts";
+import { ocrFiles, type OcrFiles } from "./ocr.ts";
 import { OneAtATime } from "./one-at-a-time.ts";
 import type { ReadResult, ThreadedFormat } from "./parse-document.ts";
 
-export type ToParserWorker = { id: number; format: ThreadedFormat; bytes: Uint8Array; limits: DecompressionLimits };
+/** `ocr`: named by the main thread, which knows this build's files (a worker of the compiled binary does not). */
+export type ToParserWorker = { id: number; format: ThreadedFormat; bytes: Uint8Array; limits: DecompressionLimits; ocr: OcrFiles };
 export type ParseFailure =
   | { kind: "decompression_limit"; message: string; limit: DecompressionLimitError["limit"]; flag: string }
   | { kind: "corrupt"; message: string }
@@ -46,6 +48,7 @@ type Thread = { worker: Worker; ready: Promise<void>; notReady: (error: Error) =
 
 export class ParserThread {
   readonly #url: string | URL;
+  readonly #ocr = ocrFiles();
   readonly #turns = new OneAtATime();
   #thread: Thread | undefined;
   #lastId = 0;
@@ -96,7 +99,7 @@ export class ParserThread {
           else if (message.type === "parsed") grewTooMuch() ? stopWith(tooMuchMemory()) : resolve({ blocks: message.blocks, pageCount: message.pageCount, ...(message.properties ? { properties: message.properties } : {}) });
         },
       };
-      thread.worker.postMessage({ id, format, bytes, limits } satisfies ToParserWorker);
+      thread.worker.postMessage({ id, format, bytes, limits, ocr: this.#ocr } satisfies ToParserWorker);
       return await promise;
     } finally {
       clearTimeout(deadline);

@@ -1,5 +1,5 @@
 /**
- * The document parser's thread (see parser-thread.ts): pdf.js and mammoth work for long stretches
+ * The document parser's thread (see parser-thread.ts): pdf.js, mammoth and Tesseract work for long stretches
  * without yielding (mammoth builds a tree of the XML tens of times its size); here that costs this
  * thread, never the server's event loop. One document at a time; the blocks, or what went wrong,
  * go back to the main thread.
@@ -22,7 +22,7 @@ function failure(error: unknown): ParseFailure {
 
 self.onmessage = async ({ data }: MessageEvent<ToParserWorker>) => {
   try {
-    const result = await readThreadedFormat(data.format, data.bytes, data.limits);
+    const result = await readThreadedFormat(data.format, data.bytes, data.limits, data.ocr);
     reply({ type: "parsed", id: data.id, ...result });
   } catch (error) {
     reply({ type: "failed", id: data.id, error: failure(error) });
