@@ -58,13 +58,16 @@ type TessApi = {
 };
 type TessModule = { FS: { writeFile(path: string, data: Uint8Array): void; unlink(path: string): void }; TessBaseAPI: new () => TessApi };
 
+/** Tesseract's and Leptonica's own messages ("Image file /input cannot be read!"): the error thrown says what went wrong. */
+const quiet = () => {};
+
 let engine: { key: string; module: TessModule; api: TessApi } | undefined;
 
 function startEngine(files: OcrFiles): Promise<{ module: TessModule; api: TessApi }> {
   const key = JSON.stringify(files);
   if (engine?.key === key) return Promise.resolve(engine);
   return (async () => {
-    const module = (await createTesseractCore({ wasmBinary: readFileSync(files.coreWasm), TesseractProgress() {} })) as TessModule;
+    const module = (await createTesseractCore({ wasmBinary: readFileSync(files.coreWasm), TesseractProgress() {}, print: quiet, printErr: quiet })) as TessModule;
     for (const language of files.languages) module.FS.writeFile(`/${language}.traineddata`, languageData(language, files.languageDirs));
     const api = new module.TessBaseAPI();
     if (api.Init("/", files.languages.join("+"), OEM_LSTM_ONLY) !== 0) throw new Error(`the OCR engine did not start with the languages ${files.languages.join("+")}`);
@@ -93,7 +96,7 @@ export async function recognizeImage(image: OcrImage, files: OcrFiles): Promise<
   const { module, api } = await startEngine(files);
   module.FS.writeFile(INPUT_FILE, image);
   try {
-    if (api.SetImageFile(1, 0) === 1) throw new CorruptFileError("the image cannot be decoded");
+    if (api.SetImageFile(1, 0) === 1) throw new CorruptFileError("the image cannot be decoded (PNG, JPEG, and TIFF uncompressed or with LZW, PackBits or CCITT compression are read)");
     api.Recognize(null);
     const { blocks } = JSON.parse(api.GetJSONText()) as TesseractJson;
     const words: OcrWord[] = [];
