@@ -8,11 +8,10 @@
  * One engine per thread, started on the first image (about 0.3 s) and kept for the next ones.
  */
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import createTesseractCore from "tesseract.js-core/tesseract-core-simd-lstm.js";
 import { assetPaths } from "../../runtime/assets.ts";
-import { CorruptFileError } from "./errors.ts";
+import { CorruptFileError, OcrUnavailableError } from "./errors.ts";
 
 /** Where the engine and the language data are, and which languages to recognise. */
 export type OcrFiles = {
@@ -63,17 +62,19 @@ const quiet = () => {};
 
 let engine: { key: string; module: TessModule; api: TessApi } | undefined;
 
-function startEngine(files: OcrFiles): Promise<{ module: TessModule; api: TessApi }> {
+async function startEngine(files: OcrFiles): Promise<{ module: TessModule; api: TessApi }> {
   const key = JSON.stringify(files);
-  if (engine?.key === key) return Promise.resolve(engine);
-  return (async () => {
+  if (engine?.key === key) return engine;
+  try {
     const module = (await createTesseractCore({ wasmBinary: readFileSync(files.coreWasm), TesseractProgress() {}, print: quiet, printErr: quiet })) as TessModule;
     for (const language of files.languages) module.FS.writeFile(`/${language}.traineddata`, languageData(language, files.languageDirs));
     const api = new module.TessBaseAPI();
-    if (api.Init("/", files.languages.join("+"), OEM_LSTM_ONLY) !== 0) throw new Error(`the OCR engine did not start with the languages ${files.languages.join("+")}`);
+    if (api.Init("/", files.languages.join("+"), OEM_LSTM_ONLY) !== 0) throw new Error(`Tesseract did not start with the languages ${files.languages.join("+")}`);
     engine = { key, module, api };
     return engine;
-  })();
+  } catch (error) {
+    throw new OcrUnavailableError(`OCR is not available: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 function languageData(language: string, dirs: string[]): Uint8Array {
@@ -81,7 +82,8 @@ function languageData(language: string, dirs: string[]): Uint8Array {
     for (const name of [`${language}.traineddata.gz`, `${language}.traineddata`]) {
       let bytes: Uint8Array;
       try {
-        bytes = readFileSync(join(dir, name));
+        // Not path.join: it would fold a "/$bunfs/root/../x" path of the binary's embedded files into one that does not exist.
+        bytes = readFileSync(`${dir}/${name}`);
       } catch {
         continue;
       }

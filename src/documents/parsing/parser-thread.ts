@@ -9,7 +9,7 @@
  * Bun's Worker has no resourceLimits, and a busy worker cannot report its own heap: the main thread
  * samples the process's resident memory instead, against its level when the parse started.
  */
-import { CorruptFileError } from "./errors.ts";
+import { CorruptFileError, OcrUnavailableError } from "./errors.ts";
 import { DecompressionLimitError, ParseLimitError, type DecompressionLimits } from "./limits.ts";
 import { ocrFiles, type OcrFiles } from "./ocr.ts";
 import { OneAtATime } from "./one-at-a-time.ts";
@@ -20,6 +20,7 @@ export type ToParserWorker = { id: number; format: ThreadedFormat; bytes: Uint8A
 export type ParseFailure =
   | { kind: "decompression_limit"; message: string; limit: DecompressionLimitError["limit"]; flag: string }
   | { kind: "corrupt"; message: string }
+  | { kind: "ocr_unavailable"; message: string }
   | { kind: "other"; message: string };
 export type FromParserWorker = { type: "ready" } | ({ type: "parsed"; id: number } & ReadResult) | { type: "failed"; id: number; error: ParseFailure };
 
@@ -141,5 +142,6 @@ export class ParserThread {
 function revive(failure: ParseFailure): Error {
   if (failure.kind === "decompression_limit") return new DecompressionLimitError(failure.message, failure.limit, failure.flag);
   if (failure.kind === "corrupt") return new CorruptFileError(failure.message);
+  if (failure.kind === "ocr_unavailable") return new OcrUnavailableError(failure.message);
   return new Error(failure.message);
 }

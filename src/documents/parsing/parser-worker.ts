@@ -4,7 +4,7 @@
  * thread, never the server's event loop. One document at a time; the blocks, or what went wrong,
  * go back to the main thread.
  */
-import { CorruptFileError } from "./errors.ts";
+import { CorruptFileError, OcrUnavailableError } from "./errors.ts";
 import { DecompressionLimitError } from "./limits.ts";
 import { readThreadedFormat } from "./parse-document.ts";
 import type { FromParserWorker, ParseFailure, ToParserWorker } from "./parser-thread.ts";
@@ -17,6 +17,7 @@ function failure(error: unknown): ParseFailure {
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof DecompressionLimitError) return { kind: "decompression_limit", message, limit: error.limit, flag: error.flag };
   if (error instanceof CorruptFileError) return { kind: "corrupt", message };
+  if (error instanceof OcrUnavailableError) return { kind: "ocr_unavailable", message };
   return { kind: "other", message };
 }
 

@@ -3,7 +3,7 @@
  * page with no text layer is read by OCR from its scanned image when it has one (ocr-pages.ts).
  */
 import { extractTextItems, getDocumentProxy } from "unpdf";
-import { CorruptFileError } from "./errors.ts";
+import { CorruptFileError, OcrUnavailableError } from "./errors.ts";
 import { measureTypography, pageBlocks } from "./pdf-blocks.ts";
 import { pageLines } from "./pdf-lines.ts";
 import type { DecompressionLimits } from "./limits.ts";
@@ -42,6 +42,7 @@ export async function parsePdf(bytes: Uint8Array, limits: DecompressionLimits, o
     const context = { typography, pageCount: totalPages, outlineDepth: Math.max(0, ...outline.map((entry) => entry.level)) };
     return { pageCount: totalPages, blocks: withOcrConfidence(marked.flatMap((lines, i) => pageBlocks(lines, i + 1, context)), ocrConfidence) };
   } catch (error) {
+    if (error instanceof OcrUnavailableError) throw error;
     throw new CorruptFileError(`The PDF's text cannot be read: ${describe(error)}`);
   } finally {
     await pdf.loadingTask.destroy();
