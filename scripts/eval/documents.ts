@@ -16,7 +16,8 @@
  *
  *   bun scripts/eval/documents.ts DIR [--max-pages 400] [--without-outline] [--quiet]
  *
- * With --formats (no DIR) it measures the other formats instead: see document-formats.ts.
+ * With --formats (no DIR) it measures the other formats instead: see document-formats.ts; with
+ * --ocr [--ocr-pdf FILE --ocr-pages N], OCR accuracy and cost: see document-ocr.ts.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -35,8 +36,15 @@ const { values: args, positionals } = parseArgs({
     "without-outline": { type: "boolean", default: false },
     quiet: { type: "boolean", default: false },
     formats: { type: "boolean", default: false },
+    ocr: { type: "boolean", default: false },
+    "ocr-pdf": { type: "string" },
+    "ocr-pages": { type: "string", default: "10" },
   },
 });
+if (args.ocr) {
+  await (await import("./document-ocr.ts")).evalOcr({ pdf: args["ocr-pdf"], pages: Number(args["ocr-pages"]) });
+  process.exit(0);
+}
 if (args.formats) {
   await (await import("./document-formats.ts")).evalFormats();
   process.exit(0);
