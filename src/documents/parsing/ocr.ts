@@ -7,7 +7,7 @@
  *
  * One engine per thread, started on the first image (about 0.3 s) and kept for the next ones.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import createTesseractCore from "tesseract.js-core/tesseract-core-simd-lstm.js";
 import { assetPaths } from "../../runtime/assets.ts";
@@ -23,13 +23,15 @@ export type OcrFiles = {
   languages: string[];
 };
 
-/** The languages that ship: English (@tesseract.js-data/eng, LSTM integer model). */
-export const SHIPPED_OCR_LANGUAGES = ["eng"];
-
-/** This build's engine and language data. */
-export function ocrFiles(): OcrFiles {
+/** This build's engine; the language data of `--ocr-data-dir`, then the built-in English (@tesseract.js-data/eng, LSTM integer model). */
+export function ocrFiles(config: { ocrLanguages: string; ocrDataDir: string } = { ocrLanguages: "eng", ocrDataDir: "" }): OcrFiles {
   const assets = assetPaths();
-  return { coreWasm: assets.ocrCoreWasm, languageDirs: [assets.ocrLanguageDir], languages: SHIPPED_OCR_LANGUAGES };
+  return { coreWasm: assets.ocrCoreWasm, languageDirs: [...(config.ocrDataDir ? [config.ocrDataDir] : []), assets.ocrLanguageDir], languages: config.ocrLanguages.split("+") };
+}
+
+/** The configured languages whose data is in none of the folders (checked at start-up, so a typo does not wait for the first scan). */
+export function missingOcrLanguages(files: OcrFiles): string[] {
+  return files.languages.filter((language) => !files.languageDirs.some((dir) => [".traineddata.gz", ".traineddata"].some((suffix) => existsSync(`${dir}/${language}${suffix}`))));
 }
 
 /** A recognised word, in the image's pixels (origin top-left); `fontSize` is its line's height. */

@@ -49,15 +49,16 @@ type Thread = { worker: Worker; ready: Promise<void>; notReady: (error: Error) =
 
 export class ParserThread {
   readonly #url: string | URL;
-  readonly #ocr = ocrFiles();
+  readonly #ocr: OcrFiles;
   readonly #turns = new OneAtATime();
   #thread: Thread | undefined;
   #lastId = 0;
   #stopped = false;
 
-  /** `workerUrl`: the worker script; the compiled binary passes its embedded copy. */
-  constructor(workerUrl?: string | URL) {
+  /** `workerUrl`: the worker script; the compiled binary passes its embedded copy. `ocr`: by default the built-in English. */
+  constructor(workerUrl?: string | URL, ocr: OcrFiles = ocrFiles()) {
     this.#url = workerUrl ?? new URL("./parser-worker.ts", import.meta.url);
+    this.#ocr = ocr;
   }
 
   /** A container format's blocks (PDF, OOXML, EPUB, e-mail), parsed in the worker; one parse at a time, each under its own watchdog. */

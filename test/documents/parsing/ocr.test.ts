@@ -7,6 +7,10 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { chunkDocument } from "../../../src/documents/chunking";
 import { CorruptFileError, DEFAULT_DECOMPRESSION_LIMITS, detectFormat, EmptyFileError, parseDocument, ParseLimitError, ParserThread, UnsupportedFormatError } from "../../../src/documents/parsing";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { missingOcrLanguages, ocrFiles, recognizeImage } from "../../../src/documents/parsing/ocr";
 import { readThreadedFormat } from "../../../src/documents/parsing/parse-document";
 import { scannedPage, scannedPageText, scannedPdf } from "../../fixtures-gen/scanned-pages";
 import { characterAccuracy } from "../../support/text-accuracy";
@@ -94,5 +98,23 @@ describe("scanned PDFs", () => {
       expect(read.blocks.length).toBeGreaterThan(3);
       expect(read).toEqual(await readThreadedFormat("pdf", bytes, DEFAULT_DECOMPRESSION_LIMITS));
     });
+  });
+});
+
+describe("OCR languages", () => {
+  test("English is built in; another language is found in --ocr-data-dir, and one found nowhere is named", async () => {
+    expect(missingOcrLanguages(ocrFiles())).toEqual([]);
+    const dir = mkdtempSync(join(tmpdir(), "ocr-data-"));
+    try {
+      expect(missingOcrLanguages(ocrFiles({ ocrLanguages: "eng+deu+fra", ocrDataDir: dir }))).toEqual(["deu", "fra"]);
+      // A stand-in "deu": the English model under that name, enough to show the folder is read and the language loaded.
+      copyFileSync(join(ocrFiles().languageDirs[0]!, "eng.traineddata.gz"), join(dir, "deu.traineddata.gz"));
+      const files = ocrFiles({ ocrLanguages: "deu", ocrDataDir: dir });
+      expect(missingOcrLanguages(files)).toEqual([]);
+      const page = await recognizeImage(scannedPage(3, "png").bytes, files);
+      expect(page.words.map((word) => word.text).join(" ")).toContain("Conclusion");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
