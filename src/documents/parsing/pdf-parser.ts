@@ -1,10 +1,12 @@
 /**
  * PDF → blocks, from the text layer (unpdf / pdf.js); every block keeps its real page number. A
  * page with no text layer is read by OCR from its scanned image when it has one (ocr-pages.ts).
+ * Running headers and footers are dropped first (pdf-furniture.ts).
  */
 import { extractTextItems, getDocumentProxy } from "unpdf";
 import { CorruptFileError, OcrUnavailableError } from "./errors.ts";
 import { measureTypography, pageBlocks } from "./pdf-blocks.ts";
+import { withoutFurniture } from "./pdf-furniture.ts";
 import { pageLines } from "./pdf-lines.ts";
 import type { DecompressionLimits } from "./limits.ts";
 import type { OcrFiles } from "./ocr.ts";
@@ -34,7 +36,7 @@ export async function parsePdf(bytes: Uint8Array, limits: DecompressionLimits, o
       items[index] = scanned.items;
       ocrConfidence.set(index + 1, scanned.confidence);
     }
-    const pages = items.map(pageLines);
+    const pages = withoutFurniture(items.map(pageLines));
     const typography = measureTypography(pages);
     // With an outline, its bookmarks are the headings; without, headings are guessed from layout.
     const outline = await readOutline(pdf);
