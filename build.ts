@@ -2,7 +2,9 @@
  * `npm run build` → dist/sieve: one self-contained executable with the app, the inference worker,
  * the DOCX reader's worker, the int8 embedding model (fp32 stays loadable from a folder with
  * --model-dir), the native ONNX Runtime for the target and its WASM build (the fallback), the
- * sqlite-vec extension, the migrations and the API docs UI.
+ * sqlite-vec extension, the migrations, the API docs UI, and OCR: Tesseract's LSTM-only SIMD
+ * WebAssembly build (2.9 MB; its JavaScript glue is bundled with the parser's worker) and the
+ * English language data (2.9 MB gzipped).
  *
  *   bun build.ts [--target bun-linux-x64] [--outfile dist/sieve]
  *
@@ -43,7 +45,9 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-const required = [vecFile, join(modelDir, "config.json"), "node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.wasm"];
+const ocrWasm = "node_modules/tesseract.js-core/tesseract-core-simd-lstm.wasm";
+const ocrEnglish = "node_modules/@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz";
+const required = [vecFile, join(modelDir, "config.json"), "node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.wasm", ocrWasm, ocrEnglish];
 for (const file of required) {
   if (!existsSync(join(root, file))) {
     console.error(`build: missing ${file} (run \`npm install\`; for another target install ${vecPackage})`);
@@ -57,6 +61,8 @@ const assets = {
   ortMjs: "node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.mjs",
   ortWasm: "node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.wasm",
   docsUi: "node_modules/@scalar/api-reference/dist/browser/standalone.js",
+  ocrWasm,
+  ocrEnglish,
   journal: "migrations/meta/_journal.json",
   modelConfig: join(modelDir, "config.json"),
 };
@@ -96,6 +102,8 @@ registerEmbeddedAssets({
   inferenceWorker: "./src/inference/worker.ts",
   parserWorker: "./src/documents/parsing/parser-worker.ts",
   docsUiScript: docsUi,
+  ocrCoreWasm: ocrWasm,
+  ocrLanguageDir: dirname(ocrEnglish),
 });
 await import("./src/main.ts");
 `,

@@ -34,6 +34,7 @@ import { RoutingFileSource } from "./routing/routing-file";
 import { SecretKeySource } from "./routing/secret-box";
 import { WorkspaceRoutes } from "./routing/workspace-routes";
 import { UsageError } from "./config";
+import { missingOcrLanguages, ocrFiles } from "./documents/parsing/ocr";
 
 const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
 
@@ -134,6 +135,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     checkModelFolder(modelDirOf(config), config.embedPrecision === "int8");
   }
   checkFirewallModel(config);
+  const missingOcr = missingOcrLanguages(ocrFiles(config));
+  if (missingOcr.length > 0) throw new UsageError(`--ocr-languages: no OCR data for ${missingOcr.join(", ")} (<code>.traineddata.gz) in ${config.ocrDataDir || "--ocr-data-dir (not set)"} or built in (eng)`);
   const log = new Logger(config.logLevel, options.logSink);
   const breakers = new Breakers();
   const routingFile = config.config ? openRoutingFile(config, breakers, log) : undefined;

@@ -22,6 +22,8 @@
  *
  *   bun scripts/bench/docs.ts [--pages 100] [--runs 5] [--job-runs 2] [--flag-runs 3] [--chunk-flags-only]
  * (--chunk-flags-only: 1., then 6. alone)
+ *
+ * With --formats: parse + chunk per format instead, OCR included (docs-formats.ts).
  */
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -34,8 +36,12 @@ import { sharedEmbedder, type Tenant } from "../../test/support/sieve";
 import { startProcess, startSieveProcess } from "./processes";
 
 const { values: args } = parseArgs({
-  options: { pages: { type: "string", default: "100" }, runs: { type: "string", default: "5" }, "job-runs": { type: "string", default: "2" }, "flag-runs": { type: "string", default: "3" }, "chunk-flags-only": { type: "boolean", default: false } },
+  options: { pages: { type: "string", default: "100" }, runs: { type: "string", default: "5" }, "job-runs": { type: "string", default: "2" }, "flag-runs": { type: "string", default: "3" }, "chunk-flags-only": { type: "boolean", default: false }, formats: { type: "boolean", default: false } },
 });
+if (args.formats) {
+  await (await import("./docs-formats.ts")).benchFormats(Number(args.runs));
+  process.exit(0);
+}
 const PAGES = Number(args.pages);
 const RUNS = Number(args.runs);
 const JOB_RUNS = Number(args["job-runs"]);

@@ -34,6 +34,13 @@ const nonEmpty = (raw: string): string => {
   return raw;
 };
 
+/** Tesseract language codes (eng, deu, chi_sim…) joined with +, as Tesseract takes them. */
+const ocrLanguageList = (raw: string): string => {
+  const value = raw.trim();
+  if (!/^[a-z][a-z_]*(\+[a-z][a-z_]*)*$/i.test(value)) throw new OptionValueError(`expected Tesseract language codes joined with +, e.g. eng+deu, got "${raw}"`);
+  return value;
+};
+
 const httpUrl = (raw: string): string => {
   let url: URL;
   try {
@@ -274,6 +281,21 @@ export const serveOptions = {
     help: "Most bytes a DOCX's XML parts may inflate to, counted while inflating (413 above; the parser's thread holds about 100 times this while parsing)",
     default: DEFAULT_DECOMPRESSION_LIMITS.maxDocxXmlBytes,
     parse: integer(1024 * 1024, 4 * 1024 * 1024 * 1024),
+  },
+  ocrLanguages: {
+    flag: "--ocr-languages",
+    env: "SIEVE_OCR_LANGUAGES",
+    help: "Languages OCR reads scanned pages and images in, Tesseract codes joined with + (eng+deu); each needs its <code>.traineddata.gz in --ocr-data-dir unless built in (eng)",
+    default: "eng",
+    parse: ocrLanguageList,
+  },
+  ocrDataDir: {
+    flag: "--ocr-data-dir",
+    env: "SIEVE_OCR_DATA_DIR",
+    help: "Folder of extra Tesseract LSTM language data (<code>.traineddata.gz or .traineddata, e.g. from the npm package @tesseract.js-data/<code>, folder 4.0.0_best_int), searched before the built-in English",
+    default: "",
+    defaultLabel: "none (the built-in English only)",
+    parse: nonEmpty,
   },
   parseTimeoutMs: {
     flag: "--parse-timeout-ms",

@@ -7,11 +7,12 @@
 import type { Config } from "../config";
 import type { Logger } from "../logging/logger";
 import { assetPaths } from "../runtime/assets";
+import { ocrFiles } from "./parsing/ocr";
 import { OneAtATime, ParserThread, parseDocument, type DecompressionLimits, type ParsedDocument, type ParseWatchdog } from "./parsing";
 
 export class DocumentParser {
   readonly #queue = new OneAtATime();
-  readonly #thread = new ParserThread(assetPaths().parserWorker);
+  readonly #thread: ParserThread;
   readonly #limits: DecompressionLimits;
   readonly #watchdog: ParseWatchdog;
 
@@ -21,6 +22,7 @@ export class DocumentParser {
   ) {
     this.#limits = { maxDecompressedBytes: config.maxDecompressedBytes, maxDocxXmlBytes: config.maxDocxXmlBytes, maxCompressionRatio: config.maxCompressionRatio };
     this.#watchdog = { timeoutMs: config.parseTimeoutMs, maxMemoryBytes: config.maxParseMemoryBytes };
+    this.#thread = new ParserThread(assetPaths().parserWorker, ocrFiles(config));
   }
 
   /** Throws the parsers' DocumentInputError subclasses (upload.ts maps them to statuses). */

@@ -12,6 +12,7 @@ import { jsonUploadBody, multipartUploadFields, PLAIN_FILE_NAME, type UploadOpti
 import {
   CorruptFileError,
   DecompressionLimitError,
+  OcrUnavailableError,
   ParserThreadError,
   EmptyFileError,
   ParseLimitError,
@@ -109,7 +110,7 @@ function parse<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
 /**
  * Parses the file, turning the parser's rejections into 415 (unsupported), 422 (corrupt,
  * suspiciously compressed, or not readable within the parser thread's time or memory), 413
- * (inflates beyond the limit), 400 (empty) or 503 (the parser's thread failed, not the file).
+ * (inflates beyond the limit), 400 (empty) or 503 (the parser's thread or the OCR engine failed, not the file).
  */
 export async function parseUploadedFile(upload: Upload, parser: DocumentParser, log: Logger): Promise<ParsedDocument> {
   try {
@@ -121,6 +122,10 @@ export async function parseUploadedFile(upload: Upload, parser: DocumentParser, 
       throw httpError(422, "compression_ratio_too_high", message);
     }
     if (error instanceof ParseLimitError) throw httpError(422, error.limit === "parse_time" ? "parse_timeout" : "parse_memory_exceeded", message);
+    if (error instanceof OcrUnavailableError) {
+      log.error("OCR unavailable", { filename: upload.filename, error: error.message });
+      throw httpError(503, "ocr_unavailable", message);
+    }
     if (error instanceof ParserThreadError) {
       log.error("document parser thread failed", { filename: upload.filename, error: error.message });
       throw httpError(503, "parser_unavailable", message);

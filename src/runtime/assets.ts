@@ -24,6 +24,9 @@ export type AssetPaths = {
   inferenceWorker?: string;
   /** The document parser's worker entry point when it is not src/documents/parsing/parser-worker.ts (the binary's embedded copy). */
   parserWorker?: string;
+  /** Tesseract's engine (tesseract.js-core, LSTM-only SIMD build) and the folder of the language data that ships (English). */
+  ocrCoreWasm: string;
+  ocrLanguageDir: string;
   /** Scalar API reference standalone browser script for the /openapi page. */
   docsUiScript: string;
   /** True when these paths point into the binary's embedded file system. */
@@ -59,6 +62,8 @@ export function assetPaths(): AssetPaths {
     modelDir: join(root, "models", DEFAULT_MODEL_NAME),
     ortWasmMjs: join(modules, "onnxruntime-web", "dist", "ort-wasm-simd-threaded.mjs"),
     ortWasm: join(modules, "onnxruntime-web", "dist", "ort-wasm-simd-threaded.wasm"),
+    ocrCoreWasm: join(modules, "tesseract.js-core", "tesseract-core-simd-lstm.wasm"),
+    ocrLanguageDir: join(modules, "@tesseract.js-data", "eng", "4.0.0_best_int"),
     docsUiScript: join(modules, "@scalar", "api-reference", "dist", "browser", "standalone.js"),
     embedded: false,
   };

@@ -7,6 +7,7 @@ import { DocumentsClient } from "../documents/api-client";
 import { longMarkdown } from "../documents/documents-gen";
 import { sampleDocx, samplePdf } from "../fixtures-gen/sample-documents";
 import { sampleMsg, samplePptx, sampleXlsx } from "../fixtures-gen/sample-formats";
+import { scannedPage, scannedPdf } from "../fixtures-gen/scanned-pages";
 import { isLoopbackOrUnconnected, tcpPeersOf } from "../support/sockets";
 import { parseExposition } from "../metrics/exposition";
 import { startFakeUpstream } from "../support/fake-upstream";
@@ -143,6 +144,35 @@ describe("dist/sieve from an empty directory", () => {
     } finally {
       child.kill("SIGTERM");
       await child.exited;
+    }
+  });
+
+  test("OCR from the embedded engine and English data: a scanned 10-page PDF and a PNG become searchable chunks with page numbers, offline", async () => {
+    const created = run(["keys", "create", "--init", "--data-dir", "./data-ocr", "--json"]);
+    const { workspace_id, api_key } = JSON.parse(created.stdout);
+    // Tesseract takes 1–3 s a page on a busy 2-core machine: more than the default 30 s for ten pages at worst.
+    const { child, listening } = serveBinary(["--data-dir", "./data-ocr", "--parse-timeout-ms", "600000"]);
+    try {
+      const url = await listening;
+      expect(url).toBeTruthy();
+      await waitUntilReady(url!);
+      const docs = new DocumentsClient(url!, { workspaceId: workspace_id, apiKey: api_key, keyId: "", serviceHeaders: {}, bearer: { Authorization: `Bearer ${api_key}` } });
+      const pages = Array.from({ length: 10 }, (_, i) => ({ page: ((i % 3) + 1) as 1 | 2 | 3, as: i % 2 ? ("png" as const) : ("jpg" as const) }));
+      const scan = await docs.uploadCompleted("scan.pdf", await scannedPdf(pages));
+      expect(scan).toMatchObject({ format: "pdf", page_count: 10 });
+      const chunks = await docs.allChunks(scan.variant_id, 100, true);
+      expect([...new Set(chunks.map((chunk: any) => chunk.page_number))].sort((a: number, b: number) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      for (const chunk of chunks) expect(chunk.metadata).toMatchObject({ ocr: true, ocr_confidence: expect.any(Number) });
+      expect(chunks.filter((chunk: any) => chunk.text.includes("sampling campaign was planned")).map((chunk: any) => chunk.page_number)).toEqual([1, 4, 7, 10]);
+      const image = scannedPage(2, "png");
+      const png = await docs.uploadCompleted(image.filename, image.bytes);
+      expect(png).toMatchObject({ format: "image", mime_type: "image/png", page_count: 1 });
+      expect((await docs.allChunks(png.variant_id)).map((chunk: any) => chunk.text).join("\n")).toContain("| B2 | 14.1 | 11.2 |");
+      expect(tcpPeersOf(child.pid).filter((peer) => !isLoopbackOrUnconnected(peer))).toEqual([]);
+    } finally {
+      child.kill("SIGTERM");
+      await child.exited;
+      rmSync(join(workDir, "data-ocr"), { recursive: true, force: true });
     }
   });
 

@@ -45,8 +45,10 @@ describe("rejected uploads store nothing", () => {
     const pdf = (await samplePdf()).bytes;
     const docx = await makeDocx([{ paragraph: "Only a paragraph." }]);
     const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
+    const gif = new Uint8Array([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 1, 0, 1, 0]);
     const cases: [string, () => Promise<Response>, number, RegExp][] = [
-      ["png image", () => api.uploadFile("photo.png", png), 415, /PNG/],
+      ["gif image", () => api.uploadFile("photo.gif", gif), 415, /GIF/],
+      ["truncated png (OCR cannot decode it)", () => api.uploadFile("photo.png", png), 422, /cannot be decoded/],
       ["zip that is not a docx", () => api.uploadFile("archive.zip", docx.slice(0, 4)), 415, /zip/],
       ["truncated PDF", () => api.uploadFile("broken.pdf", pdf.slice(0, 400)), 422, /^file: /],
       ["PDF name, no PDF inside", () => api.uploadFile("fake.pdf", "just words"), 422, /PDF/],

@@ -164,9 +164,9 @@ describe("versions and duplicates work for the new formats", () => {
   });
 
   test("unsupported files still get a 415 listing what is supported", async () => {
-    const response = await api.uploadFile("scan.png", new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]));
+    const response = await api.uploadFile("anim.gif", new Uint8Array([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 1, 0, 1, 0]));
     expect(response.status).toBe(415);
-    expect(((await response.json()) as any).detail).toMatch(/supported: PDF, DOCX, XLSX, PPTX, EPUB, EML, Outlook MSG, CSV\/TSV/);
+    expect(((await response.json()) as any).detail).toMatch(/supported: PDF, DOCX, XLSX, PPTX, EPUB, EML, Outlook MSG, CSV\/TSV.*PNG\/JPEG\/TIFF images \(OCR\)/);
   });
 });
 

@@ -30,6 +30,7 @@ export function assembleDraft(parts: DraftParts, chunkIndex: number, context: Dr
   const { section } = own[own.length - 1];
   const pages = [...new Set(units.flatMap((unit) => (unit.page === null ? [] : [unit.page])))].sort((a, b) => a - b);
   const language = own.find((unit) => unit.language)?.language;
+  const ocrConfidences = own.flatMap((unit) => (unit.ocrConfidence === undefined ? [] : [unit.ocrConfidence]));
   const metadata: ChunkMetadata = {
     format: context.format,
     heading_level: section.headingLevel,
@@ -40,6 +41,8 @@ export function assembleDraft(parts: DraftParts, chunkIndex: number, context: Dr
     overlap_tokens: overlap.length > 0 ? context.countTokens(joinUnits(overlap)) : 0,
     ...(language ? { language } : {}),
     ...(own.some((unit) => unit.role === "content" && unit.notes) ? { notes: true as const } : {}),
+    // The lowest page confidence among the chunk's OCR'd text: the chunk is as doubtful as its worst page.
+    ...(ocrConfidences.length > 0 ? { ocr: true as const, ocr_confidence: Math.round(Math.min(...ocrConfidences) * 100) / 100 } : {}),
     ...parts.tableDetails,
     ...context.properties,
   };

@@ -18,7 +18,7 @@
 import { cutUnit, joinedLength, joinUnits, refineUnit, splitUnit, windowPieces, type Unit } from "./units.ts";
 
 /** Around chunkSize, within this many tokens, the joined chunk is counted instead of summed. */
-const EXACT_MARGIN = 3;
+export const EXACT_MARGIN = 3;
 
 export type PackerSettings = {
   chunkSize: number;

@@ -40,6 +40,10 @@ export type ChunkMetadata = {
   table_parts?: number;
   /** Slide decks: the chunk is speaker notes. */
   notes?: true;
+  /** The chunk's text (some of it) was read by OCR from a scanned page or an image. */
+  ocr?: true;
+  /** With `ocr`: Tesseract's mean word confidence (0–1) of the least confident page the chunk's text comes from. */
+  ocr_confidence?: number;
   /** Variants with contextual_prefix: what was prepended to the text for embedding (not to `text`). */
   embedded_text_prefix?: string;
   /** E-mails: the message's headers and attachment list, on every chunk. */

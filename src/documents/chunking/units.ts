@@ -22,6 +22,8 @@ export type Unit = {
   language?: string;
   /** From speaker notes. */
   notes?: boolean;
+  /** Read by OCR, with this confidence (0–1). */
+  ocrConfidence?: number;
   level: UnitLevel;
   /** Whitespace that separates this unit from the one before it in a chunk. */
   joiner: string;
@@ -44,6 +46,7 @@ export function blockUnit(item: FlowItem): Unit {
     isCode: block.kind === "code",
     ...(block.language ? { language: block.language } : {}),
     ...(block.notes ? { notes: true } : {}),
+    ...(block.ocrConfidence !== undefined ? { ocrConfidence: block.ocrConfidence } : {}),
     level: "block",
     joiner: BLOCK_SEPARATOR,
     topicShift: false,

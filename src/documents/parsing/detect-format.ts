@@ -25,7 +25,15 @@ const EPUB_MIME = "application/epub+zip";
 const EML_MIME = "message/rfc822";
 const MSG_MIME = "application/vnd.ms-outlook";
 
-const SUPPORTED = "supported: PDF, DOCX, XLSX, PPTX, EPUB, EML, Outlook MSG, CSV/TSV, HTML, Markdown, plain text, source code";
+const SUPPORTED = "supported: PDF, DOCX, XLSX, PPTX, EPUB, EML, Outlook MSG, CSV/TSV, HTML, Markdown, plain text, source code, PNG/JPEG/TIFF images (OCR)";
+
+/** Scanned pages as image files, read by OCR. */
+const IMAGE_FORMATS: { mimeType: string; signature: number[] }[] = [
+  { mimeType: "image/png", signature: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] },
+  { mimeType: "image/jpeg", signature: [0xff, 0xd8, 0xff] },
+  { mimeType: "image/tiff", signature: [0x49, 0x49, 0x2a, 0x00] },
+  { mimeType: "image/tiff", signature: [0x4d, 0x4d, 0x00, 0x2a] },
+];
 
 /** The zip-based formats, told apart by the part only they have (its name is stored uncompressed in the zip). */
 const ZIP_FORMATS: { format: DocumentFormat & ThreadedFormat; mimeType: string; extension: string; part: string; name: string }[] = [
@@ -37,10 +45,6 @@ const ZIP_FORMATS: { format: DocumentFormat & ThreadedFormat; mimeType: string; 
 
 /** Binary formats people commonly upload by mistake, named so the error says what the file is. */
 const KNOWN_BINARIES: { name: string; signature: number[] }[] = [
-  { name: "a PNG image (scanned images need OCR, which is not supported yet)", signature: [0x89, 0x50, 0x4e, 0x47] },
-  { name: "a JPEG image (scanned images need OCR, which is not supported yet)", signature: [0xff, 0xd8, 0xff] },
-  { name: "a TIFF image (scanned images need OCR, which is not supported yet)", signature: [0x49, 0x49, 0x2a, 0x00] },
-  { name: "a TIFF image (scanned images need OCR, which is not supported yet)", signature: [0x4d, 0x4d, 0x00, 0x2a] },
   { name: "a GIF image", signature: [0x47, 0x49, 0x46, 0x38] },
   { name: "a gzip archive", signature: [0x1f, 0x8b] },
   { name: "a legacy Office file (.doc/.xls/.ppt)", signature: [0xd0, 0xcf, 0x11, 0xe0] },
@@ -58,6 +62,8 @@ export function detectFormat(filename: string, bytes: Uint8Array, declaredMime?:
   const mime = declaredMime?.split(";")[0].trim().toLowerCase();
 
   if (hasPdfHeader(bytes)) return { format: "pdf", mimeType: PDF_MIME, reader: "pdf" };
+  const image = IMAGE_FORMATS.find((candidate) => startsWith(bytes, candidate.signature));
+  if (image) return { format: "image", mimeType: image.mimeType, reader: "image" };
   if (startsWith(bytes, ZIP_SIGNATURE)) {
     const named = ZIP_FORMATS.find((zip) => extension === zip.extension || mime === zip.mimeType);
     const found = ZIP_FORMATS.find((zip) => containsAscii(bytes, zip.part)) ?? named;

@@ -6,7 +6,7 @@
 /** Common base, so callers can catch "the file is the problem" as one case. */
 export class DocumentInputError extends Error {}
 
-/** The bytes are not a format we parse (an image, a spreadsheet, an unknown binary). */
+/** The bytes are not a format we parse (a GIF, a legacy Office file, an unknown binary). */
 export class UnsupportedFormatError extends DocumentInputError {
   override readonly name = "UnsupportedFormatError";
 }
@@ -16,7 +16,12 @@ export class CorruptFileError extends DocumentInputError {
   override readonly name = "CorruptFileError";
 }
 
-/** Zero bytes, or a readable file with no text in it (whitespace only, a scanned PDF without a text layer). */
+/** Zero bytes, or a readable file with no text in it (whitespace only, a blank scan). */
 export class EmptyFileError extends DocumentInputError {
   override readonly name = "EmptyFileError";
+}
+
+/** The OCR engine or its language data could not be loaded: the server's fault, not the file's. */
+export class OcrUnavailableError extends Error {
+  override readonly name = "OcrUnavailableError";
 }

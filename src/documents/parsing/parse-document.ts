@@ -9,8 +9,10 @@ import { parseEpub } from "./epub-parser.ts";
 import { hasTokens } from "../../embeddings/model-text.ts";
 import { EmptyFileError } from "./errors.ts";
 import { parseHtml } from "./html-parser.ts";
+import { parseImage } from "./image-parser.ts";
 import { DEFAULT_DECOMPRESSION_LIMITS, type DecompressionLimits } from "./limits.ts";
 import { parseMarkdown } from "./markdown-parser.ts";
+import { ocrFiles, type OcrFiles } from "./ocr.ts";
 import { parsePdf } from "./pdf-parser.ts";
 import { parsePptx } from "./pptx-parser.ts";
 import { parsePlainText } from "./text-parser.ts";
@@ -19,17 +21,20 @@ import { parseXlsx } from "./xlsx-parser.ts";
 
 /**
  * The formats read from a container or binary (pdf.js, mammoth, the OOXML and EPUB zips, MIME and
- * Outlook messages): the server reads them in its ParserThread, under the watchdog.
+ * Outlook messages, images by OCR): the server reads them in its ParserThread, under the watchdog.
  */
-export type ThreadedFormat = "pdf" | "docx" | "xlsx" | "pptx" | "epub" | "eml" | "msg";
+export type ThreadedFormat = "pdf" | "docx" | "xlsx" | "pptx" | "epub" | "eml" | "msg" | "image";
 export type ReadResult = { blocks: Block[]; pageCount: number; properties?: DocumentProperties };
 /** Threaded-format bytes → blocks: in this thread by default, or in the server's ParserThread. */
 export type ThreadedReader = (format: ThreadedFormat, bytes: Uint8Array, limits: DecompressionLimits) => Promise<ReadResult>;
 
-export async function readThreadedFormat(format: ThreadedFormat, bytes: Uint8Array, limits: DecompressionLimits): Promise<ReadResult> {
+/** `ocr`: the OCR engine's files; by default this build's (the parser thread is handed them, see ParserThread). */
+export async function readThreadedFormat(format: ThreadedFormat, bytes: Uint8Array, limits: DecompressionLimits, ocr: OcrFiles = ocrFiles()): Promise<ReadResult> {
   switch (format) {
     case "pdf":
-      return parsePdf(bytes, limits);
+      return parsePdf(bytes, limits, ocr);
+    case "image":
+      return parseImage(bytes, ocr);
     case "docx":
       return { blocks: await parseDocx(bytes, limits), pageCount: 1 };
     case "xlsx":
@@ -70,13 +75,15 @@ export async function parseDocument(
   // read or embed: it is dropped like an empty line.
   blocks = blocks.filter((block) => hasTokens(block.text));
   if (blocks.length === 0) {
-    throw new EmptyFileError(format === "pdf" ? `${filename} has no text layer (scanned pages are not supported)` : `${filename} contains no text`);
+    throw new EmptyFileError(
+      format === "pdf" ? `${filename} has no text layer and no scanned page OCR could read text from` : format === "image" ? `${filename}: OCR found no text in the image` : `${filename} contains no text`,
+    );
   }
   return {
     format,
     mimeType,
     pageCount,
-    paginated: format === "pdf" || format === "pptx",
+    paginated: format === "pdf" || format === "pptx" || format === "image",
     blocks,
     ...(language ? { language } : {}),
     ...(properties ? { properties } : {}),

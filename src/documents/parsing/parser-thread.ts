@@ -1,5 +1,5 @@
 /**
- * PDF and DOCX parsing off the event loop: one long-lived Bun Worker (parser-worker.ts), started on
+ * PDF, DOCX, OOXML, EPUB, e-mail and OCR parsing off the event loop: one long-lived Bun Worker (parser-worker.ts), started on
  * the first such document, runs their parsers. A watchdog stops a parse that runs past its time
  * limit or grows the process's memory past its bound: the worker is terminated (which interrupts
  * even a parse that never yields), the parse fails with ParseLimitError naming the flag, and the
@@ -9,15 +9,18 @@
  * Bun's Worker has no resourceLimits, and a busy worker cannot report its own heap: the main thread
  * samples the process's resident memory instead, against its level when the parse started.
  */
-import { CorruptFileError } from "./errors.ts";
+import { CorruptFileError, OcrUnavailableError } from "./errors.ts";
 import { DecompressionLimitError, ParseLimitError, type DecompressionLimits } from "./limits.ts";
+import { ocrFiles, type OcrFiles } from "./ocr.ts";
 import { OneAtATime } from "./one-at-a-time.ts";
 import type { ReadResult, ThreadedFormat } from "./parse-document.ts";
 
-export type ToParserWorker = { id: number; format: ThreadedFormat; bytes: Uint8Array; limits: DecompressionLimits };
+/** `ocr`: named by the main thread, which knows this build's files (a worker of the compiled binary does not). */
+export type ToParserWorker = { id: number; format: ThreadedFormat; bytes: Uint8Array; limits: DecompressionLimits; ocr: OcrFiles };
 export type ParseFailure =
   | { kind: "decompression_limit"; message: string; limit: DecompressionLimitError["limit"]; flag: string }
   | { kind: "corrupt"; message: string }
+  | { kind: "ocr_unavailable"; message: string }
   | { kind: "other"; message: string };
 export type FromParserWorker = { type: "ready" } | ({ type: "parsed"; id: number } & ReadResult) | { type: "failed"; id: number; error: ParseFailure };
 
@@ -46,14 +49,16 @@ type Thread = { worker: Worker; ready: Promise<void>; notReady: (error: Error) =
 
 export class ParserThread {
   readonly #url: string | URL;
+  readonly #ocr: OcrFiles;
   readonly #turns = new OneAtATime();
   #thread: Thread | undefined;
   #lastId = 0;
   #stopped = false;
 
-  /** `workerUrl`: the worker script; the compiled binary passes its embedded copy. */
-  constructor(workerUrl?: string | URL) {
+  /** `workerUrl`: the worker script; the compiled binary passes its embedded copy. `ocr`: by default the built-in English. */
+  constructor(workerUrl?: string | URL, ocr: OcrFiles = ocrFiles()) {
     this.#url = workerUrl ?? new URL("./parser-worker.ts", import.meta.url);
+    this.#ocr = ocr;
   }
 
   /** A container format's blocks (PDF, OOXML, EPUB, e-mail), parsed in the worker; one parse at a time, each under its own watchdog. */
@@ -96,7 +101,7 @@ export class ParserThread {
           else if (message.type === "parsed") grewTooMuch() ? stopWith(tooMuchMemory()) : resolve({ blocks: message.blocks, pageCount: message.pageCount, ...(message.properties ? { properties: message.properties } : {}) });
         },
       };
-      thread.worker.postMessage({ id, format, bytes, limits } satisfies ToParserWorker);
+      thread.worker.postMessage({ id, format, bytes, limits, ocr: this.#ocr } satisfies ToParserWorker);
       return await promise;
     } finally {
       clearTimeout(deadline);
@@ -138,5 +143,6 @@ export class ParserThread {
 function revive(failure: ParseFailure): Error {
   if (failure.kind === "decompression_limit") return new DecompressionLimitError(failure.message, failure.limit, failure.flag);
   if (failure.kind === "corrupt") return new CorruptFileError(failure.message);
+  if (failure.kind === "ocr_unavailable") return new OcrUnavailableError(failure.message);
   return new Error(failure.message);
 }

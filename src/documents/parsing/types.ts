@@ -3,7 +3,7 @@
  * Chunkers only ever see this shape, never the original format.
  */
 
-export type DocumentFormat = "pdf" | "docx" | "xlsx" | "pptx" | "epub" | "email" | "csv" | "html" | "markdown" | "text" | "code";
+export type DocumentFormat = "pdf" | "docx" | "xlsx" | "pptx" | "epub" | "email" | "csv" | "html" | "markdown" | "text" | "code" | "image";
 
 export type EmailAttachment = { filename: string | null; mime_type: string | null; size_bytes: number | null };
 
@@ -51,12 +51,14 @@ export type Block = {
   language?: string;
   /** Speaker notes of a slide (PPTX). */
   notes?: boolean;
+  /** Text read by OCR: the page's mean word confidence, 0–1. */
+  ocrConfidence?: number;
 };
 
 export type ParsedDocument = {
   format: DocumentFormat;
   mimeType: string;
-  /** Real page count for PDFs, slide count for PPTX; 1 for formats without pages. */
+  /** Real page count for PDFs, slide count for PPTX; 1 for images and formats without pages. */
   pageCount: number;
   paginated: boolean;
   blocks: Block[];

@@ -22,7 +22,7 @@ describe("detectFormat", () => {
     expect(detectFormat("mail.eml", text(makeEml(SAMPLE_EMAIL)))).toEqual({ format: "email", mimeType: "message/rfc822", reader: "eml" });
     expect(detectFormat("a.tsv", text("a\tb")).mimeType).toBe("text/tab-separated-values");
     expect(() => detectFormat("legacy.doc", new Uint8Array([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0, 0]))).toThrow(/legacy Office file/);
-    expect(() => detectFormat("scan.tif", new Uint8Array([0x49, 0x49, 0x2a, 0x00, 1, 2]))).toThrow(/OCR, which is not supported yet.*supported: PDF, DOCX, XLSX, PPTX, EPUB, EML/);
+    expect(() => detectFormat("scan.gif", new Uint8Array([0x47, 0x49, 0x46, 0x38, 1, 2]))).toThrow(/GIF image.*supported: PDF, DOCX, XLSX, PPTX, EPUB, EML/);
   });
 
   test("reads text formats from the extension, then the declared MIME type, then the content", () => {
@@ -44,9 +44,9 @@ describe("detectFormat", () => {
     expect(() => detectFormat("a.pdf", new Uint8Array())).toThrow(EmptyFileError);
   });
 
-  test("unknown binaries and images are UnsupportedFormatErrors", () => {
+  test("unknown binaries and images other than PNG, JPEG and TIFF are UnsupportedFormatErrors", () => {
     expect(() => detectFormat("blob.dat", new Uint8Array([0x01, 0x02, 0x00, 0x03, 0xff]))).toThrow(UnsupportedFormatError);
-    expect(() => detectFormat("photo.txt", new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).toThrow(/PNG image/);
+    expect(() => detectFormat("photo.txt", new Uint8Array([0x47, 0x49, 0x46, 0x38, 0x39, 0x61]))).toThrow(/GIF image/);
     expect(() => detectFormat("archive.zip", new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00]))).toThrow(UnsupportedFormatError);
   });
 
