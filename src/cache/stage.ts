@@ -72,9 +72,23 @@ export class ResponseCache implements CacheStage {
   }
 
   async lookup(request: CacheRequest): Promise<CachedCompletion | undefined> {
+    return (await this.lookupExact(request)) ?? (await this.lookupSemantic(request));
+  }
+
+  /** The exact lookup alone: one indexed read, no embedding. */
+  lookupExact(request: CacheRequest): Promise<CachedCompletion | undefined> {
+    return this.#guarded(request, () => this.#exact(request));
+  }
+
+  /** The semantic lookup alone (it embeds the prompt), counting a miss when it finds nothing. */
+  lookupSemantic(request: CacheRequest): Promise<CachedCompletion | undefined> {
+    return this.#guarded(request, () => this.#semantic(request));
+  }
+
+  async #guarded(request: CacheRequest, lookup: () => Promise<CachedCompletion | undefined>): Promise<CachedCompletion | undefined> {
     if (!request.workspace.cacheEnabled) return undefined;
     try {
-      return await this.#lookup(request);
+      return await lookup();
     } catch (error) {
       this.#deps.log.error("cache lookup failed; treated as a miss", { error: (error as Error).message });
       return undefined;
@@ -103,13 +117,16 @@ export class ResponseCache implements CacheStage {
     return keys;
   }
 
-  async #lookup(request: CacheRequest): Promise<CachedCompletion | undefined> {
+  async #exact(request: CacheRequest): Promise<CachedCompletion | undefined> {
+    const keys = this.keysOf(request);
+    const exact = await this.#deps.metrics.cache.database.time("cache_exact_lookup", () => findExact(request.scope, keys.exactKey, Date.now()));
+    return exact && this.#hit(request, exact, "exact", 1);
+  }
+
+  async #semantic(request: CacheRequest): Promise<CachedCompletion | undefined> {
     const { scope, workspace } = request;
     const keys = this.keysOf(request);
     const { metrics } = this.#deps;
-    const exact = await metrics.cache.database.time("cache_exact_lookup", () => findExact(scope, keys.exactKey, Date.now()));
-    if (exact) return this.#hit(request, exact, "exact", 1);
-
     const prompt = this.#semanticPromptOf(request);
     const vector = prompt === undefined ? undefined : await this.#embed(prompt, scope.workspaceId);
     if (prompt !== undefined && vector) {

@@ -260,17 +260,40 @@ async function lookUp(request: ProxiedRequest, cache: CacheStage): Promise<Looke
 }
 
 /**
- * Parallel mode: the cache lookup, then on a miss the provider call, started before the input
- * verdict. `cancel` (a block) aborts the provider call, drops its answer unread and frees the
- * single-flight claim; nothing started here reaches the client before the verdict.
+ * Parallel mode: the cache lookup and, on a miss, the provider call, started before the input
+ * verdict. The provider call starts after the exact lookup (an indexed read) and beside the
+ * semantic one (which embeds the prompt, as the firewall does): a semantic hit then aborts the
+ * call, which the provider may bill. `cancel` (a block) aborts the provider call, drops its answer
+ * unread and frees the single-flight claim; nothing started here reaches the client before the verdict.
  */
 function startAhead(request: ProxiedRequest, deps: PipelineDeps) {
   const stop = new AbortController();
   // The provider call sees a client that went away when the firewall blocks.
   const aborting: ProxiedRequest = { ...request, clientSignal: AbortSignal.any([request.clientSignal, stop.signal]) };
-  const looked = lookUp(request, deps.cache);
-  // A verdict that came before the lookup ended leaves the provider uncalled.
-  const call = looked.then(({ hit }) => (hit || stop.signal.aborted ? undefined : deps.upstream.send(aborting)));
+  const { cache } = deps;
+  const send = (hit: CachedCompletion | undefined) => (hit || stop.signal.aborted ? undefined : deps.upstream.send(aborting));
+  let looked: Promise<Looked>;
+  let call: Promise<UpstreamCall | undefined>;
+  if (request.cacheControl.lookup && cache.lookupExact && cache.lookupSemantic) {
+    const claimed = Promise.resolve(cache.claim?.(request));
+    const exact = claimed.then(() => cache.lookupExact!(request));
+    call = exact.then(send);
+    const semantic = exact.then((hit) => (hit ? undefined : cache.lookupSemantic!(request)));
+    looked = Promise.all([claimed, exact, semantic]).then(([release, exactHit, semanticHit]) => ({ release, hit: exactHit ?? semanticHit }));
+    // Answered from the cache after all: the provider call started beside the lookup is not needed.
+    semantic.then(
+      (hit) => {
+        if (!hit) return;
+        stop.abort(new Error("answered from the cache"));
+        call.then((started) => abandon(started, "answered from the cache"), () => {});
+      },
+      () => {},
+    );
+  } else {
+    // A verdict that came before the lookup ended leaves the provider uncalled.
+    looked = lookUp(request, cache);
+    call = looked.then(({ hit }) => send(hit));
+  }
   // Awaited (and its failure handled) only when the verdict allows; a block must not leave an unhandled rejection.
   looked.catch(() => {});
   call.catch(() => {});
@@ -280,12 +303,15 @@ function startAhead(request: ProxiedRequest, deps: PipelineDeps) {
     cancel(reason: string) {
       stop.abort(new Error(reason));
       looked.then(({ release }) => release?.(), () => {});
-      call.then((started) => {
-        started?.abort(reason);
-        void started?.response.body?.cancel().catch(() => {});
-      }, () => {});
+      call.then((started) => abandon(started, reason), () => {});
     },
   };
+}
+
+/** A provider call whose answer nobody will read: aborted, its body dropped. */
+function abandon(call: UpstreamCall | undefined, reason: string): void {
+  call?.abort(reason);
+  void call?.response.body?.cancel().catch(() => {});
 }
 
 /**

@@ -46,6 +46,12 @@ export type CachedCompletion = { completion: Record<string, unknown>; body: stri
 /** Stage 2: the response cache. */
 export interface CacheStage {
   lookup(request: ProxiedRequest): Promise<CachedCompletion | undefined>;
+  /**
+   * The lookup in its two halves, for parallel mode: the exact one (no embedding) before the
+   * provider call starts, the semantic one (which embeds the prompt) beside it. `lookup` is the two in turn.
+   */
+  lookupExact?(request: ProxiedRequest): Promise<CachedCompletion | undefined>;
+  lookupSemantic?(request: ProxiedRequest): Promise<CachedCompletion | undefined>;
   /** Offered only completions that finished normally and passed the output firewall. */
   /** Resolves when the entry is written (never rejects: a failed store is logged); the pipeline does not wait for it. */
   store(request: ProxiedRequest, completion: Record<string, unknown>, upstreamMs: number): Promise<void>;

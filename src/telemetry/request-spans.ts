@@ -2,7 +2,7 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Sp
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import type { PipelineDeps } from "../proxy/pipeline";
 import type { ProxiedRequest } from "../proxy/request";
-import { strongest, type FirewallVerdict, type OutputMonitor } from "../proxy/stages";
+import { strongest, type CachedCompletion, type FirewallVerdict, type OutputMonitor } from "../proxy/stages";
 import type { Metered } from "../usage/meter";
 
 const propagator = new W3CTraceContextPropagator();
@@ -71,6 +71,12 @@ export class RequestSpans {
         },
       );
     };
+    const cacheSpan = (request: ProxiedRequest, lookup: (request: ProxiedRequest) => Promise<CachedCompletion | undefined>) =>
+      child(request, "sieve.cache", SpanKind.INTERNAL, async (span) => {
+        const hit = await lookup(request);
+        span?.setAttribute("sieve.cache.status", hit ? "hit" : "miss");
+        return hit;
+      });
     const verdictOf = (span: Span | undefined, verdict: FirewallVerdict) => {
       span?.setAttributes({ "sieve.firewall.verdict": verdict.action, ...(verdict.family ? { "sieve.firewall.family": verdict.family } : {}) });
       return verdict;
@@ -94,12 +100,10 @@ export class RequestSpans {
         store: (request, completion, upstreamMs) => cache.store(request, completion, upstreamMs),
         ...(cache.claim ? { claim: (request: ProxiedRequest) => cache.claim!(request) } : {}),
         ...(cache.rejectedCandidate ? { rejectedCandidate: (request: ProxiedRequest) => cache.rejectedCandidate!(request) } : {}),
-        lookup: (request) =>
-          child(request, "sieve.cache", SpanKind.INTERNAL, async (span) => {
-            const hit = await cache.lookup(request);
-            span?.setAttribute("sieve.cache.status", hit ? "hit" : "miss");
-            return hit;
-          }),
+        lookup: (request) => cacheSpan(request, (r) => cache.lookup(r)),
+        // Parallel mode's two halves, each a cache span of its own.
+        ...(cache.lookupExact ? { lookupExact: (request: ProxiedRequest) => cacheSpan(request, (r) => cache.lookupExact!(r)) } : {}),
+        ...(cache.lookupSemantic ? { lookupSemantic: (request: ProxiedRequest) => cacheSpan(request, (r) => cache.lookupSemantic!(r)) } : {}),
       },
       upstream: {
         send: (request) =>

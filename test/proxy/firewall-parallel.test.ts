@@ -94,6 +94,27 @@ describe("--firewall-mode parallel", () => {
     expect(text).toBe("echo: Tell me about the harbour ferries");
   });
 
+  test("a semantic hit: the provider call started beside the semantic lookup is aborted, the answer comes from the cache", async () => {
+    const model = "ttfb:3000";
+    await client().chat.completions.create({ model, messages: [{ role: "user", content: "Which galleries in the old town are free to visit on Sundays?" }] });
+    const arrivalsBefore = upstream.arrivals.length;
+    const abortedBefore = upstream.aborted();
+    // Stored off the response's path: asked until the paraphrase is a hit.
+    let cache = "miss";
+    for (let i = 0; i < 20 && cache !== "hit"; i++) {
+      const { response } = await client()
+        .chat.completions.create({ model, messages: [{ role: "user", content: "Which galleries in the old town are free to visit on a Sunday?" }] })
+        .withResponse();
+      cache = response.headers.get("x-service-cache") ?? "";
+      expect(response.headers.get("x-service-cache-similarity")).not.toBe("1.0000");
+    }
+    expect(cache).toBe("hit");
+    // The provider saw the call start after the exact lookup, and its end: aborted, not answered.
+    await waitFor(() => upstream.aborted() > abortedBefore);
+    expect(upstream.arrivals.length).toBeGreaterThan(arrivalsBefore);
+    expect(upstream.aborted() - abortedBefore).toBe(upstream.arrivals.length - arrivalsBefore);
+  });
+
   test("a cache hit is answered without calling the provider", async () => {
     const ask = () => client().chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "Which museums are free on Sundays?" }] }).withResponse();
     await ask();

@@ -6,6 +6,7 @@
  *   any model          → an answer echoing the last user message ("echo: …")
  *   "stall"            → never answers (until the caller aborts; counted in aborted())
  *   "ttfb:<ms>"        → waits <ms> before answering (headers and body), like a provider's time to first byte
+ *                        (a caller that aborts meanwhile is counted in aborted())
  *   "error-<status>"   → that status with the dialect's error body
  *   "flaky-<status>-<n>[-after-<ms>]"
  *                      → the first n requests naming this model get that status (with
@@ -328,7 +329,13 @@ export function startFakeUpstream(): FakeUpstream {
       return new Response("aborted", { status: 499 });
     }
     const ttfb = /^ttfb:(\d+)$/.exec(model);
-    if (ttfb) await Bun.sleep(Number(ttfb[1]));
+    if (ttfb) {
+      const aborted = new Promise<boolean>((resolve) => request.signal.addEventListener("abort", () => resolve(true)));
+      if (await Promise.race([Bun.sleep(Number(ttfb[1])).then(() => false), aborted])) {
+        abortedCount++;
+        return new Response("aborted", { status: 499 });
+      }
+    }
     const seen = (seenModels.get(model) ?? 0) + 1;
     seenModels.set(model, seen);
     const flaky = /^flaky-(\d{3})-(\d+)(?:-after-(\d+))?$/.exec(model);
