@@ -1,5 +1,5 @@
 /**
- * bun scripts/fit/firewall-data-channel.ts [--per-pool N] [--fpr F]   (run from the repo root; not an npm script: package.json is not changed on this branch)
+ * npm run fit:firewall-data-channel -- [--per-pool N] [--fpr F]
  *
  * Fits the data channel's threshold (src/firewall/data-channel.ts): every row is scanned as the
  * server scans a tool result seen for the first time (scan.ts, window budget and second look),
@@ -10,7 +10,7 @@
  * carriers of the same kinds (constructed-docs, constructed-agent-docs, constructed-injecagent-benign,
  * injecagent-sim-outputs, agentdojo-benign). N rows per pool (default 200), chosen by a hash of the id.
  * Never firewall-dev nor the data-channel dev set (scripts/eval/firewall-data-channel.ts).
- * Writes models/sieve-firewall/data-channel.json.
+ * Writes models/sieve-firewall/data-channel.json and renders MODEL_CARD.md again.
  */
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
@@ -24,6 +24,7 @@ import { BuiltinIndex, WorkspacePatterns } from "../../src/firewall/pattern-inde
 import { planWindows, scanTexts } from "../../src/firewall/scan";
 import { DATASETS, FirstSightEmbedding, readLabelled, type LabelledRow } from "../eval/firewall-data";
 import { percent, rocAuc, tprAtFpr } from "../eval/firewall-metrics";
+import { gitCommit, writeFirewallModelCard } from "./firewall-model-card";
 
 const { values: args } = parseArgs({ options: { "per-pool": { type: "string", default: "200" }, fpr: { type: "string", default: "0.01" } } });
 const perPool = Number(args["per-pool"]);
@@ -69,9 +70,11 @@ const fit = {
   tprAtTargetFpr: Math.round(tprAtFpr(scored, targetFpr) * 1000) / 1000,
   userThresholdTpr: Math.round(scored.filter((r) => r.attack && r.score > 0.9).length / scored.filter((r) => r.attack).length * 1000) / 1000,
   byPool,
+  commit: gitCommit(),
   note: "training rows; the lexical model was fitted on firewall-train-v2, so its rows flatter these figures",
 };
 writeFileSync(resolve(import.meta.dir, "../../models/sieve-firewall/data-channel.json"), `${JSON.stringify({ threshold, fit }, null, 2)}\n`);
+writeFirewallModelCard();
 console.log(`data-channel threshold ${threshold} (benign data rows above it: ${percent(caught(scored.filter((r) => !r.attack)))}; attacks above it: ${percent(caught(scored.filter((r) => r.attack)))}; above 0.9: ${percent(fit.userThresholdTpr)})`);
 console.log(`| pool | rows | above ${threshold} |\n|---|---|---|`);
 for (const [pool, v] of Object.entries(byPool)) console.log(`| ${pool} | ${v.rows} | ${percent(v.above)} |`);

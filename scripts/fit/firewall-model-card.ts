@@ -15,6 +15,13 @@ import { DATA_SOURCES } from "../train/model-card";
 /** Where the fits write and the server reads (bundled into the executable by the imports of src/firewall/). */
 export const FITTED_DIR = resolve(import.meta.dir, "../../models/sieve-firewall");
 
+/** What the data-channel threshold adds to the trained model's sources (shared/datasets/README.md). */
+const DATA_CHANNEL_SOURCE = [
+  "firewall-train-v3-additions.jsonl",
+  "data-channel threshold only: its injecagent, agentdojo and constructed-agent pools",
+  "InjecAgent via enkryptai/xInjectAgent (MIT), AgentDojo (MIT), tau-bench (MIT), BFCL (Apache-2.0), XQuAD (CC-BY-SA-4.0), and constructed rows wrapping those (their licences)",
+];
+
 /** calibration.json's `fit` record (scripts/fit/firewall.ts). */
 export type CalibrationFit = {
   train: string;
@@ -36,20 +43,35 @@ export type LexicalFit = {
   aboveByGroup: { group: string; attack: boolean; rows: number; without: number; with: number }[];
 };
 
+/** data-channel.json's `fit` record (scripts/fit/firewall-data-channel.ts). */
+export type DataChannelFit = {
+  rows: number;
+  perPool: number;
+  targetFpr: number;
+  rocAuc: number;
+  tprAtTargetFpr: number;
+  userThresholdTpr: number;
+  byPool: Record<string, { rows: number; above: number }>;
+  commit: string;
+  note: string;
+};
+
 type Fitted = {
   vectors: { model: string; dims: number; patterns: Record<string, unknown>; contrast: unknown[] };
   calibration: { model: string; windowTokens: number; window: Record<string, unknown>; head: { weights: number[]; lastLayerWeights?: number[] }; scale: { slope: number; offset: number }; fit: CalibrationFit };
   lexical: { buckets: number; scoreWeight: number; fit: LexicalFit };
+  dataChannel: { threshold: number; fit: DataChannelFit };
 };
 
 export function readFitted(dir = FITTED_DIR): Fitted {
   const read = (file: string) => JSON.parse(readFileSync(join(dir, file), "utf8"));
-  return { vectors: read("builtin-vectors.json"), calibration: read("calibration.json"), lexical: read("lexical-model.json") };
+  return { vectors: read("builtin-vectors.json"), calibration: read("calibration.json"), lexical: read("lexical-model.json"), dataChannel: read("data-channel.json") };
 }
 
-export function firewallModelCard({ vectors, calibration, lexical }: Fitted): string {
+export function firewallModelCard({ vectors, calibration, lexical, dataChannel }: Fitted): string {
   const cal = calibration.fit;
   const lex = lexical.fit;
+  const dc = dataChannel.fit;
   const sources = Object.keys(cal.validation[0]?.bySource ?? {});
   const headInputs = calibration.head.weights.length + (calibration.head.lastLayerWeights?.length ?? 0);
   const above = (attack: boolean) =>
@@ -62,14 +84,15 @@ The firewall's fitted files. They read the general model (\`models/all-MiniLM-L6
 \`${vectors.model}\`); the firewall has no encoder of its own, because every fine-tuned one
 measured worse on sources it never saw (docs/research/firewall-experiments.md). Numbers only: no training
 text is stored. Licence: Apache-2.0 (this project); the data's licences are below. Written by
-\`npm run fit:firewall\` (the first two files) and then \`npm run fit:firewall-lexical\`; this card
-is rendered from their \`fit\` records.
+\`npm run fit:firewall\` (the first two files), then \`npm run fit:firewall-lexical\` and
+\`npm run fit:firewall-data-channel\`; this card is rendered from their \`fit\` records.
 
 | file | what |
 |---|---|
 | \`builtin-vectors.json\` | the ${Object.keys(vectors.patterns).length} built-in patterns' and ${vectors.contrast.length} contrast texts' vectors (${vectors.dims} dimensions, int16), used when the running model is \`${vectors.model}\` |
 | \`calibration.json\` | the score: a window logit over the best pattern similarity and a logistic head on the window's vector (${headInputs} inputs), windows of ${calibration.windowTokens} tokens, the scale σ(${calibration.scale.slope}·Z + ${calibration.scale.offset}) |
 | \`lexical-model.json\` | the lexical signal: a logistic model on hashed words and character n-grams (${lexical.buckets.toLocaleString("en")} buckets, int8), added to the score's logit with weight ${lexical.scoreWeight} |
+| \`data-channel.json\` | the threshold of the data channel (tool results, documents, files): a window blocks there above ${dataChannel.threshold} (docs/firewall.md, *Channels*) |
 
 ## How it was made
 
@@ -84,11 +107,17 @@ ${lex.data.projectWritten}, ${lex.data.projectRows.toLocaleString("en")} rows. S
 ${lex.training.epochs} epochs, batch ${lex.training.batch}, learning rate ${lex.training.learningRate}, L2 ${lex.training.l2}. Its weight in the score was chosen
 by the validation below.
 
+**Data-channel threshold** (\`scripts/fit/firewall-data-channel.ts\`, commit \`${dc.commit}\`): ${dc.perPool} rows from each of
+${Object.keys(dc.byPool).length} pools of firewall-train-v2.jsonl and firewall-train-v3-additions.jsonl (injections inside
+constructed documents and agent tool outputs, and benign ones), ${dc.rows.toLocaleString("en")} rows, chosen by a hash of their ids (no random
+draw: a rerun gives the same file), scored by the shipped calibration and lexical signal; the threshold is the score that
+${percent(dc.targetFpr)} of the benign rows exceed.
+
 Never fitted or tuned on \`firewall-dev.jsonl\` (it is for reporting only).
 
 ## Data
 
-${markdownTable(["data", "rows", "sources and licences"], DATA_SOURCES.map((source) => [...source]))}
+${markdownTable(["data", "rows", "sources and licences"], [...DATA_SOURCES.map((source) => [...source]), DATA_CHANNEL_SOURCE])}
 
 ## Measured by the fits
 
@@ -118,6 +147,11 @@ Calibration rows above 0.9 by source group, without the lexical term and with it
 ${markdownTable(["benign source", "rows", "without", "with"], above(false))}
 
 ${markdownTable(["attack source", "rows", "without", "with"], above(true))}
+
+Data-channel threshold (${dc.note}): ROC AUC ${dc.rocAuc.toFixed(3)}, ${percent(dc.tprAtTargetFpr)} of attacks above
+${dataChannel.threshold} (${percent(dc.userThresholdTpr)} above the user channel's 0.9). Rows above the threshold by pool:
+
+${markdownTable(["pool", "rows", "above"], Object.entries(dc.byPool).map(([pool, p]) => [pool, p.rows, percent(p.above)]))}
 
 firewall-dev, the over-defense probe set, indirect injection and languages are measured by
 \`npm run eval:firewall\`; docs/firewall.md (*Accuracy, measured*) carries the figures.

@@ -12,8 +12,8 @@ describe("models/sieve-firewall", () => {
     expect(readFileSync(join(FITTED_DIR, "MODEL_CARD.md"), "utf8")).toBe(firewallModelCard(fitted));
   });
 
-  test("both were fitted from committed code, which the card names", () => {
-    for (const commit of [fitted.calibration.fit.commit, fitted.lexical.fit.commit]) {
+  test("each was fitted from committed code, which the card names", () => {
+    for (const commit of [fitted.calibration.fit.commit, fitted.lexical.fit.commit, fitted.dataChannel.fit.commit]) {
       expect(commit).toMatch(/^[0-9a-f]{7,}$/);
       expect(firewallModelCard(fitted)).toContain(`commit \`${commit}\``);
     }
