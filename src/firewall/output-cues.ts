@@ -51,7 +51,16 @@ export function cueStems(texts: string[]): Set<string> {
 const gates = new WeakMap<WorkspacePatterns, OutputCues | undefined>();
 
 export class OutputCues {
-  constructor(readonly stems: Set<string>) {}
+  /** `stems`: the patterns' (shared by every request of the workspace); `own`: one request's, such as its system prompt's. */
+  constructor(
+    readonly stems: Set<string>,
+    readonly own?: Set<string>,
+  ) {}
+
+  /** These cues and a request's own stems (its system prompt's), without copying the shared set. */
+  with(own: Set<string>): OutputCues {
+    return new OutputCues(this.stems, own);
+  }
 
   /**
    * The gate for a workspace's output side, or undefined when every window must be embedded: it
@@ -72,7 +81,11 @@ export class OutputCues {
 
   /** Whether the window shares a stem with an enabled pattern, so it must be embedded. */
   mayMatch(window: string): boolean {
-    for (const word of wordsOf(window)) if (word.length >= 3 && this.stems.has(stemOf(word))) return true;
+    for (const word of wordsOf(window)) {
+      if (word.length < 3) continue;
+      const stem = stemOf(word);
+      if (this.stems.has(stem) || this.own?.has(stem)) return true;
+    }
     return false;
   }
 }

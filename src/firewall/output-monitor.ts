@@ -45,7 +45,7 @@ export class FirewallOutputMonitor implements OutputMonitor {
     this.#leak = leak?.active ? leak : undefined;
     const patternCues = OutputCues.forPatterns(patterns);
     // The system prompt's own words are cues too: a reworded copy of it shares them.
-    this.#cues = patternCues && new OutputCues(this.#leak ? new Set([...patternCues.stems, ...cueStems([systemPrompt])]) : patternCues.stems);
+    this.#cues = this.#leak ? patternCues?.with(cueStems([systemPrompt])) : patternCues;
     if (this.#leak) {
       this.#promptVectors = embedding.embedMany(this.#leak.windows);
       this.#promptVectors.then(
