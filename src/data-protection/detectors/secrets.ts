@@ -1,4 +1,5 @@
 import { lintSource } from "@secretlint/core";
+import { secretLintProfiler } from "@secretlint/profiler";
 import { creator as recommendedPreset } from "@secretlint/secretlint-rule-preset-recommend";
 import type { Detector } from "../detector";
 import type { Detection } from "../model";
@@ -13,6 +14,14 @@ const SECRETLINT_CONFIG = {
     },
   ],
 };
+
+/**
+ * secretlint marks the start and end of every rule in the process's performance timeline (about 56
+ * marks a call), and its profiler keeps each mark and searches them linearly for every new one: in a
+ * server that lints prompt after prompt both grew without bound, and a prompt's scan went from
+ * ~0.1 ms to hundreds after a few thousand scans (docs/performance.md). Sieve never reads the profile.
+ */
+secretLintProfiler.mark = () => {};
 
 /**
  * Every rule of the recommended preset needs one of these: a run of 16+ token characters (keys,
