@@ -361,14 +361,22 @@ const HELDOUT_ORDINARY = [
   () => `Telefonkonferenz am ${int(1, 28)}.${int(1, 12)}.2024 um ${int(9, 17)}:${pick(["00", "30"])} Uhr, Raum ${int(100, 499)}.`,
 ];
 
+/**
+ * An IPv6 address followed by a port is written in brackets, as RFC 3986 (section 3.2.2) writes a
+ * URI's host: unbracketed, `2001:db8::1:8080` is itself a valid (other) IPv6 address, and the label
+ * would not say what the text says.
+ */
+const withBracketedHost = (template: string, value: string) => (value.includes(":") && template.includes("{v}:") ? template.replace("{v}:", "[{v}]:") : template);
+
 export function generate(split: Split = "dev"): Sample[] {
   seed = SEEDS[split];
   const [valueMakers, templates, ordinary, perType] = split === "dev" ? [values, TEMPLATES, ORDINARY, 120] : [HELDOUT_VALUES, HELDOUT_TEMPLATES, HELDOUT_ORDINARY, 150];
   const samples: Sample[] = [];
   for (const [type, list] of Object.entries(templates)) {
     for (let i = 0; i < perType; i++) {
-      const template = pick(list);
+      const picked = pick(list);
       const value = valueMakers[type]!();
+      const template = type === "ip_address" ? withBracketedHost(picked, value) : picked;
       const start = template.indexOf("{v}");
       samples.push({ id: `${type}-${i}`, kind: "entity", text: template.replace("{v}", value), entities: [{ type, start, end: start + value.length }] });
     }

@@ -34,14 +34,68 @@ const CANDIDATE = /(?:\+|\(|\b)\d[\d \t().\-\/]{5,20}\d\b/g;
 const NATIONAL_WRITTEN = /^(?:\(0[1-9]\d{0,3}\)|0[1-9]\d{0,3})(?:[ \-.\/]\d{2,8}){1,4}$/;
 
 /**
- * Words that announce a phone number, in the languages of the credential words (English, German,
- * French, Spanish, Polish). Without a region, a national number cannot be validated (030 4894136 is
- * a valid number in 46 regions), so it is taken only right after one of these.
+ * Words that announce a phone number, in English and the languages of the European Union spoken
+ * first by ten million people or more (German, French, Italian, Spanish, Polish, Romanian, Dutch,
+ * Greek, Hungarian, Portuguese, Czech, Swedish): the regions where numbers are written nationally
+ * with the trunk prefix 0. Per language the same concepts: telephone (and its abbreviation),
+ * mobile, fax, hotline, the verbs for calling and ringing, contact. Without a region a national
+ * number cannot be validated (030 4894136 is a valid number in 46 regions), so it is taken only
+ * after one of these.
  */
-const PHONE_CUE =
-  /(?<!\p{L})(?:phone|telephone|tel|call|calling|mobile|cell|fax|hotline|dial|telefon\p{L}*|handy|mobil|rufnummer|\p{L}*rufen|erreichbar|t[ée]l[ée]phone|t[ée]l|portable|appel\p{L}*|joindre|tel[ée]fono|m[óo]vil|celular|ll[aá]m\p{L}*|kom[óo]rka|zadzwo\p{L}*|dzwo\p{L}*)(?!\p{L})[^\d\n]{0,32}$/iu;
+const PHONE_WORDS = [
+  // telephone, mobile, fax, hotline and contact, shared by several of the languages
+  "telef\\p{L}*", "tel", "tlf", "mobil\\p{L}*", "fax", "faks", "hotline", "kontakt\\p{L}*", "conta[ck]t\\p{L}*",
+  // English
+  "phone", "telephone", "call", "calling", "cell", "dial", "ring",
+  // German
+  "handy", "rufnummer", "\\p{L}*rufen", "erreichbar",
+  // French
+  "t[ée]l[ée]phone", "t[ée]l", "portable", "appel\\p{L}*", "joindre",
+  // Italian
+  "cellulare", "chiam\\p{L}*",
+  // Spanish
+  "tel[ée]fono", "m[óo]vil", "celular", "ll[aá]m\\p{L}*",
+  // Polish
+  "kom[óo]rk\\p{L}*", "zadzwo\\p{L}*", "dzwo\\p{L}*",
+  // Romanian
+  "suna\\p{L}*", "apela\\p{L}*",
+  // Dutch
+  "telefoon", "mobiel", "bel", "bellen",
+  // Greek
+  "τηλ\\p{L}*", "κινητ\\p{L}*", "φαξ", "καλ[εέ]στε", "επικοινων\\p{L}*",
+  // Hungarian
+  "h[íi]vj\\p{L}*", "el[ée]rhet\\p{L}*",
+  // Portuguese
+  "telem[óo]vel", "lig(?:ar|ue|a)\\p{L}*",
+  // Czech
+  "volej\\p{L}*", "zavolej\\p{L}*",
+  // Swedish
+  "ringa",
+];
+/**
+ * "My number", "meine Nummer", "mijn nummer", … in the same languages: the possessive makes the
+ * number a personal one (a bare "number" is an order or invoice number as often).
+ */
+const MY_NUMBER = [
+  "(?:my|our)\\s+(?:phone\\s+)?number", "(?:meine|unsere)\\s+nummer", "(?:mon|notre)\\s+num[ée]ro", "(?:il\\s+)?(?:mio|nostro)\\s+numero",
+  "(?:mi|nuestro)\\s+n[úu]mero", "(?:m[óo]j|nasz)\\s+numer", "num[ăa]rul\\s+(?:meu|nostru)", "(?:mijn|ons)\\s+nummer",
+  "(?:ο\\s+)?αριθμ[όο]ς\\s+μου", "(?:a\\s+)?sz[áa]mom", "(?:o\\s+)?(?:meu|nosso)\\s+n[úu]mero", "(?:moje|na[šs]e)\\s+[čc][íi]slo", "(?:mitt|v[åa]rt)\\s+nummer",
+];
+const PHONE_CUE = new RegExp(`(?<!\\p{L})(?:${[...PHONE_WORDS, ...MY_NUMBER].join("|")})(?!\\p{L})[^\\d\\n]{0,32}$`, "iu");
 /** How far before a number its cue word may stand. */
 const CUE_WINDOW_CHARS = 48;
+/**
+ * A table cell holding nothing but the number (an HTML <td>/<th>, a Markdown "| … |" cell): contact
+ * lists are tables, and a cell is a field of its own, read like a number after a phone word.
+ */
+const CELL_BEFORE = /(?:<t[dh](?:\s[^<>]*)?>|\|)\s*$/i;
+const CELL_AFTER = /^\s*(?:<\/t[dh]>|\|)/i;
+
+/** A phone word shortly before the number, or a table cell of its own around it. */
+function isAnnounced(text: string, start: number, end: number): boolean {
+  const before = text.slice(Math.max(0, start - CUE_WINDOW_CHARS), start);
+  return PHONE_CUE.test(before) || (CELL_BEFORE.test(before) && CELL_AFTER.test(text.slice(end, end + 8)));
+}
 
 /** A phone region as a workspace gives it: an ISO 3166-1 alpha-2 code libphonenumber has a numbering plan for. */
 export const isPhoneRegion = (code: string): code is CountryCode => /^[A-Z]{2}$/.test(code) && isSupportedCountry(code);
@@ -92,7 +146,7 @@ export function phoneDetector(regions: readonly string[] = DEFAULT_PHONE_REGIONS
         }
         if (found.length > before) continue;
         const national = match[0].trim();
-        if (NATIONAL_WRITTEN.test(national) && PHONE_CUE.test(text.slice(Math.max(0, match.index - CUE_WINDOW_CHARS), match.index))) {
+        if (NATIONAL_WRITTEN.test(national) && isAnnounced(text, match.index, match.index + match[0].length)) {
           const digits = national.replace(/\D/g, "").length;
           if (digits >= 8 && digits <= 13) found.push({ type: "phone", start: match.index, end: match.index + match[0].length });
         }

@@ -2,6 +2,7 @@ import { lintSource } from "@secretlint/core";
 import { creator as recommendedPreset } from "@secretlint/secretlint-rule-preset-recommend";
 import type { Detector } from "../detector";
 import type { Detection } from "../model";
+import { tokenFormatFindings } from "./token-formats";
 
 const SECRETLINT_CONFIG = {
   rules: [
@@ -83,10 +84,13 @@ function keywordFindings(text: string): Detection[] {
   return found;
 }
 
-/** Secrets and credentials: secretlint's recommended rule set, and high-entropy values next to credential words. */
+/**
+ * Secrets and credentials: secretlint's recommended rule set, providers' prefixed token formats it
+ * lacks, and high-entropy values next to credential words.
+ */
 export const secretDetector: Detector = {
   type: "secret",
   async detect(text) {
-    return [...(await secretlintFindings(text)), ...keywordFindings(text)];
+    return [...(await secretlintFindings(text)), ...tokenFormatFindings(text), ...keywordFindings(text)];
   },
 };
