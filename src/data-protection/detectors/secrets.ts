@@ -46,9 +46,35 @@ async function secretlintFindings(text: string): Promise<Detection[]> {
   });
 }
 
-/** A credential word (English, and the usual German, French, Spanish and Polish ones), then an assignment or "is", then the value. */
-const KEYWORD_VALUE =
-  /(?:\b|_)(?:api[_\- ]?key|access[_\- ]?key(?:_id)?|secret(?:[_\- ]?key)?|client[_\- ]?secret|token|auth[_\- ]?token|bearer|password|passwd|pwd|passphrase|credentials?|private[_\- ]?key|schlüssel|passwort|kennwort|clé|cle|mot de passe|clave|contraseña|credencial|klucz|hasło)\b["']?\s*(?:[:=]|=>|\bis\b|\bist\b|\best\b|\bes\b)?\s*["'`]?([^\s"'`,;)}\]]{8,200})/gi;
+/**
+ * Credential words (key, password, token, secret, credentials) in English and the languages of
+ * the phone words (detectors/phone.ts: the EU's languages spoken first by ten million people or
+ * more), and the copulas ("is", "ist", "è", …) that may stand between a word and its value.
+ */
+const CREDENTIAL_WORDS = [
+  "api[_\\- ]?key", "access[_\\- ]?key(?:_id)?", "secret(?:[_\\- ]?key)?", "client[_\\- ]?secret", "token", "auth[_\\- ]?token", "bearer",
+  "password", "passwd", "pwd", "passphrase", "credentials?", "private[_\\- ]?key",
+  "schlüssel", "passwort", "kennwort", // German
+  "clé", "cle", "mot de passe", // French
+  "chiave", "segreto", // Italian
+  "clave", "contraseña", "credencial", // Spanish
+  "klucz", "hasło", // Polish
+  "cheie", "parol[aă]", // Romanian
+  "sleutel", "wachtwoord", // Dutch
+  "κλειδί", "κωδικός", // Greek
+  "kulcs", "jelszó", // Hungarian
+  "chave", "senha", "palavra-passe", // Portuguese
+  "klíč", "heslo", // Czech
+  "nyckel", "lösenord", // Swedish
+];
+/** Password words: their values are checked as passwords (three character classes), not as random keys. */
+const PASSWORD_WORD = /pass|pwd|passwort|kennwort|contraseña|hasło|parol|wachtwoord|κωδικός|jelszó|senha|heslo|lösenord/i;
+const COPULAS = ["is", "ist", "est", "es", "è", "é", "är", "este", "jest", "je", "είναι"];
+/** A credential word, then an assignment or a copula, then the value (letters and digits of any script bound the word). */
+const KEYWORD_VALUE = new RegExp(
+  `(?<![\\p{L}\\p{N}])(?:${CREDENTIAL_WORDS.join("|")})(?![\\p{L}\\p{N}_])["']?\\s*(?:[:=]|=>|(?<![\\p{L}])(?:${COPULAS.join("|")})(?![\\p{L}]))?\\s*["'\`]?([^\\s"'\`,;)}\\]]{8,200})`,
+  "giu",
+);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function shannonBits(value: string): number {
@@ -69,7 +95,7 @@ export function looksLikeSecretValue(value: string, keyword: string): boolean {
   if (/^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$/.test(value)) return false; // os.environ, config.db.password
   if (/^[A-Z][A-Z0-9_]*$/.test(value) || /^[a-z]+(?:[_\-][a-z]+)*$/.test(value)) return false; // API_KEY, my_password
   const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((re) => re.test(value)).length;
-  if (/pass|pwd|passwort|kennwort|contraseña|hasło/i.test(keyword)) return value.length >= 8 && classes >= 3;
+  if (PASSWORD_WORD.test(keyword)) return value.length >= 8 && classes >= 3;
   return value.length >= 16 && classes >= 2 && /\d/.test(value) && /[A-Za-z]/.test(value) && shannonBits(value) >= 3.5;
 }
 
