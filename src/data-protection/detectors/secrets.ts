@@ -70,10 +70,16 @@ const CREDENTIAL_WORDS = [
 /** Password words: their values are checked as passwords (three character classes), not as random keys. */
 const PASSWORD_WORD = /pass|pwd|passwort|kennwort|contraseña|hasło|parol|wachtwoord|κωδικός|jelszó|senha|heslo|lösenord/i;
 const COPULAS = ["is", "ist", "est", "es", "è", "é", "är", "este", "jest", "je", "είναι"];
-/** A credential word, then an assignment or a copula, then the value (letters and digits of any script bound the word). */
+/**
+ * A letter or digit of the words' scripts (Latin with its accented letters, Greek): what must not
+ * stand right before or after a word. Written out because \b is ASCII-only ("clé" ended in no
+ * word boundary) and the u flag's \p{L} made the scan several times slower.
+ */
+const WORD_CHAR = "A-Za-z0-9\\u00C0-\\u024F\\u0370-\\u03FF";
+/** A credential word, then an assignment or a copula, then the value. */
 const KEYWORD_VALUE = new RegExp(
-  `(?<![\\p{L}\\p{N}])(?:${CREDENTIAL_WORDS.join("|")})(?![\\p{L}\\p{N}_])["']?\\s*(?:[:=]|=>|(?<![\\p{L}])(?:${COPULAS.join("|")})(?![\\p{L}]))?\\s*["'\`]?([^\\s"'\`,;)}\\]]{8,200})`,
-  "giu",
+  `(?<![${WORD_CHAR}])(?:${CREDENTIAL_WORDS.join("|")})(?![${WORD_CHAR}_])["']?\\s*(?:[:=]|=>|(?<![${WORD_CHAR}])(?:${COPULAS.join("|")})(?![${WORD_CHAR}]))?\\s*["'\`]?([^\\s"'\`,;)}\\]]{8,200})`,
+  "gi",
 );
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
