@@ -1,4 +1,4 @@
-import { findPhoneNumbersInText, getCountryCallingCode, isSupportedCountry, type CountryCode, type PhoneNumber } from "libphonenumber-js";
+import { findPhoneNumbersInText, getCountryCallingCode, isSupportedCountry, type CountryCode } from "libphonenumber-js";
 import type { Detector } from "../detector";
 import type { Detection } from "../model";
 
@@ -100,6 +100,48 @@ function isAnnounced(text: string, start: number, end: number): boolean {
 /** A phone region as a workspace gives it: an ISO 3166-1 alpha-2 code libphonenumber has a numbering plan for. */
 export const isPhoneRegion = (code: string): code is CountryCode => /^[A-Z]{2}$/.test(code) && isSupportedCountry(code);
 
+/** What the detector reads of one number libphonenumber found in a candidate's window. */
+type WindowNumber = { startsAt: number; endsAt: number; nationalDigits: number; formattedNationalDigits: number };
+
+/**
+ * libphonenumber's answers for recently read windows, keyed by a 64-bit hash of region and window
+ * (so the cache holds no number). Why: the library allocates ~10 KB for each number it validates
+ * (it builds its regexes anew on every call), and that garbage, not the matching, is what paused
+ * scans: an eden collection every ~40 scans of a 10 KB prompt, 1–6 ms each on this machine, with
+ * the library's long regexes compiled again after it. And the same written number comes back: a
+ * chat client resends the whole conversation on every turn. Two generations of up to 2,048
+ * windows each: when the newer one is full it becomes the older one and the older is dropped
+ * (a Map evicting its oldest key one at a time cost ~10 µs a call).
+ */
+const WINDOWS_PER_GENERATION = 2048;
+let recentWindows = new Map<number | bigint, WindowNumber[]>();
+let olderWindows = new Map<number | bigint, WindowNumber[]>();
+
+function remember(key: number | bigint, numbers: WindowNumber[]) {
+  if (recentWindows.size >= WINDOWS_PER_GENERATION) {
+    olderWindows = recentWindows;
+    recentWindows = new Map();
+  }
+  recentWindows.set(key, numbers);
+}
+
+function numbersIn(window: string, region: CountryCode | undefined): WindowNumber[] {
+  const key = Bun.hash(`${region ?? "+"} ${window}`);
+  const recent = recentWindows.get(key);
+  if (recent) return recent;
+  let numbers = olderWindows.get(key);
+  if (!numbers) {
+    numbers = findPhoneNumbersInText(window, region).map(({ startsAt, endsAt, number }) => ({
+      startsAt,
+      endsAt,
+      nationalDigits: number.nationalNumber.length,
+      formattedNationalDigits: region && getCountryCallingCode(region) !== "1" ? number.formatNational().replace(/\D/g, "").length : 0,
+    }));
+  }
+  remember(key, numbers);
+  return numbers;
+}
+
 /**
  * Phone numbers as libphonenumber-js validates them: international numbers (+…) for every country;
  * national numbers of the workspace's regions (North American ones in their usual grouping; others
@@ -114,10 +156,10 @@ export function phoneDetector(regions: readonly string[] = DEFAULT_PHONE_REGIONS
   // grouping; in groups and with the trunk prefix where the region has one (more digits written
   // than the national number has); elsewhere in three or more groups of two or more digits
   // ("612 34 56 78"). Ungrouped digit runs are order and parcel numbers far more often.
-  const writtenNationally = (text: string, number: PhoneNumber, nanp: boolean) => {
+  const writtenNationally = (text: string, number: WindowNumber, nanp: boolean) => {
     if (nanp) return NANP_WRITTEN.test(text);
-    const national = number.nationalNumber.length;
-    if (number.formatNational().replace(/\D/g, "").length > national) return text.replace(/\D/g, "").length > national && /\d[ \-.\/)]\s*\d/.test(text);
+    const national = number.nationalDigits;
+    if (number.formattedNationalDigits > national) return text.replace(/\D/g, "").length > national && /\d[ \-.\/)]\s*\d/.test(text);
     return /^\d{2,}(?:[ \-]\d{2,}){2,}$/.test(text);
   };
   return {
@@ -137,9 +179,9 @@ export function phoneDetector(regions: readonly string[] = DEFAULT_PHONE_REGIONS
         const grouped = GROUPED.test(match[0]);
         const passes = match[0].startsWith("+") ? [undefined] : plansOfRegions.filter((plan) => (plan.nanp ? MAY_BE_NANP.test(match[0]) : grouped));
         for (const plan of passes) {
-          for (const number of findPhoneNumbersInText(window, plan?.region)) {
+          for (const number of numbersIn(window, plan?.region)) {
             const writtenNumber = window.slice(number.startsAt, number.endsAt);
-            if (!writtenNumber.startsWith("+") && (!plan || !writtenNationally(writtenNumber, number.number, plan.nanp))) continue;
+            if (!writtenNumber.startsWith("+") && (!plan || !writtenNationally(writtenNumber, number, plan.nanp))) continue;
             const start = from + number.startsAt;
             if (!found.slice(before).some((f) => f.start === start)) found.push({ type: "phone", start, end: from + number.endsAt });
           }
