@@ -29,9 +29,10 @@ const CANDIDATE = /(?:\+|\(|\b)\d[\d \t().\-\/]{5,20}\d\b/g;
 /**
  * A national number as people write one: the trunk prefix 0 (not the international 00), then
  * groups of digits separated by a space, dash, dot or slash ("030 4894136", "01 44 53 52 63",
- * "(02) 9123 4567", "08-123 45 67"). Ungrouped digit runs are order and customer numbers far more often.
+ * "(02) 9123 4567", "08-123 45 67"; the first may be one digit, an area code after the trunk
+ * prefix as in Budapest's "06 1 234 5678"). Ungrouped digit runs are order and customer numbers far more often.
  */
-const NATIONAL_WRITTEN = /^(?:\(0[1-9]\d{0,3}\)|0[1-9]\d{0,3})(?:[ \-.\/]\d{2,8}){1,4}$/;
+const NATIONAL_WRITTEN = /^(?:\(0[1-9]\d{0,3}\)|0[1-9]\d{0,3})[ \-.\/]\d{1,8}(?:[ \-.\/]\d{2,8}){0,3}$/;
 
 /**
  * Words that announce a phone number, in English and the languages of the European Union spoken
@@ -44,7 +45,7 @@ const NATIONAL_WRITTEN = /^(?:\(0[1-9]\d{0,3}\)|0[1-9]\d{0,3})(?:[ \-.\/]\d{2,8}
  */
 const PHONE_WORDS = [
   // telephone, mobile, fax, hotline and contact, shared by several of the languages
-  "telef\\p{L}*", "tel", "tlf", "mobil\\p{L}*", "fax", "faks", "hotline", "kontakt\\p{L}*", "conta[ck]t\\p{L}*",
+  "telef\\p{L}*", "tel", "tlf", "mobil\\p{L}*", "fax", "faks", "hotline", "kontakt\\p{L}*", "conta(?:ct|tt?)\\p{L}*",
   // English
   "phone", "telephone", "call", "calling", "cell", "dial", "ring",
   // German
