@@ -45,13 +45,13 @@ const NATIONAL_WRITTEN = /^(?:\(0[1-9]\d{0,3}\)|0[1-9]\d{0,3})[ \-.\/]\d{1,8}(?:
  */
 const PHONE_WORDS = [
   // telephone, mobile, fax, hotline and contact, shared by several of the languages
-  "telef\\p{L}*", "tel", "tlf", "mobil\\p{L}*", "fax", "faks", "hotline", "kontakt\\p{L}*", "conta(?:ct|tt?)\\p{L}*",
+  "telef\\p{L}*", "t[ée]l", "tlf", "mobil\\p{L}*", "fax", "faks", "hotline", "kontakt\\p{L}*", "conta(?:ct|tt?)\\p{L}*",
   // English
   "phone", "telephone", "call", "calling", "cell", "dial", "ring",
   // German
   "handy", "rufnummer", "\\p{L}*rufen", "erreichbar",
   // French
-  "t[ée]l[ée]phone", "t[ée]l", "portable", "appel\\p{L}*", "joindre",
+  "t[ée]l[ée]phone", "portable", "appel\\p{L}*", "joindre",
   // Italian
   "cellulare", "chiam\\p{L}*",
   // Spanish
@@ -61,7 +61,7 @@ const PHONE_WORDS = [
   // Romanian
   "suna\\p{L}*", "apela\\p{L}*",
   // Dutch
-  "telefoon", "mobiel", "bel", "bellen",
+  "mobiel", "bel", "bellen",
   // Greek
   "τηλ\\p{L}*", "κινητ\\p{L}*", "φαξ", "καλ[εέ]στε", "επικοινων\\p{L}*",
   // Hungarian
@@ -147,7 +147,8 @@ function numbersIn(window: string, region: CountryCode | undefined): WindowNumbe
  * Phone numbers as libphonenumber-js validates them: international numbers (+…) for every country;
  * national numbers of the workspace's regions (North American ones in their usual grouping; others
  * written with the region's trunk prefix or in groups); and, in any region, a national number
- * written with a trunk prefix and groups right after a word such as "phone", "Tel.", "appeler".
+ * written with a trunk prefix and groups right after a word such as "phone", "Tel.", "chiamarmi",
+ * or alone in a table cell.
  * The library is only asked about digit runs long enough to be a number, a few characters each:
  * over a whole 10 KB text it costs milliseconds, over the candidates microseconds.
  */
