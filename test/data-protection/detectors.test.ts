@@ -3,6 +3,7 @@ import { customDetector, customPatternProblem } from "../../src/data-protection/
 import { Placeholders } from "../../src/data-protection/placeholders";
 import { compilePolicy, scanText } from "../../src/data-protection/policy";
 import { StreamRestorer } from "../../src/data-protection/restore";
+import { generate } from "../../scripts/eval/data-protection-gen";
 
 const defaults = compilePolicy(null);
 const found = async (text: string) => (await scanText(text, defaults)).map((f) => [f.type, text.slice(f.start, f.end)]);
@@ -33,6 +34,57 @@ describe("detectors", () => {
     const regional = compilePolicy({ actions: {}, custom: [], phone_regions: ["DE", "ES"] });
     const text = "Zentrale 089 1234567, móvil 612 34 56 78, Bestellung 0861584493, am 2024-05-02T08:15, Artikel 4428-4437";
     expect((await scanText(text, regional)).map((f) => text.slice(f.start, f.end))).toEqual(["089 1234567", "612 34 56 78"]);
+  });
+
+  test("national phone numbers after a phone word of the other EU languages, after 'my number', or alone in a table cell", async () => {
+    const phones = async (text: string) => (await found(text)).filter(([type]) => type === "phone").map(([, value]) => value);
+    expect(await phones("Può contattarmi allo 02 8765 4321 in giornata.")).toEqual(["02 8765 4321"]);
+    expect(await phones("Ligue-me amanhã: 021 345 6789")).toEqual(["021 345 6789"]);
+    expect(await phones("Ring mig på 08-765 43 21 efter lunch.")).toEqual(["08-765 43 21"]);
+    expect(await phones("Bel me op 010 234 5678 als het pakket komt.")).toEqual(["010 234 5678"]);
+    expect(await phones("Τηλ.: 021 0123 4567")).toEqual(["021 0123 4567"]);
+    expect(await phones("Hívjon: 06 1 234 5678")).toEqual(["06 1 234 5678"]);
+    expect(await phones("Il mio numero è 06 8765 4321.")).toEqual(["06 8765 4321"]);
+    expect(await phones("<tr><td>Reception</td><td> 030 4894136 </td></tr>")).toEqual(["030 4894136"]);
+    expect(await phones("| Reception | 030 4894136 |")).toEqual(["030 4894136"]);
+    // Not announced: an order number in groups, a cell holding more than the number, an ungrouped id in a cell.
+    expect(await phones("Bestelnummer 0123 4567 8901 is verzonden. Our order number 030 4894136 shipped.")).toEqual([]);
+    expect(await phones("<td>Invoice 030 4894136 paid</td><td>0861584493</td>")).toEqual([]);
+  });
+
+  test("a window read in one region is not answered from the cache for another", async () => {
+    const text = "Zentrale 089 1234567";
+    const regional = compilePolicy({ actions: {}, custom: [], phone_regions: ["DE"] });
+    expect((await scanText(text, regional)).map((f) => f.type)).toEqual(["phone"]);
+    expect(await found(text)).toEqual([]);
+    expect((await scanText(text, regional)).map((f) => f.type)).toEqual(["phone"]);
+  });
+
+  test("providers' prefixed tokens without a credential word; credential words of the other languages", async () => {
+    const tokens = {
+      "huggingface:UserAccessToken": "hf_Q7ZrWx3JhNm4VtPl2aBcD9eFgH1iJkLmNo",
+      "sendgrid:ApiKey": "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",
+      "stripe:SecretKey": "sk_live_51HxQ2ZrWx3JhNm4VtPlAbCd",
+      "pypi:ApiToken": "pypi-AgEIcHlwaS5vcmcCJGQ3ZTU2ZDFmLTk4YjAtNGU2Ny1hZDFkLTE5ZWE1NjVhODk3NwACKlsz",
+      "digitalocean:Token": `dop_v1_${"3f9a0c".repeat(10)}a1b2`,
+      "gcp:ApiKey": "AIzaSyD3x9Qm2LpRt7Vw4Zy8Bc1Nf6Hj0Kl5Ms_",
+    };
+    for (const [rule, token] of Object.entries(tokens)) {
+      const findings = await scanText(`Why is this rejected? ${token}`, defaults);
+      expect(findings.map((f) => [f.type, f.rule, f.end - f.start])).toEqual([["secret", rule, token.length]]);
+    }
+    // The prefix inside a longer identifier, and too short to be a token.
+    expect(await found("see shf_Q7ZrWx3JhNm4VtPl2aBcD9eFgH1iJkLmNo and hf_short, SG.abc.def")).toEqual([]);
+    expect(await found("La mia password è Xy7#kLm9pQ, la chiave: 9fK2mQ7xLp4Rt8Vw3Zy6")).toEqual([
+      ["secret", "Xy7#kLm9pQ"],
+      ["secret", "9fK2mQ7xLp4Rt8Vw3Zy6"],
+    ]);
+    expect(await found("Voici la clé : u5VX9pzpXtKKisDjaSSoXVyxGq4Cx5kH — merci")).toEqual([["secret", "u5VX9pzpXtKKisDjaSSoXVyxGq4Cx5kH"]]);
+  });
+
+  test("an IPv6 host with a port is read in brackets; unbracketed, the port is part of a longer address", async () => {
+    expect(await found("upstream [2001:db8:85a3::8a2e:370]:8080 refused")).toEqual([["ip_address", "2001:db8:85a3::8a2e:370"]]);
+    expect(await found("upstream 2001:db8:85a3::8a2e:370:8080 refused")).toEqual([["ip_address", "2001:db8:85a3::8a2e:370:8080"]]);
   });
 
   test("overlapping findings resolve the same way whatever the detector order: the secret wins over the address in a URL", async () => {
@@ -93,5 +145,22 @@ describe("mask restore in streams", () => {
     expect(first).toContain('"see "');
     const done = restorer.rewrite({ raw: "data: [DONE]\n\n", event: undefined, data: "[DONE]" });
     expect(done).toBe(`data: ${JSON.stringify({ id: "c", choices: [{ index: 0, delta: { content: "[EM" } }] })}\n\ndata: [DONE]\n\n`);
+  });
+});
+
+describe("eval generator", () => {
+  test("writes an IPv6 host followed by a port in brackets, labelling the address alone (both splits the same every run)", () => {
+    for (const split of ["dev", "heldout"] as const) {
+      const samples = generate(split);
+      expect(JSON.stringify(generate(split))).toBe(JSON.stringify(samples));
+      for (const sample of samples) {
+        for (const entity of sample.entities.filter((e) => e.type === "ip_address")) {
+          const value = sample.text.slice(entity.start, entity.end);
+          if (value.includes(":") && sample.text[entity.end] === ":") throw new Error(`unbracketed IPv6 host with a port: ${sample.text}`);
+          if (sample.text[entity.start - 1] === "[") expect(sample.text[entity.end]).toBe("]");
+        }
+      }
+      if (split === "dev") expect(samples.some((s) => /\[[0-9a-f:]+\]:8080/.test(s.text))).toBe(true);
+    }
   });
 });

@@ -58,6 +58,14 @@ describe("an AWS key is blocked by default on every dialect", () => {
     expect(JSON.stringify(messages.error)).not.toContain(AWS_KEY);
   });
 
+  test("a provider's prefixed token with no credential word near it (Hugging Face) is blocked too", async () => {
+    const token = "hf_Q7ZrWx3JhNm4VtPl2aBcD9eFgH1iJkLmNo";
+    const body = { model: "m", messages: [{ role: "user" as const, content: `Why is this rejected? ${token}` }] };
+    expect(await openai().chat.completions.create(body).catch((e) => e)).toBeInstanceOf(PermissionDeniedError);
+    expect(((await (await postChat(tenant, body)).json()) as any).reason).toBe("data_protection: secret (huggingface:UserAccessToken) found in messages[0].content");
+    expect(forwardedWith(token)).toBe(0);
+  });
+
   test("a tool result carrying a key is blocked as well", async () => {
     const body = {
       model: "m",
@@ -123,6 +131,22 @@ describe("redact and mask", () => {
     const stream = anthropic(masking).messages.stream({ model: "tool:notify:11", max_tokens: 32, messages: [{ role: "user", content: EMAIL }] });
     const final = await stream.finalMessage();
     expect(final.content[0]).toMatchObject({ type: "tool_use", input: { city: EMAIL } });
+  });
+
+  test("mask: national numbers in a table cell and after an Italian phone word reach the provider as placeholders, the client gets them back", async () => {
+    const t = await sieve.tenant("phone-mask");
+    expect((await setPolicy(t, { actions: { phone: "mask" } })).status).toBe(200);
+    const content = "<table><tr><td>Reception</td><td>030 4894136</td></tr></table> Può chiamarmi allo 02 8765 4321.";
+    const chat = await openai(t).chat.completions.create({ model: "m", messages: [{ role: "user", content }] });
+    expect(chat.choices[0]!.message.content).toBe(`echo: ${content}`);
+    const stream = anthropic(t).messages.stream({ model: "pieces:3", max_tokens: 64, messages: [{ role: "user", content }] });
+    let text = "";
+    stream.on("text", (delta) => (text += delta));
+    await stream.finalMessage();
+    expect(text).toBe(`echo: ${content}`);
+    expect(forwardedWith("4894136")).toBe(0);
+    expect(forwardedWith("8765 4321")).toBe(0);
+    expect(upstream.received.some((r) => r.body.includes("<td>[PHONE_1]</td>") && r.body.includes("allo [PHONE_2]"))).toBe(true);
   });
 
   test("the cache and the evidence hold placeholders, never the value; a cache hit is restored for the client", async () => {

@@ -3,6 +3,7 @@ import { secretLintProfiler } from "@secretlint/profiler";
 import { creator as recommendedPreset } from "@secretlint/secretlint-rule-preset-recommend";
 import type { Detector } from "../detector";
 import type { Detection } from "../model";
+import { tokenFormatFindings } from "./token-formats";
 
 const SECRETLINT_CONFIG = {
   rules: [
@@ -54,9 +55,41 @@ async function secretlintFindings(text: string): Promise<Detection[]> {
   });
 }
 
-/** A credential word (English, and the usual German, French, Spanish and Polish ones), then an assignment or "is", then the value. */
-const KEYWORD_VALUE =
-  /(?:\b|_)(?:api[_\- ]?key|access[_\- ]?key(?:_id)?|secret(?:[_\- ]?key)?|client[_\- ]?secret|token|auth[_\- ]?token|bearer|password|passwd|pwd|passphrase|credentials?|private[_\- ]?key|schlüssel|passwort|kennwort|clé|cle|mot de passe|clave|contraseña|credencial|klucz|hasło)\b["']?\s*(?:[:=]|=>|\bis\b|\bist\b|\best\b|\bes\b)?\s*["'`]?([^\s"'`,;)}\]]{8,200})/gi;
+/**
+ * Credential words (key, password, token, secret, credentials) in English and the languages of
+ * the phone words (detectors/phone.ts: the EU's languages spoken first by ten million people or
+ * more), and the copulas ("is", "ist", "è", …) that may stand between a word and its value.
+ */
+const CREDENTIAL_WORDS = [
+  "api[_\\- ]?key", "access[_\\- ]?key(?:_id)?", "secret(?:[_\\- ]?key)?", "client[_\\- ]?secret", "token", "auth[_\\- ]?token", "bearer",
+  "password", "passwd", "pwd", "passphrase", "credentials?", "private[_\\- ]?key",
+  "schlüssel", "passwort", "kennwort", // German
+  "clé", "cle", "mot de passe", // French
+  "chiave", "segreto", // Italian
+  "clave", "contraseña", "credencial", // Spanish
+  "klucz", "hasło", // Polish
+  "cheie", "parol[aă]", // Romanian
+  "sleutel", "wachtwoord", // Dutch
+  "κλειδί", "κωδικός", // Greek
+  "kulcs", "jelszó", // Hungarian
+  "chave", "senha", "palavra-passe", // Portuguese
+  "klíč", "heslo", // Czech
+  "nyckel", "lösenord", // Swedish
+];
+/** Password words: their values are checked as passwords (three character classes), not as random keys. */
+const PASSWORD_WORD = /pass|pwd|passwort|kennwort|contraseña|hasło|parol|wachtwoord|κωδικός|jelszó|senha|heslo|lösenord/i;
+const COPULAS = ["is", "ist", "est", "es", "è", "é", "är", "este", "jest", "je", "είναι"];
+/**
+ * A letter or digit of the words' scripts (Latin with its accented letters, Greek): what must not
+ * stand right before or after a word. Written out because \b is ASCII-only ("clé" ended in no
+ * word boundary) and the u flag's \p{L} made the scan several times slower.
+ */
+const WORD_CHAR = "A-Za-z0-9\\u00C0-\\u024F\\u0370-\\u03FF";
+/** A credential word, then an assignment or a copula, then the value. */
+const KEYWORD_VALUE = new RegExp(
+  `(?<![${WORD_CHAR}])(?:${CREDENTIAL_WORDS.join("|")})(?![${WORD_CHAR}_])["']?\\s*(?:[:=]|=>|(?<![${WORD_CHAR}])(?:${COPULAS.join("|")})(?![${WORD_CHAR}]))?\\s*["'\`]?([^\\s"'\`,;)}\\]]{8,200})`,
+  "gi",
+);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function shannonBits(value: string): number {
@@ -77,7 +110,7 @@ export function looksLikeSecretValue(value: string, keyword: string): boolean {
   if (/^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$/.test(value)) return false; // os.environ, config.db.password
   if (/^[A-Z][A-Z0-9_]*$/.test(value) || /^[a-z]+(?:[_\-][a-z]+)*$/.test(value)) return false; // API_KEY, my_password
   const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((re) => re.test(value)).length;
-  if (/pass|pwd|passwort|kennwort|contraseña|hasło/i.test(keyword)) return value.length >= 8 && classes >= 3;
+  if (PASSWORD_WORD.test(keyword)) return value.length >= 8 && classes >= 3;
   return value.length >= 16 && classes >= 2 && /\d/.test(value) && /[A-Za-z]/.test(value) && shannonBits(value) >= 3.5;
 }
 
@@ -92,10 +125,13 @@ function keywordFindings(text: string): Detection[] {
   return found;
 }
 
-/** Secrets and credentials: secretlint's recommended rule set, and high-entropy values next to credential words. */
+/**
+ * Secrets and credentials: secretlint's recommended rule set, providers' prefixed token formats it
+ * lacks, and high-entropy values next to credential words.
+ */
 export const secretDetector: Detector = {
   type: "secret",
   async detect(text) {
-    return [...(await secretlintFindings(text)), ...keywordFindings(text)];
+    return [...(await secretlintFindings(text)), ...tokenFormatFindings(text), ...keywordFindings(text)];
   },
 };
