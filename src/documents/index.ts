@@ -100,11 +100,15 @@ export const documentsController = (ctx: AppContext) => {
         ctx.embedder.require();
         // Admitted before its body is read: a refused upload costs no memory.
         const endTurn = await jobs.admission.enterUpload(scope);
-        const upload = await readUpload(request, ctx.config.maxUploadBytes).catch((error: unknown) => {
+        // Until uploadDocument owns the turn, any refusal (the body, its options) gives it back.
+        const { upload, chunking } = await (async () => {
+          const upload = await readUpload(request, ctx.config.maxUploadBytes);
+          return { upload, chunking: resolveChunking(upload.options, await redactsDocumentsByDefault(scope)) };
+        })().catch((error: unknown) => {
           endTurn();
           throw error;
         });
-        const result = await uploadDocument(env, scope, upload, resolveChunking(upload.options, await redactsDocumentsByDefault(scope)), endTurn);
+        const result = await uploadDocument(env, scope, upload, chunking, endTurn);
         set.status = result.status === "pending" || result.status === "processing" ? 202 : 201;
         return result;
       },

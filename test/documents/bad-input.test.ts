@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { UPLOAD_SLOTS } from "../../src/documents/admission";
 import { makeDocx } from "../fixtures-gen/make-docx";
 import { samplePdf } from "../fixtures-gen/sample-documents";
 import { startSieve, type Tenant, type TestSieve } from "../support/sieve";
@@ -92,6 +93,19 @@ describe("rejected uploads store nothing", () => {
     });
     expect((await api.getJson("/api/documents")).total).toBe(0);
     expect((await api.getJson("/api/usage")).documents.documents_uploaded).toBe(0);
+  });
+
+  test("a refused upload gives back its turn: more refusals than upload slots, then an upload still goes through", async () => {
+    // Options refused after admission (chunk_overlap is checked against chunk_size) once kept their slot for good.
+    for (let i = 0; i <= UPLOAD_SLOTS; i++) {
+      const refused = await api.uploadFile("a.md", "# A\n\nText.", { chunk_size: 100, chunk_overlap: 100 });
+      expect(refused.status).toBe(400);
+      await refused.body?.cancel();
+    }
+    const accepted = await api.uploadFile("after-refusals.md", "# After\n\nAn upload after the refused ones.");
+    expect(accepted.status).toBe(201);
+    const deleted = await fetch(`${sieve.url}/api/documents/${(await accepted.json()).document_id}`, { method: "DELETE", headers: victim.bearer });
+    expect(deleted.status).toBe(200);
   });
 
   test("unknown or foreign parent gives the spec's exact 404 body", async () => {
