@@ -104,7 +104,7 @@ describe("rejected uploads store nothing", () => {
     }
     const accepted = await api.uploadFile("after-refusals.md", "# After\n\nAn upload after the refused ones.");
     expect(accepted.status).toBe(201);
-    const deleted = await fetch(`${sieve.url}/api/documents/${(await accepted.json()).document_id}`, { method: "DELETE", headers: victim.bearer });
+    const deleted = await fetch(`${sieve.url}/api/documents/${((await accepted.json()) as { document_id: string }).document_id}`, { method: "DELETE", headers: victim.bearer });
     expect(deleted.status).toBe(200);
   });
 
