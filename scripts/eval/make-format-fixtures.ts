@@ -12,7 +12,8 @@
  *   writer: its cell types, shared strings, cached formula values, title placeholders and notes).
  * - Scans: the pages of three of those text PDFs rendered by pdftoppm at 150 dpi and wrapped back
  *   into image-only PDFs: `scan-gray.pdf` (grey, JPEG: what a copier's "scan to PDF" makes) and
- *   `scan-10-pages.pdf` (black and white, as document scanners default to), so the text is known.
+ *   `scan-10-pages.pdf` (black-and-white pixels, as document scanners default to, stored by pdf-lib as
+ *   8-bit Flate images: Sieve does not decode 1-bit ones), so the text is known.
  *
  * manifest.json holds what each file should yield (sections, tables as rows × columns with the
  * header row counted, the text of every scanned page), taken from the source documents: heading
@@ -152,7 +153,7 @@ try {
   const scanTruth = (parts: typeof tenPages, limit: number) => parts.flatMap((part) => part.text.slice(0, part.pages)).slice(0, limit);
   if (scanTruth(tenPages, 10).length < 10) throw new Error(`only ${scanTruth(tenPages, 10).length} pages to scan`);
   keep(
-    { file: "scan-10-pages.pdf", madeBy: `${poppler}: pdftoppm -r ${DPI} -mono -png of querystring.pdf, libffi-the-basics.pdf (LibreOffice from test/fixtures/real) and sample.pdf, one image per page (pdf-lib)`, sections: [], tables: [], pageTexts: scanTruth(tenPages, 10) },
+    { file: "scan-10-pages.pdf", madeBy: `${poppler}: pdftoppm -r ${DPI} -mono -png of querystring.pdf, libffi-the-basics.pdf (LibreOffice from test/fixtures/real) and sample.pdf, one image per page (pdf-lib, which stores the black-and-white pixels as 8-bit Flate)`, sections: [], tables: [], pageTexts: scanTruth(tenPages, 10) },
     await scannedPdf(trimmed(tenPages, 10), "mono-png"),
     "scan",
   );
