@@ -39,7 +39,7 @@ export type ParseWatchdog = { timeoutMs: number; maxMemoryBytes: number; ocrPage
 const PARSE_TIMEOUT_FLAG = "--parse-timeout-ms";
 const OCR_PAGE_FLAG = "--parse-timeout-per-ocr-page-ms";
 /** The most time any parse gets, OCR allowances included (the largest --parse-timeout-ms): a PDF of thousands of image pages stays bounded. */
-export const MAX_PARSE_MS = 3_600_000;
+const MAX_PARSE_MS = 3_600_000;
 const PARSE_MEMORY_FLAG = "--max-parse-memory-bytes";
 
 /** A worker that has not loaded its script by then is given up (ParserThreadError); the parse's own time limit starts after. */
