@@ -23,7 +23,8 @@
  *   bun scripts/bench/docs.ts [--pages 100] [--runs 5] [--job-runs 2] [--flag-runs 3] [--chunk-flags-only]
  * (--chunk-flags-only: 1., then 6. alone)
  *
- * With --formats: parse + chunk per format instead, OCR included (docs-formats.ts).
+ * With --formats: parse + chunk per format instead, OCR included, then /healthz while a 10-page
+ * scan is processed against idle (docs-formats.ts); --formats --ocr-health-only: that last part alone.
  */
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -36,10 +37,12 @@ import { sharedEmbedder, type Tenant } from "../../test/support/sieve";
 import { startProcess, startSieveProcess } from "./processes";
 
 const { values: args } = parseArgs({
-  options: { pages: { type: "string", default: "100" }, runs: { type: "string", default: "5" }, "job-runs": { type: "string", default: "2" }, "flag-runs": { type: "string", default: "3" }, "chunk-flags-only": { type: "boolean", default: false }, formats: { type: "boolean", default: false } },
+  options: { pages: { type: "string", default: "100" }, runs: { type: "string", default: "5" }, "job-runs": { type: "string", default: "2" }, "flag-runs": { type: "string", default: "3" }, "chunk-flags-only": { type: "boolean", default: false }, formats: { type: "boolean", default: false }, "ocr-health-only": { type: "boolean", default: false } },
 });
 if (args.formats) {
-  await (await import("./docs-formats.ts")).benchFormats(Number(args.runs));
+  const formats = await import("./docs-formats.ts");
+  if (!args["ocr-health-only"]) await formats.benchFormats(Number(args.runs));
+  await formats.benchHealthDuringOcr();
   process.exit(0);
 }
 const PAGES = Number(args.pages);

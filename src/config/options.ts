@@ -304,6 +304,13 @@ export const serveOptions = {
     default: 30_000,
     parse: integer(1, 3_600_000),
   },
+  parseTimeoutPerOcrPageMs: {
+    flag: "--parse-timeout-per-ocr-page-ms",
+    env: "SIEVE_PARSE_TIMEOUT_PER_OCR_PAGE_MS",
+    help: "Time added to --parse-timeout-ms for each page a parse reads by OCR (a scanned page costs seconds, a text page milliseconds); one parse gets 1 h at most",
+    default: 20_000,
+    parse: integer(0, 3_600_000),
+  },
   maxParseMemoryBytes: {
     flag: "--max-parse-memory-bytes",
     env: "SIEVE_MAX_PARSE_MEMORY_BYTES",

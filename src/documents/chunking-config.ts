@@ -3,11 +3,12 @@ import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, type ChunkingStrategy } from
 import { isSet, type ChunkingRequest } from "./model";
 
 /** One chunking configuration: what distinguishes two variants of the same version. */
-export type ChunkingConfig = { strategy: ChunkingStrategy; chunkSize: number; chunkOverlap: number; contextualPrefix: boolean; redactFindings: boolean };
+export type ChunkingConfig = { strategy: ChunkingStrategy; chunkSize: number; chunkOverlap: number; contextualPrefix: boolean; redactFindings: boolean; tableInlineMaxTokens: number };
 
 /**
  * Fills the defaults: recursive, 512 tokens, overlap min(50, chunk_size / 4) so a small
- * chunk_size alone is always valid. An explicit overlap must stay below chunk_size.
+ * chunk_size alone is always valid. An explicit overlap must stay below chunk_size, and
+ * table_inline_max_tokens (default 0: no table inline) at or below it.
  * `redactByDefault` is the workspace's data_protection.redact_documents.
  */
 export function resolveChunking(request: ChunkingRequest, redactByDefault: boolean): ChunkingConfig {
@@ -16,7 +17,10 @@ export function resolveChunking(request: ChunkingRequest, redactByDefault: boole
   const chunkOverlap = requestedOverlap ?? Math.min(DEFAULT_CHUNK_OVERLAP, Math.floor(chunkSize / 4));
   if (chunkOverlap >= chunkSize) throw badRequest(`chunk_overlap: must be smaller than chunk_size (${chunkSize})`);
   const redactFindings = request.redact_findings === undefined ? redactByDefault : isOn(request.redact_findings);
-  return { strategy: request.chunking_strategy ?? "recursive", chunkSize, chunkOverlap, contextualPrefix: isOn(request.contextual_prefix), redactFindings };
+  const tableInlineMaxTokens = request.table_inline_max_tokens ?? 0;
+  // A table kept inline must fit a chunk: a larger one would have to be cut, which is what a table chunk split by rows does properly.
+  if (tableInlineMaxTokens > chunkSize) throw badRequest(`table_inline_max_tokens: must not exceed chunk_size (${chunkSize})`);
+  return { strategy: request.chunking_strategy ?? "recursive", chunkSize, chunkOverlap, contextualPrefix: isOn(request.contextual_prefix), redactFindings, tableInlineMaxTokens };
 }
 
 /** A JSON boolean, or a form field's true/false/1/0. */

@@ -21,7 +21,7 @@ export class DocumentParser {
     private readonly log: Logger,
   ) {
     this.#limits = { maxDecompressedBytes: config.maxDecompressedBytes, maxDocxXmlBytes: config.maxDocxXmlBytes, maxCompressionRatio: config.maxCompressionRatio };
-    this.#watchdog = { timeoutMs: config.parseTimeoutMs, maxMemoryBytes: config.maxParseMemoryBytes };
+    this.#watchdog = { timeoutMs: config.parseTimeoutMs, maxMemoryBytes: config.maxParseMemoryBytes, ocrPageMs: config.parseTimeoutPerOcrPageMs };
     this.#thread = new ParserThread(assetPaths().parserWorker, ocrFiles(config));
   }
 

@@ -76,7 +76,7 @@ const uploadRequestBody = {
 const UPLOAD_DESCRIPTION =
   "multipart/form-data with a `file` part, or JSON `{filename, content_base64 | text}`. Optional fields: parent_document_id " +
   "(new version of that document), chunking_strategy (recursive | semantic), chunk_size (tokens, 16–8192, default 512; alias max_tokens), chunk_overlap (alias overlap_tokens), " +
-  "contextual_prefix, redact_findings (replace data protection findings by placeholders in the stored chunks; default: the workspace's redact_documents), mime_type. 201 when processing finished within about 2 s, 202 (status pending/processing) otherwise: poll GET /api/documents/variants/{variant_id}. " +
+  "contextual_prefix, redact_findings (replace data protection findings by placeholders in the stored chunks; default: the workspace's redact_documents), table_inline_max_tokens (a table of at most that many tokens stays in the text chunk around it; default 0: never), mime_type. 201 when processing finished within about 2 s, 202 (status pending/processing) otherwise: poll GET /api/documents/variants/{variant_id}. " +
   "An upload with the bytes of a document the workspace already has is a duplicate: no processing, the spec §2.6 body.";
 
 const VARIANT_NOT_FOUND = { 404: specNotFoundBody("Variant not found") };

@@ -22,6 +22,8 @@ export const chunkingFields = {
   contextual_prefix: z.union([z.boolean(), booleanFlag]).optional(),
   /** Replace data protection findings by placeholders in the stored chunk text; default: the workspace's data_protection.redact_documents. */
   redact_findings: z.union([z.boolean(), booleanFlag]).optional(),
+  /** A table of at most this many tokens stays in the text chunk around it instead of becoming its own table chunk; 0 (default) never. */
+  table_inline_max_tokens: wholeNumber(0, MAX_CHUNK_SIZE).optional(),
 };
 
 export const variantBody = z.strictObject(chunkingFields).meta({ examples: [{ chunking_strategy: "semantic", chunk_size: 256 }] });
@@ -141,7 +143,7 @@ export const chunkView = z.object({
   metadata: jsonObject.describe("Parser metadata, plus embedding_source (computed or copied) and injection (the firewall's verdict on the chunk: score, verdict, family, window)"),
   chunk_type: z.enum(CHUNK_TYPES),
   contains_table: z.boolean(),
-  table_metadata: jsonObject.nullable().describe("rows and columns of an extracted table"),
+  table_metadata: jsonObject.nullable().describe("rows, columns and headers of the chunk's table (of its first one for a text chunk holding tables kept inline, whose metadata.inline_tables lists them all)"),
   chunking_strategy: z.enum(["recursive", "semantic"]),
   section_number: z.string().nullable(),
   quality_score: z.number().nullable(),
@@ -186,6 +188,7 @@ const variantFields = {
   chunk_overlap: z.int(),
   contextual_prefix: z.boolean(),
   redact_findings: z.boolean().describe("Data protection findings replaced by placeholders in the stored chunks"),
+  table_inline_max_tokens: z.int().describe("Tables of at most this many tokens stay in the text chunk around them (0: every table is its own chunk)"),
   status: VARIANT_STATUS,
   error: z.string().nullable(),
   chunks_count: z.int().nullable(),

@@ -300,6 +300,7 @@ async function processDocument(
     strategy: config.strategy,
     chunkSize: config.chunkSize,
     chunkOverlap: config.chunkOverlap,
+    tableInlineMaxTokens: config.tableInlineMaxTokens,
     countTokens: (text) => embedder.countTokens(text),
     embedMany: (texts) => inBatches(env.embedTexts, texts),
   });

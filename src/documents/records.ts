@@ -34,6 +34,7 @@ export const variantConfig = (variant: VariantRow): ChunkingConfig => ({
   chunkOverlap: variant.chunkOverlap,
   contextualPrefix: variant.contextualPrefix,
   redactFindings: variant.redactFindings,
+  tableInlineMaxTokens: variant.tableInlineMaxTokens,
 });
 
 /** The version's variant with this chunking configuration, if it has one. */
@@ -47,6 +48,7 @@ export function variantWithConfig(scope: WorkspaceScope, versionId: string, conf
       eq(documentVariants.chunkOverlap, config.chunkOverlap),
       eq(documentVariants.contextualPrefix, config.contextualPrefix),
       eq(documentVariants.redactFindings, config.redactFindings),
+      eq(documentVariants.tableInlineMaxTokens, config.tableInlineMaxTokens),
     ),
   );
 }
@@ -63,7 +65,7 @@ export async function ensureVariant(scope: WorkspaceScope, versionId: string, co
       chunkOverlap: config.chunkOverlap,
       status: "pending",
       // Spread: drizzle's insert type loses a defaulted boolean column in WorkspaceScope's Omit (TS2353).
-      ...{ contextualPrefix: config.contextualPrefix, redactFindings: config.redactFindings },
+      ...{ contextualPrefix: config.contextualPrefix, redactFindings: config.redactFindings, tableInlineMaxTokens: config.tableInlineMaxTokens },
     })
     .returning();
   return { variant: variant!, created: true };

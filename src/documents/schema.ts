@@ -71,6 +71,8 @@ export const documentVariants = sqliteTable(
     contextualPrefix: integer("contextual_prefix", { mode: "boolean" }).notNull().default(false),
     /** Data protection findings (other than log ones) were replaced by placeholders in the stored chunk text. */
     redactFindings: integer("redact_findings", { mode: "boolean" }).notNull().default(false),
+    /** Tables of at most this many tokens were chunked with the text around them; 0: every table is its own chunk. */
+    tableInlineMaxTokens: integer("table_inline_max_tokens").notNull().default(0),
     status: text("status", { enum: VARIANT_STATUSES }).notNull(),
     error: text("error"),
     /** Times the job was started (a restart mid-job makes it more than 1). */
@@ -92,7 +94,7 @@ export const documentVariants = sqliteTable(
     leaseUntil: timestamp("lease_until"),
   },
   (t) => [
-    uniqueIndex("document_variants_config_unique").on(t.versionId, t.chunkingStrategy, t.chunkSize, t.chunkOverlap, t.contextualPrefix, t.redactFindings),
+    uniqueIndex("document_variants_config_unique").on(t.versionId, t.chunkingStrategy, t.chunkSize, t.chunkOverlap, t.contextualPrefix, t.redactFindings, t.tableInlineMaxTokens),
     index("document_variants_status_idx").on(t.status),
   ],
 );

@@ -13,6 +13,7 @@ export function variantFields(variant: VariantRow) {
     chunk_overlap: variant.chunkOverlap,
     contextual_prefix: variant.contextualPrefix,
     redact_findings: variant.redactFindings,
+    table_inline_max_tokens: variant.tableInlineMaxTokens,
     status: variant.status,
     error: variant.error,
     chunks_count: variant.chunksCount,

@@ -4,6 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { zipSync } from "fflate";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { makeXlsx } from "../fixtures-gen/make-ooxml";
 import { sampleCsv, sampleEml, sampleEpub, sampleMsg, samplePptx, sampleXlsx } from "../fixtures-gen/sample-formats";
 import { startSieve, type TestSieve } from "../support/sieve";
@@ -216,5 +218,94 @@ describe("contextual prefix", () => {
     expect(renamed.metadata.embedded_text_prefix).toBe("pump2 › Pump handbook › Servicing");
     expect(unchanged).toMatchObject({ is_reused: true, metadata: { embedding_source: "copied" } });
     expect(renamed.metadata.embedding_source).toBe("computed");
+  });
+});
+
+describe("table_inline_max_tokens: a small table kept with the text around it", () => {
+  const REAL = join(import.meta.dir, "../fixtures/real");
+  const querystringDocx = new Uint8Array(readFileSync(join(REAL, "nodejs-querystring.docx")));
+  const querystringHtml = readFileSync(join(REAL, "nodejs-querystring.html"), "utf8");
+  const historyOf = (chunks: any[]) => chunks.filter((chunk) => chunk.text.includes("| v8.0.0 |"));
+  // A workspace per test: the same bytes in one workspace would be an exact duplicate, not processed again.
+  let workspaces = 0;
+  const freshClient = async () => new DocumentsClient(sieve.url, await sieve.tenant(`inline-tables-${++workspaces}`));
+  const chunksIn = async (client: DocumentsClient, filename: string, bytes: Uint8Array, fields: Record<string, string | number> = {}) => {
+    const upload = await client.uploadCompleted(filename, bytes, fields);
+    return { upload, chunks: await client.allChunks(upload.variant_id) };
+  };
+
+  test("by default the History table of a real DOCX (LibreOffice) is a table chunk of its own", async () => {
+    const { upload, chunks } = await chunksIn(await freshClient(), "querystring.docx", querystringDocx);
+    expect(upload.table_inline_max_tokens).toBe(0);
+    const [history] = historyOf(chunks);
+    expect(history).toMatchObject({ chunk_type: "table", contains_table: true, table_metadata: { rows: 5, columns: 2, headers: ["Version", "Changes"] } });
+    expect(history.text).not.toContain("The URL query string to parse");
+    expect(history.metadata.inline_tables).toBeUndefined();
+  });
+
+  test("multipart: at or under the limit the table stays in the text chunk, whose metadata says it holds that table", async () => {
+    const { upload, chunks } = await chunksIn(await freshClient(), "querystring.docx", querystringDocx, { table_inline_max_tokens: 200 });
+    expect(upload.table_inline_max_tokens).toBe(200);
+    expect(chunks.every((chunk) => chunk.chunk_type !== "table")).toBe(true);
+    const [history] = historyOf(chunks);
+    expect(history).toMatchObject({ chunk_type: "text", contains_table: true, table_metadata: { rows: 5, columns: 2, headers: ["Version", "Changes"] } });
+    expect(history.metadata.inline_tables).toEqual([history.table_metadata]);
+    // The text after the table (the parameter list of querystring.parse) is in the same chunk, and the whole table is there.
+    expect(history.text).toContain("The URL query string to parse");
+    expect(history.text).toContain("| v0.1.25 | Added in: v0.1.25 |");
+    expect(history.section_hierarchy.at(-1)).toBe("querystring.parse(str[, sep[, eq[, options]]])");
+    // Chunks without a table say so.
+    expect(chunks.filter((chunk) => chunk.contains_table)).toEqual([history]);
+    expect(chunks.filter((chunk) => !chunk.contains_table).every((chunk) => chunk.table_metadata === null)).toBe(true);
+  });
+
+  test("a table over the limit stays a table chunk; the limit is part of the variant's configuration", async () => {
+    const api = await freshClient();
+    const tight = await chunksIn(api, "querystring.docx", querystringDocx, { table_inline_max_tokens: 20 });
+    expect(historyOf(tight.chunks)[0].chunk_type).toBe("table");
+    const other = await api.post(`/api/documents/${tight.upload.document_id}/variants`, { table_inline_max_tokens: 300 });
+    expect(other.status).toBe(201);
+    const variant: any = await other.json();
+    expect(variant.table_inline_max_tokens).toBe(300);
+    await api.waitForVariant(variant.id);
+    expect(historyOf(await api.allChunks(variant.id))[0]).toMatchObject({ chunk_type: "text", contains_table: true });
+    const again = await api.post(`/api/documents/${tight.upload.document_id}/variants`, { table_inline_max_tokens: 300 });
+    expect(again.status).toBe(200);
+  });
+
+  test("JSON upload of the real HTML page, then a new version: the inline table chunk is reused as is", async () => {
+    const api = await freshClient();
+    const first = await api.uploadJson({ filename: "querystring.html", text: querystringHtml, table_inline_max_tokens: 200 });
+    expect(first.status === 201 || first.status === 202).toBe(true);
+    const v1: any = await first.json();
+    await api.waitForVariant(v1.variant_id);
+    const v1History = historyOf(await api.allChunks(v1.variant_id))[0];
+    expect(v1History).toMatchObject({ chunk_type: "text", contains_table: true, table_metadata: { rows: 5, columns: 2 } });
+
+    const edited = querystringHtml.replace("The <code>node:querystring</code> module provides utilities", "The <code>node:querystring</code> module (legacy) provides utilities");
+    expect(edited).not.toBe(querystringHtml);
+    const second = await api.uploadJson({ filename: "querystring.html", text: edited, table_inline_max_tokens: 200, parent_document_id: v1.document_id });
+    const v2: any = await second.json();
+    expect(v2).toMatchObject({ version_number: 2, table_inline_max_tokens: 200, deduplication_available: true });
+    await api.waitForVariant(v2.variant_id);
+    const v2History = historyOf(await api.allChunks(v2.variant_id))[0];
+    expect(v2History).toMatchObject({ text: v1History.text, contains_table: true, is_reused: true, dedup_strategy: "exact", metadata: { embedding_source: "copied" } });
+  });
+
+  test("bad values are a 400 naming the field, and nothing is stored", async () => {
+    const before = (await api.getJson("/api/documents?limit=1")).total;
+    for (const [fields, message] of [
+      [{ table_inline_max_tokens: "-1" }, "table_inline_max_tokens"],
+      [{ table_inline_max_tokens: "1e3" }, "table_inline_max_tokens"],
+      [{ chunk_size: 128, table_inline_max_tokens: 200 }, "table_inline_max_tokens: must not exceed chunk_size (128)"],
+    ] as const) {
+      const response = await api.uploadFile("bad.docx", querystringDocx, fields);
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as any).detail).toContain(message);
+    }
+    const json = await api.uploadJson({ filename: "bad.html", text: querystringHtml, table_inline_max_tokens: true });
+    expect(json.status).toBe(400);
+    expect(((await json.json()) as any).detail).toContain("table_inline_max_tokens");
+    expect((await api.getJson("/api/documents?limit=1")).total).toBe(before);
   });
 });

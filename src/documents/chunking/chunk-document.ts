@@ -1,8 +1,10 @@
 /**
  * ParsedDocument → ChunkDrafts. Walks the section flow once: headings and prose go to the
  * packer (as blocks for the recursive strategy, as sentences with topic shifts for the semantic
- * one); every table becomes its own chunk(s) with its caption; a new section always starts a
- * new chunk. Output is deterministic for the same input.
+ * one); every table becomes its own chunk(s) with its caption, except a table within
+ * tableInlineMaxTokens, which is packed whole with the text around it (its caption as prose)
+ * unless it could only be cut there; a new section always starts a new chunk. Output is
+ * deterministic for the same input.
  */
 import type { ParsedDocument } from "../parsing/types.ts";
 import { assembleDraft, type DraftParts } from "./chunk-draft.ts";
@@ -11,7 +13,7 @@ import { recursiveUnits } from "./recursive-strategy.ts";
 import { buildSectionFlow, type Section } from "./section-flow.ts";
 import { MIN_TOPIC_CHUNK_FRACTION, semanticUnits } from "./semantic-strategy.ts";
 import { tableContexts } from "./table-context.ts";
-import { tablePieces } from "./table-chunks.ts";
+import { shapeOf, tablePieces } from "./table-chunks.ts";
 import type { ChunkDraft, ChunkingOptions } from "./types.ts";
 import { windowPieces, type Unit } from "./units.ts";
 import { TimeSlice } from "../time-slice.ts";
@@ -30,7 +32,10 @@ export async function chunkDocument(doc: ParsedDocument, options: ChunkingOption
   const settings = packerSettings(options);
   const flow = buildSectionFlow(doc.blocks);
   const tables = tableContexts(flow);
-  const captionIndices = new Set([...tables.values()].flatMap((context) => (context.captionIndex === null ? [] : [context.captionIndex])));
+  const inlineLimit = options.tableInlineMaxTokens ?? 0;
+  const small = new Set([...tables.keys()].filter((i) => inlineLimit > 0 && options.countTokens(flow[i].block.text) <= inlineLimit));
+  // A small table's caption stays prose: it goes before the table whether the table ends up inline or not.
+  const captionIndices = new Set([...tables].flatMap(([i, context]) => (context.captionIndex === null || small.has(i) ? [] : [context.captionIndex])));
   const isProse = (i: number) => !["heading", "table"].includes(flow[i].block.kind) && !captionIndices.has(i);
   const units = options.strategy === "semantic" ? await semanticUnits(flow, isProse, requireEmbedMany(options), settings.maxChars) : recursiveUnits(flow);
 
@@ -57,8 +62,15 @@ export async function chunkDocument(doc: ParsedDocument, options: ChunkingOption
       }
       continue;
     }
+    if (small.has(i)) {
+      const unit: Unit = { ...units[i][0], inlineTable: shapeOf(item.block.table!, item.block.table!.body.length) };
+      if (packer.keepsWhole(unit)) {
+        packer.add(unit);
+        continue;
+      }
+    }
     const { captionIndex, syntheticContext } = tables.get(i)!;
-    const caption = captionIndex === null ? null : flow[captionIndex];
+    const caption = captionIndex === null || small.has(i) ? null : flow[captionIndex];
     const pieces = tablePieces(item, caption, packer.tableBreak(), settings);
     pieces.forEach((piece, part) => {
       addDraft({
@@ -81,7 +93,14 @@ export async function chunkDocument(doc: ParsedDocument, options: ChunkingOption
 function proseParts(units: Unit[]): DraftParts {
   const content = units.filter((unit) => unit.role === "content");
   const isCode = content.length > 0 && content.every((unit) => unit.isCode);
-  return { units, chunkType: isCode ? "code" : "text", table: null, syntheticContext: null };
+  const inlineTables = content.flatMap((unit) => (unit.inlineTable ? [unit.inlineTable] : []));
+  return {
+    units,
+    chunkType: isCode ? "code" : "text",
+    table: inlineTables[0] ?? null,
+    syntheticContext: null,
+    ...(inlineTables.length > 0 ? { tableDetails: { inline_tables: inlineTables } } : {}),
+  };
 }
 
 function packerSettings(options: ChunkingOptions): PackerSettings {

@@ -9,7 +9,7 @@ export type DraftParts = {
   chunkType: ChunkType;
   table: TableMetadata | null;
   syntheticContext: string | null;
-  tableDetails?: Pick<ChunkMetadata, "caption" | "table_part" | "table_parts">;
+  tableDetails?: Pick<ChunkMetadata, "caption" | "table_part" | "table_parts" | "inline_tables">;
 };
 
 export type DraftContext = {

@@ -15,7 +15,7 @@
  *   only when that sum is within EXACT_MARGIN tokens of chunkSize (joining units with whitespace
  *   adds their wordpiece counts, so the sum is exact there; the margin covers joins inside words).
  */
-import { cutUnit, joinedLength, joinUnits, refineUnit, splitUnit, windowPieces, type Unit } from "./units.ts";
+import { cutsByLine, cutUnit, joinedLength, joinUnits, refineUnit, splitUnit, windowPieces, type Unit } from "./units.ts";
 
 /** Around chunkSize, within this many tokens, the joined chunk is counted instead of summed. */
 export const EXACT_MARGIN = 3;
@@ -77,6 +77,16 @@ export class ChunkPacker {
     const headings = this.units.filter((held) => held.role === "heading");
     this.replaceUnits([]);
     return headings;
+  }
+
+  /**
+   * Whether add(unit) would keep the unit whole: beside the content when it fits there, else in a
+   * chunk of its own; with no content yet, beside the headings that wait for content (overlap is
+   * dropped when it is in the way).
+   */
+  keepsWhole(unit: Unit): boolean {
+    const units = this.hasContent() ? [unit] : [...this.units.filter((held) => held.role === "heading"), unit];
+    return joinedLength(units) <= this.settings.maxChars && this.settings.countTokens(joinUnits(units)) <= this.settings.chunkSize;
   }
 
   /** End of document: headings with no content after them still become a chunk, so no text is lost. */
@@ -185,7 +195,7 @@ export class ChunkPacker {
     const tail: Unit[] = [];
     let tokens = 0;
     for (const unit of [...content].reverse()) {
-      const pieces = unit.level === "char" || unit.level === "word" ? [unit] : splitUnit(unit, unit.isCode ? "line" : "sentence");
+      const pieces = unit.level === "char" || unit.level === "word" ? [unit] : splitUnit(unit, cutsByLine(unit) ? "line" : "sentence");
       for (const piece of pieces.reverse()) {
         tokens += this.tokensOf(piece);
         if (!this.within(() => [piece, ...tail], tokens, chunkOverlap)) return asOverlap(tail.length > 0 ? tail : this.trailingWords(content.at(-1)!));
@@ -196,7 +206,7 @@ export class ChunkPacker {
   }
 
   private trailingWords(unit: Unit): Unit[] {
-    if (unit.isCode) return [];
+    if (cutsByLine(unit)) return [];
     const tail: Unit[] = [];
     let tokens = 0;
     for (const word of splitUnit(unit, "word").reverse()) {

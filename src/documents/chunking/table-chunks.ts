@@ -75,7 +75,7 @@ export function tablePieces(item: FlowItem, caption: FlowItem | null, headings: 
 /** Joins between units and lines: the summed character count is within this of the rendered piece's. */
 const CHAR_MARGIN = 8;
 
-function shapeOf(table: TableData, bodyRows: number): TableMetadata {
+export function shapeOf(table: TableData, bodyRows: number): TableMetadata {
   return { rows: bodyRows + (table.headers.length > 0 ? 1 : 0), columns: table.columns, headers: table.headers };
 }
 

@@ -35,6 +35,8 @@ export type ChunkMetadata = {
   language?: string;
   /** Table chunks: the caption chunked with the table. */
   caption?: string;
+  /** Text chunks holding tables kept inline (table_inline_max_tokens): each table's shape, in order; table_metadata is the first. */
+  inline_tables?: TableMetadata[];
   /** Table chunks of a table split by rows: this piece (1-based) of how many. */
   table_part?: number;
   table_parts?: number;
@@ -87,6 +89,8 @@ export type ChunkingOptions = {
   chunkSize?: number;
   /** Tokens repeated from the end of a chunk at the start of the next when a chunk is closed for size. Default 50. */
   chunkOverlap?: number;
+  /** A table of at most this many tokens (its own text, caption aside) is packed with the text around it instead of becoming a table chunk. Default 0: never. */
+  tableInlineMaxTokens?: number;
   countTokens: (text: string) => number;
   /** Required by the semantic strategy: one vector per text, in order. */
   embedMany?: (texts: string[]) => Promise<Float32Array[]>;

@@ -3,6 +3,7 @@
  * run cut from one when it does not fit. Each unit remembers where it came from.
  */
 import { BLOCK_SEPARATOR, type FlowItem, type Section } from "./section-flow.ts";
+import type { TableMetadata } from "./types.ts";
 import { lineSpans, sentenceSpans, wordSpans, type Span } from "./text-spans.ts";
 
 export type UnitLevel = "block" | "sentence" | "line" | "word" | "char";
@@ -22,6 +23,8 @@ export type Unit = {
   language?: string;
   /** From speaker notes. */
   notes?: boolean;
+  /** A whole table kept inline in a text chunk (table_inline_max_tokens): its shape. */
+  inlineTable?: TableMetadata;
   /** Read by OCR, with this confidence (0–1). */
   ocrConfidence?: number;
   level: UnitLevel;
@@ -64,9 +67,12 @@ const FINER_LEVELS: Record<UnitLevel, SplitLevel[]> = {
 };
 const CODE_FINER_LEVELS: Record<UnitLevel, SplitLevel[]> = { ...FINER_LEVELS, block: ["line"] };
 
+/** Code and tables are cut between lines, never inside one. */
+export const cutsByLine = (unit: Unit) => unit.isCode || unit.inlineTable !== undefined;
+
 /** The unit cut one structural level finer, or null when only a cut between characters remains. */
 export function refineUnit(unit: Unit): Unit[] | null {
-  for (const level of (unit.isCode ? CODE_FINER_LEVELS : FINER_LEVELS)[unit.level]) {
+  for (const level of (cutsByLine(unit) ? CODE_FINER_LEVELS : FINER_LEVELS)[unit.level]) {
     const pieces = splitUnit(unit, level);
     if (pieces.length > 1) return pieces;
   }
@@ -87,7 +93,9 @@ export function cutUnit(unit: Unit, length: number): [Unit, Unit] {
 }
 
 function pieceOf(unit: Unit, span: Span, level: UnitLevel, joiner: string): Unit {
-  return { ...unit, text: unit.text.slice(span.start, span.end), start: unit.start + span.start, end: unit.start + span.end, level, joiner, continuation: false };
+  // A piece of a table is no longer the whole table its shape describes.
+  const whole = span.start === 0 && span.end === unit.text.length;
+  return { ...unit, inlineTable: whole ? unit.inlineTable : undefined, text: unit.text.slice(span.start, span.end), start: unit.start + span.start, end: unit.start + span.end, level, joiner, continuation: false };
 }
 
 /**

@@ -1,10 +1,12 @@
 /**
  * EPUB → blocks: the XHTML documents of the spine, in reading order, each through the HTML parser.
- * A chapter's own headings are its sections; a chapter without any gets its table-of-contents
- * label (EPUB 3 nav or EPUB 2 NCX), else its <title>, as a level-1 heading.
+ * A chapter's own headings are its sections: its heading elements, else its paragraphs styled as
+ * headings (larger type, as office suites export them: styled-headings.ts); a chapter without any
+ * gets its table-of-contents label (EPUB 3 nav or EPUB 2 NCX), else its <title>, as a level-1 heading.
  */
 import { CorruptFileError } from "./errors.ts";
 import { parseHtml } from "./html-parser.ts";
+import { classFontSizes, withStyledHeadings } from "./styled-headings.ts";
 import type { DecompressionLimits } from "./limits.ts";
 import type { Block } from "./types.ts";
 import { childNamed, descendantNamed, descendantsNamed, textOf, type XmlElement } from "./xml-tree.ts";
@@ -27,12 +29,13 @@ export function parseEpub(bytes: Uint8Array, limits: DecompressionLimits): Block
   }
   const spine = descendantNamed(opf, "spine");
   const titles = tocTitles(parts, manifest, spine);
+  const fontSizes = classFontSizes([...manifest.values()].filter((item) => item.mediaType === "text/css" && parts.has(item.href)).map((item) => parts.text(item.href)).join("\n"));
   const blocks: Block[] = [];
   for (const itemref of spine ? descendantsNamed(spine, "itemref") : []) {
     const item = manifest.get(itemref.attrs.idref);
     if (!item || !XHTML_TYPES.has(item.mediaType) || !parts.has(item.href)) continue;
     const html = parts.text(item.href);
-    const chapter = parseHtml(html);
+    const chapter = parseHtml(withStyledHeadings(html, fontSizes));
     const title = titles.get(item.href) ?? /<title[^>]*>([^<]*)<\/title>/i.exec(html)?.[1]?.trim();
     if (!chapter.some((block) => block.kind === "heading") && title && chapter.length > 0) {
       blocks.push({ kind: "heading", text: title, page: null, level: 1, sectionNumber: null });

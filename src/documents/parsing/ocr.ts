@@ -21,6 +21,8 @@ export type OcrFiles = {
   languageDirs: string[];
   /** Tesseract language codes, e.g. ["eng"] or ["eng", "deu"]. */
   languages: string[];
+  /** Called as each page (image) starts to be recognised: the parser's thread reports it, and its watchdog gives the parse more time. */
+  onPage?: () => void;
 };
 
 /** This build's engine; the language data of `--ocr-data-dir`, then the built-in English (@tesseract.js-data/eng, LSTM integer model). */
@@ -65,7 +67,7 @@ const quiet = () => {};
 let engine: { key: string; module: TessModule; api: TessApi } | undefined;
 
 async function startEngine(files: OcrFiles): Promise<{ module: TessModule; api: TessApi }> {
-  const key = JSON.stringify(files);
+  const key = JSON.stringify([files.coreWasm, files.languageDirs, files.languages]);
   if (engine?.key === key) return engine;
   try {
     const module = (await createTesseractCore({ wasmBinary: readFileSync(files.coreWasm), TesseractProgress() {}, print: quiet, printErr: quiet })) as TessModule;
@@ -97,6 +99,7 @@ function languageData(language: string, dirs: string[]): Uint8Array {
 
 /** The words Tesseract reads in an image. Throws CorruptFileError when the image cannot be decoded. */
 export async function recognizeImage(image: OcrImage, files: OcrFiles): Promise<OcrPage> {
+  files.onPage?.(); // before the engine starts: its start (seconds on a busy host, in a new thread) is OCR's cost too
   const { module, api } = await startEngine(files);
   module.FS.writeFile(INPUT_FILE, image);
   try {

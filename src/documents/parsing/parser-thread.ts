@@ -1,7 +1,7 @@
 /**
  * PDF, DOCX, OOXML, EPUB, e-mail and OCR parsing off the event loop: one long-lived Bun Worker (parser-worker.ts), started on
  * the first such document, runs their parsers. A watchdog stops a parse that runs past its time
- * limit or grows the process's memory past its bound: the worker is terminated (which interrupts
+ * limit (extended for each page it OCRs) or grows the process's memory past its bound: the worker is terminated (which interrupts
  * even a parse that never yields), the parse fails with ParseLimitError naming the flag, and the
  * next document starts a fresh worker. A worker that cannot start or dies fails its parse with
  * ParserThreadError (the server's fault, not the file's) and is replaced on the next parse the same way.
@@ -22,12 +22,24 @@ export type ParseFailure =
   | { kind: "corrupt"; message: string }
   | { kind: "ocr_unavailable"; message: string }
   | { kind: "other"; message: string };
-export type FromParserWorker = { type: "ready" } | ({ type: "parsed"; id: number } & ReadResult) | { type: "failed"; id: number; error: ParseFailure };
+export type FromParserWorker =
+  | { type: "ready" }
+  | ({ type: "parsed"; id: number } & ReadResult)
+  | { type: "failed"; id: number; error: ParseFailure }
+  /** A page starts to be OCR'd. */
+  | { type: "ocr_page"; id: number };
 
-/** Bounds of one parse: wall time from hand-over to the worker to its answer, and growth of the process's resident memory meanwhile. */
-export type ParseWatchdog = { timeoutMs: number; maxMemoryBytes: number };
+/**
+ * Bounds of one parse: wall time from hand-over to the worker to its answer, and growth of the
+ * process's resident memory meanwhile. Each page the parse starts to OCR adds `ocrPageMs` to its
+ * time (a scan costs seconds a page, a text layer milliseconds), up to MAX_PARSE_MS in all.
+ */
+export type ParseWatchdog = { timeoutMs: number; maxMemoryBytes: number; ocrPageMs: number };
 
 const PARSE_TIMEOUT_FLAG = "--parse-timeout-ms";
+const OCR_PAGE_FLAG = "--parse-timeout-per-ocr-page-ms";
+/** The most time any parse gets, OCR allowances included (the largest --parse-timeout-ms): a PDF of thousands of image pages stays bounded. */
+const MAX_PARSE_MS = 3_600_000;
 const PARSE_MEMORY_FLAG = "--max-parse-memory-bytes";
 
 /** A worker that has not loaded its script by then is given up (ParserThreadError); the parse's own time limit starts after. */
@@ -43,7 +55,7 @@ export class ParserThreadError extends Error {
 
 const stoppedError = () => new ParserThreadError("the document parser was stopped (the server is stopping)");
 
-type Job = { id: number; settle: (message: FromParserWorker) => void; fail: (error: Error) => void };
+type Job = { id: number; settle: (message: FromParserWorker) => void; fail: (error: Error) => void; ocrPage: () => void };
 /** `ready` settles when the worker has loaded its script, or rejects when the thread is lost before. */
 type Thread = { worker: Worker; ready: Promise<void>; notReady: (error: Error) => void; job?: Job };
 
@@ -85,16 +97,29 @@ export class ParserThread {
       const grewTooMuch = () => process.memoryUsage.rss() - before > watchdog.maxMemoryBytes;
       const tooMuchMemory = () =>
         new ParseLimitError(`reading the ${format.toUpperCase()} grew the server's memory by more than ${watchdog.maxMemoryBytes} bytes (${PARSE_MEMORY_FLAG})`, "parse_memory", PARSE_MEMORY_FLAG);
-      deadline = setTimeout(
-        () => stopWith(new ParseLimitError(`reading the ${format.toUpperCase()} took longer than ${watchdog.timeoutMs} ms (${PARSE_TIMEOUT_FLAG})`, "parse_time", PARSE_TIMEOUT_FLAG)),
-        watchdog.timeoutMs,
-      );
+      const started = performance.now();
+      let allowedMs = Math.min(watchdog.timeoutMs, MAX_PARSE_MS);
+      let ocrPages = 0;
+      const tooSlow = () => {
+        const allowance = ocrPages > 0 ? ` plus ${ocrPages} OCR'd page${ocrPages > 1 ? "s" : ""} × ${watchdog.ocrPageMs} ms (${OCR_PAGE_FLAG})` : "";
+        return new ParseLimitError(`reading the ${format.toUpperCase()} took longer than ${allowedMs} ms (${PARSE_TIMEOUT_FLAG}${allowance})`, "parse_time", PARSE_TIMEOUT_FLAG);
+      };
+      const armDeadline = () => {
+        clearTimeout(deadline);
+        deadline = setTimeout(() => stopWith(tooSlow()), Math.max(0, started + allowedMs - performance.now()));
+      };
+      armDeadline();
       sampler = setInterval(() => grewTooMuch() && stopWith(tooMuchMemory()), MEMORY_SAMPLE_MS);
       const { promise, resolve, reject } = Promise.withResolvers<ReadResult>();
       const id = ++this.#lastId;
       thread.job = {
         id,
         fail: reject,
+        ocrPage: () => {
+          ocrPages++;
+          allowedMs = Math.min(allowedMs + watchdog.ocrPageMs, MAX_PARSE_MS);
+          armDeadline();
+        },
         settle: (message) => {
           if (message.type === "failed") reject(revive(message.error));
           // Checked once more at the answer, so a parse quicker than one sample is judged too.
@@ -122,7 +147,9 @@ export class ParserThread {
     thread.ready.then(settled, settled); // a rejection is also awaited by the parse that started the thread
     worker.onmessage = ({ data }: MessageEvent<FromParserWorker>) => {
       if (data.type === "ready") started.resolve();
-      else if (thread.job?.id === data.id) thread.job.settle(data);
+      else if (thread.job?.id !== data.id) return;
+      else if (data.type === "ocr_page") thread.job.ocrPage();
+      else thread.job.settle(data);
     };
     worker.addEventListener("error", (event) => lost(`failed: ${(event as ErrorEvent).message}`));
     worker.addEventListener("close", () => lost("exited"));

@@ -23,7 +23,7 @@ function failure(error: unknown): ParseFailure {
 
 self.onmessage = async ({ data }: MessageEvent<ToParserWorker>) => {
   try {
-    const result = await readThreadedFormat(data.format, data.bytes, data.limits, data.ocr);
+    const result = await readThreadedFormat(data.format, data.bytes, data.limits, { ...data.ocr, onPage: () => reply({ type: "ocr_page", id: data.id }) });
     reply({ type: "parsed", id: data.id, ...result });
   } catch (error) {
     reply({ type: "failed", id: data.id, error: failure(error) });

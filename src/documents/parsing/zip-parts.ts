@@ -8,7 +8,7 @@ import { docxInflationLimit, type DecompressionLimits } from "./limits.ts";
 import { unzipWithinLimits } from "./safe-unzip.ts";
 import { childrenNamed, parseXml, type XmlElement } from "./xml-tree.ts";
 
-const isTextPart = (name: string) => /\.(xml|rels|xhtml|html|htm|opf|ncx)$/i.test(name);
+const isTextPart = (name: string) => /\.(xml|rels|xhtml|html|htm|opf|ncx|css)$/i.test(name);
 
 export class ZipParts {
   readonly #files: Record<string, Uint8Array>;

@@ -88,3 +88,29 @@ describe("table chunks from HTML and Markdown", () => {
     expect(onlyCode[0]).toMatchObject({ chunk_type: "code", metadata: { language: "js" } });
   });
 });
+
+describe("tables kept inline (tableInlineMaxTokens)", () => {
+  test("the captioned table of the DOCX joins its prose, caption included, with the table's shape in metadata", async () => {
+    const doc = await parseDocument((await sampleDocx()).filename, (await sampleDocx()).bytes);
+    const chunks = await chunkDocument(doc, { ...options, tableInlineMaxTokens: 60 });
+    const prices = chunks.find((chunk) => chunk.text.includes("| Item | Quantity | Unit price |"))!;
+    expect(prices).toMatchObject({ chunk_type: "text", contains_table: true, table_metadata: { rows: 4, columns: 3, headers: ["Item", "Quantity", "Unit price"] } });
+    expect(prices.text).toContain("Table 1: Fruit prices");
+    expect(prices.metadata.caption).toBeUndefined();
+    expect(prices.metadata.inline_tables).toEqual([prices.table_metadata!]);
+  });
+
+  test("a small table that would have to be cut beside the headings waiting for content stays a table chunk", async () => {
+    const doc = await parseDocument((await sampleDocx()).filename, (await sampleDocx()).bytes);
+    const stock = doc.blocks.find((block) => block.kind === "table" && block.table!.headers.includes("Warehouse"))!;
+    // Section 2.1 has no prose before its table: "2.1 Stock" waits for content, and heading + table exceed the chunk size.
+    const size = countWords(stock.text);
+    const chunks = await chunkDocument(doc, { ...options, chunkSize: size, chunkOverlap: 0, tableInlineMaxTokens: size });
+    const pieces = chunks.filter((chunk) => chunk.text.includes("| Warehouse | Pallets |"));
+    expect(pieces.length).toBeGreaterThan(0);
+    for (const piece of pieces) expect(piece).toMatchObject({ chunk_type: "table", contains_table: true, table_metadata: { columns: 2 } });
+    // With room for the heading, the same table is kept inline.
+    const roomy = await chunkDocument(doc, { ...options, chunkSize: size + 10, chunkOverlap: 0, tableInlineMaxTokens: size });
+    expect(roomy.find((chunk) => chunk.text.includes("| Warehouse | Pallets |"))).toMatchObject({ chunk_type: "text", contains_table: true, table_metadata: { rows: 3, columns: 2 } });
+  });
+});

@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { chunkDocument } from "../../../src/documents/chunking";
 import { CorruptFileError, DEFAULT_DECOMPRESSION_LIMITS, detectFormat, EmptyFileError, parseDocument, ParseLimitError, ParserThread, UnsupportedFormatError } from "../../../src/documents/parsing";
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { missingOcrLanguages, ocrFiles, recognizeImage } from "../../../src/documents/parsing/ocr";
@@ -90,7 +90,7 @@ describe("scanned PDFs", () => {
 
     test("the same blocks as in this thread; past its time limit the OCR is stopped like any parse", async () => {
       const bytes = await scannedPdf([{ page: 3, as: "jpg" }]);
-      const generous = { timeoutMs: 120_000, maxMemoryBytes: 8 * 1024 * 1024 * 1024 };
+      const generous = { timeoutMs: 120_000, maxMemoryBytes: 8 * 1024 * 1024 * 1024, ocrPageMs: 0 };
       const stopped = await rejection(thread.parse("pdf", bytes, DEFAULT_DECOMPRESSION_LIMITS, { ...generous, timeoutMs: 50 }));
       expect(stopped).toBeInstanceOf(ParseLimitError);
       expect(stopped).toMatchObject({ flag: "--parse-timeout-ms" });
@@ -98,6 +98,25 @@ describe("scanned PDFs", () => {
       expect(read.blocks.length).toBeGreaterThan(3);
       expect(read).toEqual(await readThreadedFormat("pdf", bytes, DEFAULT_DECOMPRESSION_LIMITS));
     });
+
+    test("a real 10-page scan gets its time per OCR'd page: stopped within a bare 2 s, read in full with the per-page allowance", async () => {
+      // pdftoppm scans of LibreOffice PDFs (scripts/eval/make-format-fixtures.ts), each page's text known.
+      const converted = join(import.meta.dir, "../../fixtures/converted");
+      const bytes = new Uint8Array(readFileSync(join(converted, "scan-10-pages.pdf")));
+      const known = (JSON.parse(readFileSync(join(converted, "manifest.json"), "utf8")).fixtures as { file: string; pageTexts?: string[] }[]).find((f) => f.file === "scan-10-pages.pdf")!.pageTexts!;
+      const bare = { timeoutMs: 2000, maxMemoryBytes: 8 * 1024 * 1024 * 1024, ocrPageMs: 0 };
+      const stopped = await rejection(thread.parse("pdf", bytes, DEFAULT_DECOMPRESSION_LIMITS, bare));
+      expect(stopped).toMatchObject({ limit: "parse_time", flag: "--parse-timeout-ms" });
+
+      // The same 2 s (opening the PDF and decoding its first image fit in them), plus each page's allowance as the page starts: ten pages of OCR are not cut, whatever the load.
+      const read = await thread.parse("pdf", bytes, DEFAULT_DECOMPRESSION_LIMITS, { ...bare, ocrPageMs: 120_000 });
+      expect(read.pageCount).toBe(10);
+      const accuracies = known.map((text, i) => characterAccuracy(pageText(read.blocks, i + 1), text));
+      // Every page is read (black-and-white 150 dpi pages: some read far worse than others, see eval:documents --formats).
+      for (const accuracy of accuracies) expect(accuracy).toBeGreaterThan(0.3);
+      expect(accuracies.reduce((sum, a) => sum + a, 0) / accuracies.length).toBeGreaterThan(0.7);
+      expect(read.blocks.every((block) => block.ocrConfidence !== undefined)).toBe(true);
+    }, 400_000); // ten pages at up to 7 s each, twice over on a loaded host (124 s measured at load average 15)
   });
 });
 

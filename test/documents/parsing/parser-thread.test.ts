@@ -12,7 +12,7 @@ import { pdfFlateBomb } from "../../fixtures-gen/pdf-bomb";
 import { sampleDocx, samplePdf } from "../../fixtures-gen/sample-documents";
 
 const GiB = 1024 * 1024 * 1024;
-const generous = { timeoutMs: 120_000, maxMemoryBytes: 8 * GiB };
+const generous = { timeoutMs: 120_000, maxMemoryBytes: 8 * GiB, ocrPageMs: 0 };
 const thread = new ParserThread();
 const inThisThread = (format: "pdf" | "docx", bytes: Uint8Array) => readThreadedFormat(format, bytes, DEFAULT_DECOMPRESSION_LIMITS);
 afterAll(() => thread.stop());

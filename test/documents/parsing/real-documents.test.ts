@@ -113,3 +113,31 @@ describe("a PDF exported by LibreOffice (bookmarks from the headings)", () => {
     expect(chunks.filter((chunk) => chunk.chunk_type === "table").length / chunks.length).toBeLessThanOrEqual(0.2);
   });
 });
+
+describe("EPUBs written by LibreOffice (test/fixtures/converted): headings as styled paragraphs", () => {
+  const parseConverted = (name: string) => parseDocument(name, new Uint8Array(readFileSync(join(FIXTURES, "../converted", name))));
+
+  test("the Node.js page: sizes 24, 18 and 14 pt over 12 pt body text give the DOCX's three heading levels", async () => {
+    const { blocks } = await parseConverted("querystring.epub");
+    expect(headings(blocks).map(({ text, level }) => [text, level])).toEqual([
+      ["Section 1", 1], // the first spine item (the page's site navigation, before the DOCX's first heading), named by the table of contents
+      ["Node.js v20.20.2 documentation", 1],
+      ["Query string#", 2],
+      ...API_HEADINGS.map((text) => [`${text}#`, 3]),
+    ]);
+    // The table of contents' entries are links at body size: not headings.
+    expect(allText(blocks)).toContain("Table of contents");
+  });
+
+  test("the sample DOCX: 16 and 13 pt headings, a 9 pt caption stays text", async () => {
+    const { blocks } = await parseConverted("sample.epub");
+    expect(headings(blocks).map(({ text, level, sectionNumber }) => [text, level, sectionNumber])).toEqual([
+      ["1 Overview", 1, "1"],
+      ["1.1 Prices", 2, "1.1"],
+      ["2 Logistics", 1, "2"],
+      ["2.1 Stock", 2, "2.1"],
+      ["2.2 Contacts", 2, "2.2"],
+    ]);
+    expect(blocks.find((block) => block.text === "Table 1: Fruit prices")?.kind).not.toBe("heading");
+  });
+});
