@@ -6,15 +6,15 @@
  * flagged when its verdict is block. The shipped file first; `--rules a.json,b.json` adds variants.
  * The figures of record are eval:firewall's and scripts/eval/chunk-flags.ts's (through the server).
  *
- *   bun scripts/eval/firewall-data-channel-rules.ts [--rules a.json,b.json] [--second-look 128] [--disjoint]
- * (--second-look, --disjoint: the chunk scan's options, to compare what they cost and change)
+ *   bun scripts/eval/firewall-data-channel-rules.ts [--rules a.json,b.json] [--second-look 128] [--second-look-from 0.7]
+ * (the chunk scan's options, to compare what they cost and change)
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../../src/config";
 import { libraryIndexInput } from "../../src/firewall/builtins";
 import { CALIBRATION } from "../../src/firewall/calibration";
-import { CHUNK_SECOND_LOOK_TOKENS } from "../../src/firewall/chunk-flags";
+import { CHUNK_SECOND_LOOK_FROM, CHUNK_SECOND_LOOK_TOKENS } from "../../src/firewall/chunk-flags";
 import { applyDataChannel, DATA_CHANNEL, type DataChannelRule } from "../../src/firewall/data-channel";
 import { decide } from "../../src/firewall/decision";
 import { firewallEmbedderKey, firewallScanOptions } from "../../src/firewall/encoder";
@@ -25,7 +25,7 @@ import { dataChannelRows, type DataChannelRow } from "./firewall-data-channel-se
 import { FirstSightEmbedding } from "./firewall-data";
 import { percent } from "./firewall-metrics";
 
-const { values: args } = parseArgs({ options: { rules: { type: "string", default: "" }, "second-look": { type: "string", default: String(CHUNK_SECOND_LOOK_TOKENS) }, disjoint: { type: "boolean", default: false } } });
+const { values: args } = parseArgs({ options: { rules: { type: "string", default: "" }, "second-look": { type: "string", default: String(CHUNK_SECOND_LOOK_TOKENS) }, "second-look-from": { type: "string", default: String(CHUNK_SECOND_LOOK_FROM) } } });
 const variants: [string, DataChannelRule | undefined][] = [
   ["user rule (no data rule)", undefined],
   ["shipped data-channel.json", DATA_CHANNEL],
@@ -33,7 +33,7 @@ const variants: [string, DataChannelRule | undefined][] = [
 ];
 
 const config = loadConfig([]);
-const options = { ...firewallScanOptions(config), budgetTokens: 0, secondLookTokens: Number(args["second-look"]), disjointWindows: args.disjoint };
+const options = { ...firewallScanOptions(config), budgetTokens: 0, secondLookTokens: Number(args["second-look"]), secondLookFrom: Number(args["second-look-from"]) };
 const embedding = await FirstSightEmbedding.load(config);
 const library = await libraryIndexInput(firewallEmbedderKey(config), (texts) => embedding.embedMany(texts));
 const patterns = WorkspacePatterns.defaults(new BuiltinIndex(library.patterns, library.contrast, CALIBRATION, embedding.embedder.dimensions));
@@ -48,7 +48,7 @@ for (const row of rows) {
 }
 embedding.save();
 const runs = scanned.reduce((n, s) => n + s.vectors.length, 0);
-console.log(`${rows.length} rows, ${runs} windows scored (${(runs / rows.length).toFixed(1)} per row; second look ${args["second-look"]} tokens${args.disjoint ? ", disjoint windows" : ""})`);
+console.log(`${rows.length} rows, ${runs} windows scored (${(runs / rows.length).toFixed(1)} per row; second look ${args["second-look"]} tokens from ${args["second-look-from"]})`);
 
 for (const [name, rule] of variants) {
   const flagged = scanned.map(({ row, windows, vectors }) => {

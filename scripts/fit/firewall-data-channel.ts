@@ -15,9 +15,10 @@
  * 2. The addressee head: a logistic model on a window's vector (the encoder's run the score already
  *    paid) telling an instruction to an AI model from one to a person. Rows: the pools' rows, the
  *    same carriers (other rows) with a project-written sentence to a person placed in them
- *    (firewall-own-person-requests.ts), and v3's tau-bench rows (user-simulator instructions,
- *    e-mails and tool outputs: hard benign); each scanned as a document chunk is (every window,
- *    second look). Positive: the best-scoring window of each injected row (where the injection
+ *    (firewall-own-person-requests.ts, 1,500 by default), and optionally v3's tau-bench rows
+ *    (--tau-rows; off by default: its user-simulator instructions are written to a model, and as
+ *    negatives they blurred the head on the dev set); each scanned as a document chunk is (every
+ *    window, second look from 0.3). Positive: the best-scoring window of each injected row (where the injection
  *    sits), when it scores above 0.5; negative: every window of a benign row scoring above 0.5 (the
  *    only ones the head can change anything for). Its threshold keeps K (default 98%) of the
  *    training injections that block at 0.9 without it.
@@ -45,9 +46,9 @@ const { values: args } = parseArgs({
   options: {
     "per-pool": { type: "string", default: "200" },
     fpr: { type: "string", default: "0.01" },
-    "person-rows": { type: "string", default: "600" },
-    "tau-rows": { type: "string", default: "300" },
-    l2: { type: "string", default: "0.01" },
+    "person-rows": { type: "string", default: "1500" },
+    "tau-rows": { type: "string", default: "0" },
+    l2: { type: "string", default: "0.001" },
     keep: { type: "string", default: "0.98" },
     /** Positive windows: `top` (each injected row's best-scoring window) or `hot` (and its other windows above 0.9). */
     positives: { type: "string", default: "top" },
@@ -97,6 +98,7 @@ const caught = (rs: typeof scored) => rs.filter((r) => r.score > threshold).leng
 const byPool = Object.fromEntries(POOLS.map((pool) => [pool, { rows: scored.filter((r) => r.pool === pool).length, above: round(caught(scored.filter((r) => r.pool === pool))) }]));
 
 // 2. The addressee head, on windows scanned as a document chunk is.
+// With the request path's second-look trigger (0.3): the head also judges the sub-windows a tool result gets.
 const chunkOptions: ScanOptions = { ...options, budgetTokens: 0, secondLookTokens: CHUNK_SECOND_LOOK_TOKENS };
 type ScannedRow = { pool: string; attack: boolean; windows: { score: number; vector: Float32Array }[] };
 const scanned: ScannedRow[] = [];

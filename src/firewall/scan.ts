@@ -37,8 +37,8 @@ export type ScanOptions = {
   readability: Readability;
   /** Estimated tokens of second-look sub-windows (default: what budgetTokens leaves, at least SECOND_LOOK_MIN_TOKENS; without a budget, no limit). */
   secondLookTokens?: number;
-  /** Windows that share no sentence (textWindows' `disjoint`): a document chunk's scan. */
-  disjointWindows?: boolean;
+  /** Score from which a window gets a second look (default SECOND_LOOK_FROM; a document chunk's: CHUNK_SECOND_LOOK_FROM). */
+  secondLookFrom?: number;
 };
 
 /** One text to scan and the channel it came in on (`user` when given as a plain string). */
@@ -86,7 +86,7 @@ export async function scanTexts(input: (string | ChannelText)[], patterns: Works
   };
   const scores = windows.length > 0 ? await score(windows) : [];
   const closerBudget = options.secondLookTokens ?? (options.budgetTokens > 0 ? Math.max(options.budgetTokens - plan.spent, SECOND_LOOK_MIN_TOKENS) : 0);
-  const closer = planSecondLook(windows, scores, known, closerBudget);
+  const closer = planSecondLook(windows, scores, known, closerBudget, options.secondLookFrom);
   if (closer.length > 0) scores.push(...(await score(closer)));
   // Same windows, same scores, one decision rule per channel: on the data channel the built-in
   // patterns fire from the data channel's threshold, and only on windows addressed to a model
@@ -136,10 +136,10 @@ export const UNSCORED_LANGUAGE = "unscored_language";
  * Sub-windows of the windows that scored at least SECOND_LOOK_FROM, most suspicious window first.
  * New ones share budgetTokens (0 = no limit); known ones are free.
  */
-export function planSecondLook(windows: string[], scores: WindowScore[], known: (window: string) => boolean, budgetTokens: number): string[] {
+export function planSecondLook(windows: string[], scores: WindowScore[], known: (window: string) => boolean, budgetTokens: number, from = SECOND_LOOK_FROM): string[] {
   const suspicious = windows
     .map((window, i) => ({ window, score: scores[i]!.best?.score ?? 0 }))
-    .filter((w) => w.score >= SECOND_LOOK_FROM)
+    .filter((w) => w.score >= from)
     .sort((a, b) => b.score - a.score);
   const chosen = new Set<string>();
   let spent = 0;
@@ -172,7 +172,7 @@ type Candidate = { text: string; tokens: number; whole: boolean; decoded: boolea
 export function planWindows(
   texts: string[],
   known: (window: string) => boolean,
-  options: Pick<ScanOptions, "budgetTokens" | "windowTokens"> & Partial<Pick<ScanOptions, "readability" | "disjointWindows">>,
+  options: Pick<ScanOptions, "budgetTokens" | "windowTokens"> & Partial<Pick<ScanOptions, "readability">>,
   /** Each text's channel (default user), recorded in `origins`. */
   channels?: Channel[],
 ): { windows: string[]; skipped: number; spent: number; unreadable: number; origins: Map<string, WindowOrigin> } {
@@ -204,10 +204,10 @@ export function planWindows(
   texts.forEach((text, message) => {
     // With a budget only a few windows are embedded: a huge text is planned from a bounded sample.
     const folded = read(options.budgetTokens > 0 ? sampleLongText(text) : text);
-    plan(textWindows(folded, options.windowTokens, options.disjointWindows), message, false, folded);
+    plan(textWindows(folded, options.windowTokens), message, false, folded);
     for (const payload of decodedPayloads(folded, decodeAttempts, options.readability)) {
       const decoded = read(payload);
-      plan(textWindows(decoded, options.windowTokens, options.disjointWindows), message, true, decoded);
+      plan(textWindows(decoded, options.windowTokens), message, true, decoded);
     }
   });
 

@@ -37,12 +37,7 @@ function splitSentences(text: string): string[] {
     .filter((s) => s.length > 0);
 }
 
-/**
- * `disjoint`: the next window starts after the last sentence of the previous one instead of at
- * it (each sentence in one window): for a text whose every window is scored (a document chunk),
- * where the second look still reads each sentence of a suspicious window alone.
- */
-export function textWindows(text: string, maxTokens = WINDOW_TOKENS, disjoint = false): string[] {
+export function textWindows(text: string, maxTokens = WINDOW_TOKENS): string[] {
   const whole = text.trim();
   if (!whole) return [];
   if (estimateTokens(whole) <= maxTokens) return [text];
@@ -58,7 +53,7 @@ export function textWindows(text: string, maxTokens = WINDOW_TOKENS, disjoint = 
     while (end + 1 < units.length && tokens + units[end + 1]!.tokens <= maxTokens) tokens += units[++end]!.tokens;
     windows.push(units.slice(start, end + 1).map((u) => u.text).join(" "));
     if (end + 1 >= units.length) break;
-    start = end > start && !disjoint ? end : end + 1;
+    start = end > start ? end : end + 1;
   }
   return windows;
 }
