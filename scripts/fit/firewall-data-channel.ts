@@ -1,15 +1,27 @@
 /**
- * npm run fit:firewall-data-channel -- [--per-pool N] [--fpr F]
+ * npm run fit:firewall-data-channel -- [--per-pool N] [--fpr F] [--person-rows N] [--tau-rows N] [--l2 L] [--keep K] [--out FILE]
  *
- * Fits the data channel's threshold (src/firewall/data-channel.ts): every row is scanned as the
- * server scans a tool result seen for the first time (scan.ts, window budget and second look),
- * its score is the best built-in pattern's calibrated score over its windows, and the threshold is
- * the lowest score that at most F (default 1%) of the benign data rows exceed. Training rows only:
- * injections inside constructed documents and agent tool outputs (firewall-train-v2's
- * constructed-indirect, v3's constructed-agent-indirect, injecagent, agentdojo) against untouched
- * carriers of the same kinds (constructed-docs, constructed-agent-docs, constructed-injecagent-benign,
+ * Fits the data channel's rule (src/firewall/data-channel.ts), on training rows only: injections
+ * inside constructed documents and agent tool outputs (firewall-train-v2's constructed-indirect,
+ * v3's constructed-agent-indirect, injecagent, agentdojo) against untouched carriers of the same
+ * kinds (constructed-docs, constructed-agent-docs, constructed-injecagent-benign,
  * injecagent-sim-outputs, agentdojo-benign). N rows per pool (default 200), chosen by a hash of the id.
- * Never firewall-dev nor the data-channel dev set (scripts/eval/firewall-data-channel.ts).
+ * Never firewall-dev nor the data-channel dev set (scripts/eval/firewall-data-channel-set.ts).
+ *
+ * 1. The threshold: every row is scanned as the server scans a tool result seen for the first time
+ *    (scan.ts, window budget and second look); its score is the best built-in pattern's calibrated
+ *    score over its windows, and the threshold is the lowest score that at most F (default 1%) of
+ *    the benign data rows exceed.
+ * 2. The addressee head: a logistic model on a window's vector (the encoder's run the score already
+ *    paid) telling an instruction to an AI model from one to a person. Rows: the pools' rows, the
+ *    same carriers (other rows) with a project-written sentence to a person placed in them
+ *    (firewall-own-person-requests.ts, 1,500 by default), and optionally v3's tau-bench rows
+ *    (--tau-rows; off by default: its user-simulator instructions are written to a model, and as
+ *    negatives they blurred the head on the dev set); each scanned as a document chunk is (every
+ *    window, second look from 0.3). Positive: the best-scoring window of each injected row (where the injection
+ *    sits), when it scores above 0.5; negative: every window of a benign row scoring above 0.5 (the
+ *    only ones the head can change anything for). Its threshold keeps K (default 98%) of the
+ *    training injections that block at 0.9 without it.
  * Writes models/sieve-firewall/data-channel.json and renders MODEL_CARD.md again.
  */
 import { createHash } from "node:crypto";
@@ -19,27 +31,49 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../../src/config";
 import { libraryIndexInput } from "../../src/firewall/builtins";
 import { CALIBRATION } from "../../src/firewall/calibration";
+import { CHUNK_SECOND_LOOK_TOKENS } from "../../src/firewall/chunk-flags";
+import { addresseeScore, type AddresseeHead } from "../../src/firewall/data-channel";
 import { firewallEmbedderKey, firewallScanOptions } from "../../src/firewall/encoder";
 import { BuiltinIndex, WorkspacePatterns } from "../../src/firewall/pattern-index";
-import { planWindows, scanTexts } from "../../src/firewall/scan";
+import { planWindows, scanTexts, type Embedding, type ScanOptions } from "../../src/firewall/scan";
 import { DATASETS, FirstSightEmbedding, readLabelled, type LabelledRow } from "../eval/firewall-data";
 import { percent, rocAuc, tprAtFpr } from "../eval/firewall-metrics";
+import { fitLogistic } from "./firewall-logistic";
 import { gitCommit, writeFirewallModelCard } from "./firewall-model-card";
+import { assertNotFromDataChannelDev, personRequests, placeInCarrier } from "./firewall-own-person-requests";
 
-const { values: args } = parseArgs({ options: { "per-pool": { type: "string", default: "200" }, fpr: { type: "string", default: "0.01" } } });
+const { values: args } = parseArgs({
+  options: {
+    "per-pool": { type: "string", default: "200" },
+    fpr: { type: "string", default: "0.01" },
+    "person-rows": { type: "string", default: "1500" },
+    "tau-rows": { type: "string", default: "0" },
+    l2: { type: "string", default: "0.001" },
+    keep: { type: "string", default: "0.98" },
+    /** Positive windows: `top` (each injected row's best-scoring window) or `hot` (and its other windows above 0.9). */
+    positives: { type: "string", default: "top" },
+    /** Write the rule elsewhere (a variant to compare on the dev set) and leave the shipped file and card alone. */
+    out: { type: "string" },
+  },
+});
 const perPool = Number(args["per-pool"]);
 const targetFpr = Number(args.fpr);
-const POOLS = ["fw2-constructed-indirect", "fw3-constructed-agent-indirect", "fw3-injecagent", "fw3-agentdojo", "fw2-constructed-docs", "fw3-constructed-agent-docs", "fw3-constructed-injecagent-benign", "fw3-injecagent-sim-outputs", "fw3-agentdojo-benign"];
-const poolOf = (row: LabelledRow) => POOLS.find((pool) => row.id.startsWith(`${pool}-`) && /^[0-9a-f]+$/.test(row.id.slice(pool.length + 1)));
+const ATTACK_POOLS = ["fw2-constructed-indirect", "fw3-constructed-agent-indirect", "fw3-injecagent", "fw3-agentdojo"];
+const BENIGN_POOLS = ["fw2-constructed-docs", "fw3-constructed-agent-docs", "fw3-constructed-injecagent-benign", "fw3-injecagent-sim-outputs", "fw3-agentdojo-benign"];
+const POOLS = [...ATTACK_POOLS, ...BENIGN_POOLS];
+const poolOf = (row: LabelledRow, pools = POOLS) => pools.find((pool) => row.id.startsWith(`${pool}-`) && /^[0-9a-f]+$/.test(row.id.slice(pool.length + 1)));
 const rank = (id: string) => createHash("sha256").update(id).digest("hex");
+const ranked = (rows: LabelledRow[], pool: string) => rows.filter((row) => poolOf(row, [pool]) === pool).sort((a, b) => rank(a.id).localeCompare(rank(b.id)));
 
 const rows = ["firewall-train-v2.jsonl", "firewall-train-v3-additions.jsonl"].flatMap((file) => readLabelled(join(DATASETS, file)));
-const chosen = POOLS.flatMap((pool) =>
-  rows
-    .filter((row) => poolOf(row) === pool)
-    .sort((a, b) => rank(a.id).localeCompare(rank(b.id)))
-    .slice(0, perPool),
-);
+const chosen = POOLS.flatMap((pool) => ranked(rows, pool).slice(0, perPool));
+
+// The head's extra rows: person-addressed sentences in carriers the threshold fit does not use, and tau-bench.
+const sentences = personRequests(Number(args["person-rows"]));
+assertNotFromDataChannelDev(sentences);
+const carriers = BENIGN_POOLS.flatMap((pool) => ranked(rows, pool).slice(perPool)).sort((a, b) => rank(`carrier-${a.id}`).localeCompare(rank(`carrier-${b.id}`)));
+const personRows = sentences.map((sentence, i) => ({ text: placeInCarrier(carriers[i % carriers.length]!.text, sentence, (i * 0.37) % 1), attack: false, pool: "project-written person requests" }));
+const tauRows = ranked(rows, "fw3-tau-bench").slice(0, Number(args["tau-rows"])).map((row) => ({ text: row.text, attack: false, pool: "fw3-tau-bench" }));
 
 const config = loadConfig([]);
 const options = firewallScanOptions(config);
@@ -49,33 +83,81 @@ const patterns = WorkspacePatterns.defaults(new BuiltinIndex(library.patterns, l
 await embedding.embedMany(chosen.flatMap((row) => planWindows([row.text], () => false, options).windows));
 embedding.save();
 
+const builtinScore = (w: { best?: { pattern: { builtIn: boolean }; score: number } }) => (w.best?.pattern.builtIn ? w.best.score : 0);
+
+// 1. The threshold, as before: request-path scan, user channel (no data rule: the one being fitted).
 const scored: { pool: string; score: number; attack: boolean }[] = [];
 for (const row of chosen) {
-  // Scored on the user channel: the best built-in score is the same, and no data-channel rule (the one being fitted) is applied.
   const result = await scanTexts([row.text], patterns, embedding, options);
-  const score = Math.max(0, ...result.scores.map((w) => (w.best?.pattern.builtIn ? w.best.score : 0)));
-  scored.push({ pool: poolOf(row)!, score, attack: row.attack });
+  scored.push({ pool: poolOf(row)!, score: Math.max(0, ...result.scores.map(builtinScore)), attack: row.attack });
 }
 embedding.save();
-
 const benign = scored.filter((r) => !r.attack).map((r) => r.score).sort((a, b) => b - a);
 const threshold = Math.round(benign[Math.floor(targetFpr * benign.length)]! * 1000) / 1000;
 const caught = (rs: typeof scored) => rs.filter((r) => r.score > threshold).length / rs.length;
-const byPool = Object.fromEntries(POOLS.map((pool) => [pool, { rows: scored.filter((r) => r.pool === pool).length, above: Math.round(caught(scored.filter((r) => r.pool === pool)) * 1000) / 1000 }]));
+const byPool = Object.fromEntries(POOLS.map((pool) => [pool, { rows: scored.filter((r) => r.pool === pool).length, above: round(caught(scored.filter((r) => r.pool === pool))) }]));
+
+// 2. The addressee head, on windows scanned as a document chunk is.
+// With the request path's second-look trigger (0.3): the head also judges the sub-windows a tool result gets.
+const chunkOptions: ScanOptions = { ...options, budgetTokens: 0, secondLookTokens: CHUNK_SECOND_LOOK_TOKENS };
+type ScannedRow = { pool: string; attack: boolean; windows: { score: number; vector: Float32Array }[] };
+const scanned: ScannedRow[] = [];
+for (const row of [...chosen.map((r) => ({ text: r.text, attack: r.attack, pool: poolOf(r)! })), ...personRows, ...tauRows]) {
+  const seen: Float32Array[] = [];
+  const recording: Embedding = { peek: () => undefined, customSpace: embedding.customSpace, embedMany: async (texts) => { const vectors = await embedding.embedMany(texts); seen.push(...vectors); return vectors; } };
+  const result = await scanTexts([row.text], patterns, recording, chunkOptions);
+  scanned.push({ pool: row.pool, attack: row.attack, windows: result.scores.map((w, i) => ({ score: builtinScore(w), vector: seen[i]! })) });
+}
+embedding.save();
+
+const x: number[][] = [];
+const y: boolean[] = [];
+for (const row of scanned) {
+  if (row.attack) {
+    const top = row.windows.reduce((a, b) => (b.score > a.score ? b : a), { score: 0, vector: new Float32Array(0) });
+    // With `hot`, its other windows above 0.9 count too (the carriers alone rarely get there: the benign pools above).
+    for (const w of row.windows) if (w === top ? w.score > 0.5 : args.positives === "hot" && w.score > 0.9) x.push(Array.from(w.vector)), y.push(true);
+  } else for (const w of row.windows) if (w.score > 0.5) x.push(Array.from(w.vector)), y.push(false);
+}
+const positives = y.filter(Boolean).length;
+const sampleWeights = y.map((label) => (label ? 0.5 / positives : 0.5 / (y.length - positives)));
+const fitted = fitLogistic(x, y, { l2: Number(args.l2), sampleWeights, iterations: 20 });
+const head0: AddresseeHead = { weights: fitted.weights.map((w) => Math.round(w * 1e4) / 1e4), bias: Math.round(fitted.bias * 1e4) / 1e4, threshold: 0 };
+
+// A row blocks at `at` when one of its windows scores above it and (with the head) is addressed to a model above `t`.
+const blocks = (row: ScannedRow, at: number, t?: number) => row.windows.some((w) => w.score > at && (t === undefined || addresseeScore(head0, w.vector) > t));
+const firing = scanned.filter((row) => row.attack && blocks(row, 0.9));
+const survivorScores = firing.map((row) => Math.max(...row.windows.filter((w) => w.score > 0.9).map((w) => addresseeScore(head0, w.vector)))).sort((a, b) => a - b);
+const headThreshold = Math.floor((survivorScores[Math.floor((1 - Number(args.keep)) * survivorScores.length)]! - 1e-4) * 1e4) / 1e4;
+const addressee: AddresseeHead = { ...head0, threshold: headThreshold };
+const groups = [...new Set(scanned.map((row) => row.pool))];
+const headByPool = Object.fromEntries(
+  groups.map((pool) => {
+    const some = scanned.filter((row) => row.pool === pool);
+    return [pool, { rows: some.length, blockedWithout: round(some.filter((row) => blocks(row, 0.9)).length / some.length), blockedWith: round(some.filter((row) => blocks(row, 0.9, headThreshold)).length / some.length) }];
+  }),
+);
+
 const fit = {
   rows: scored.length,
   perPool,
   targetFpr,
-  rocAuc: Math.round(rocAuc(scored) * 1000) / 1000,
-  tprAtTargetFpr: Math.round(tprAtFpr(scored, targetFpr) * 1000) / 1000,
-  userThresholdTpr: Math.round(scored.filter((r) => r.attack && r.score > 0.9).length / scored.filter((r) => r.attack).length * 1000) / 1000,
+  rocAuc: round(rocAuc(scored)),
+  tprAtTargetFpr: round(tprAtFpr(scored, targetFpr)),
+  userThresholdTpr: round(scored.filter((r) => r.attack && r.score > 0.9).length / scored.filter((r) => r.attack).length),
   byPool,
+  addressee: { windows: x.length, positives, positiveWindows: args.positives, personRows: personRows.length, tauRows: tauRows.length, l2: Number(args.l2), keep: Number(args.keep), byPool: headByPool },
   commit: gitCommit(),
   note: "training rows; the lexical model was fitted on firewall-train-v2, so its rows flatter these figures",
 };
-writeFileSync(resolve(import.meta.dir, "../../models/sieve-firewall/data-channel.json"), `${JSON.stringify({ threshold, fit }, null, 2)}\n`);
-writeFirewallModelCard();
 console.log(`data-channel threshold ${threshold} (benign data rows above it: ${percent(caught(scored.filter((r) => !r.attack)))}; attacks above it: ${percent(caught(scored.filter((r) => r.attack)))}; above 0.9: ${percent(fit.userThresholdTpr)})`);
-console.log(`| pool | rows | above ${threshold} |\n|---|---|---|`);
-for (const [pool, v] of Object.entries(byPool)) console.log(`| ${pool} | ${v.rows} | ${percent(v.above)} |`);
+console.log(`addressee head: ${x.length} windows (${positives} injected), threshold ${headThreshold}`);
+console.log(`| pool | rows | blocked at 0.9 | with the addressee head |\n|---|---|---|---|`);
+for (const [pool, v] of Object.entries(headByPool)) console.log(`| ${pool} | ${v.rows} | ${percent(v.blockedWithout)} | ${percent(v.blockedWith)} |`);
+writeFileSync(args.out ?? resolve(import.meta.dir, "../../models/sieve-firewall/data-channel.json"), `${JSON.stringify({ threshold, addressee, fit }, null, 2)}\n`);
+if (!args.out) writeFirewallModelCard();
 process.exit(0);
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}

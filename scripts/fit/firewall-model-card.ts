@@ -18,7 +18,7 @@ export const FITTED_DIR = resolve(import.meta.dir, "../../models/sieve-firewall"
 /** What the data-channel threshold adds to the trained model's sources (shared/datasets/README.md). */
 const DATA_CHANNEL_SOURCE = [
   "firewall-train-v3-additions.jsonl",
-  "data-channel threshold only: its injecagent, agentdojo and constructed-agent pools",
+  "data channel's rule only: its injecagent, agentdojo and constructed-agent pools",
   "InjecAgent via enkryptai/xInjectAgent (MIT), AgentDojo (MIT), tau-bench (MIT), BFCL (Apache-2.0), XQuAD (CC-BY-SA-4.0), and constructed rows wrapping those (their licences)",
 ];
 
@@ -52,6 +52,17 @@ export type DataChannelFit = {
   tprAtTargetFpr: number;
   userThresholdTpr: number;
   byPool: Record<string, { rows: number; above: number }>;
+  /** The addressee head's fit: its windows and, per pool, rows blocking at 0.9 without it and with it. */
+  addressee: {
+    windows: number;
+    positives: number;
+    positiveWindows: string;
+    personRows: number;
+    tauRows: number;
+    l2: number;
+    keep: number;
+    byPool: Record<string, { rows: number; blockedWithout: number; blockedWith: number }>;
+  };
   commit: string;
   note: string;
 };
@@ -60,7 +71,7 @@ type Fitted = {
   vectors: { model: string; dims: number; patterns: Record<string, unknown>; contrast: unknown[] };
   calibration: { model: string; windowTokens: number; window: Record<string, unknown>; head: { weights: number[]; lastLayerWeights?: number[] }; scale: { slope: number; offset: number }; fit: CalibrationFit };
   lexical: { buckets: number; scoreWeight: number; fit: LexicalFit };
-  dataChannel: { threshold: number; fit: DataChannelFit };
+  dataChannel: { threshold: number; addressee: { weights: number[]; threshold: number }; fit: DataChannelFit };
 };
 
 export function readFitted(dir = FITTED_DIR): Fitted {
@@ -92,7 +103,7 @@ text is stored. Licence: Apache-2.0 (this project); the data's licences are belo
 | \`builtin-vectors.json\` | the ${Object.keys(vectors.patterns).length} built-in patterns' and ${vectors.contrast.length} contrast texts' vectors (${vectors.dims} dimensions, int16), used when the running model is \`${vectors.model}\` |
 | \`calibration.json\` | the score: a window logit over the best pattern similarity and a logistic head on the window's vector (${headInputs} inputs), windows of ${calibration.windowTokens} tokens, the scale σ(${calibration.scale.slope}·Z + ${calibration.scale.offset}) |
 | \`lexical-model.json\` | the lexical signal: a logistic model on hashed words and character n-grams (${lexical.buckets.toLocaleString("en")} buckets, int8), added to the score's logit with weight ${lexical.scoreWeight} |
-| \`data-channel.json\` | the threshold of the data channel (tool results, documents, files): a window blocks there above ${dataChannel.threshold} (docs/firewall.md, *Channels*) |
+| \`data-channel.json\` | the data channel's rule (tool results, documents, files): a window blocks there above min(its pattern's threshold, ${dataChannel.threshold}), and only when the addressee head (a logistic model on the window's vector, ${dataChannel.addressee.weights.length} weights) says it addresses an AI model rather than a person (above ${dataChannel.addressee.threshold}; docs/firewall.md, *Channels*) |
 
 ## How it was made
 
@@ -107,11 +118,15 @@ ${lex.data.projectWritten}, ${lex.data.projectRows.toLocaleString("en")} rows. S
 ${lex.training.epochs} epochs, batch ${lex.training.batch}, learning rate ${lex.training.learningRate}, L2 ${lex.training.l2}. Its weight in the score was chosen
 by the validation below.
 
-**Data-channel threshold** (\`scripts/fit/firewall-data-channel.ts\`, commit \`${dc.commit}\`): ${dc.perPool} rows from each of
+**Data-channel rule** (\`scripts/fit/firewall-data-channel.ts\`, commit \`${dc.commit}\`): ${dc.perPool} rows from each of
 ${Object.keys(dc.byPool).length} pools of firewall-train-v2.jsonl and firewall-train-v3-additions.jsonl (injections inside
 constructed documents and agent tool outputs, and benign ones), ${dc.rows.toLocaleString("en")} rows, chosen by a hash of their ids (no random
 draw: a rerun gives the same file), scored by the shipped calibration and lexical signal; the threshold is the score that
-${percent(dc.targetFpr)} of the benign rows exceed.
+${percent(dc.targetFpr)} of the benign rows exceed. The addressee head: the same rows and ${dc.addressee.personRows.toLocaleString("en")} more, untouched carriers of the
+benign pools with a sentence addressed to a person placed in them (project-written, composed with a fixed seed:
+\`scripts/fit/firewall-own-person-requests.ts\`)${dc.addressee.tauRows ? ", and " + dc.addressee.tauRows + " tau-bench rows" : ""}, each scanned as a document chunk; ${dc.addressee.windows.toLocaleString("en")} windows scoring above 0.5
+(${dc.addressee.positives} of them the best window of an injected row), logistic regression by Newton's method, L2 ${dc.addressee.l2};
+its threshold keeps ${percent(dc.addressee.keep)} of the training injections that block at 0.9 without it.
 
 Never fitted or tuned on \`firewall-dev.jsonl\` (it is for reporting only).
 
@@ -152,6 +167,10 @@ Data-channel threshold (${dc.note}): ROC AUC ${dc.rocAuc.toFixed(3)}, ${percent(
 ${dataChannel.threshold} (${percent(dc.userThresholdTpr)} above the user channel's 0.9). Rows above the threshold by pool:
 
 ${markdownTable(["pool", "rows", "above"], Object.entries(dc.byPool).map(([pool, p]) => [pool, p.rows, percent(p.above)]))}
+
+Addressee head (scanned as document chunks): rows that block at 0.9 without the head and with it, by pool:
+
+${markdownTable(["pool", "rows", "without", "with"], Object.entries(dc.addressee.byPool).map(([pool, p]) => [pool, p.rows, percent(p.blockedWithout), percent(p.blockedWith)]))}
 
 firewall-dev, the over-defense probe set, indirect injection and languages are measured by
 \`npm run eval:firewall\`; docs/firewall.md (*Accuracy, measured*) carries the figures.

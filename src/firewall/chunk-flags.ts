@@ -16,6 +16,16 @@ import type { ScanResult } from "./scan";
 export const CHUNK_SECOND_LOOK_TOKENS = 128;
 
 /**
+ * Score from which a chunk's window gets a second look (the request path's: SECOND_LOOK_FROM, 0.3).
+ * Ordinary prose often reaches 0.3 and seldom 0.6: on generated 430-token prose chunks the second
+ * look fell from 9.3 to 2.6 sub-windows per chunk (a fifth of the chunk's runs), while of 800
+ * training injections in documents and tool outputs one fewer was flagged and of the data-channel
+ * dev set uploaded as documents none (0.7 lost two of its search results; docs/research/firewall-experiments.md,
+ * *Chunk flags: cost*).
+ */
+export const CHUNK_SECOND_LOOK_FROM = 0.6;
+
+/**
  * The verdict, the score of the hit behind it (the strongest fired pattern with the winning action,
  * as `decide` picks it; the best-scoring pattern when nothing fired), that hit's family and where its
  * window starts in the text.

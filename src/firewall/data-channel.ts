@@ -1,24 +1,51 @@
 /**
  * The data channel's decision rule. Text an application passes along as material (tool results,
  * documents, files: the dialect adapters mark it) should hold no instruction to an AI assistant
- * at all, so there the same calibrated score fires from a lower threshold: the built-in input
- * patterns fire on a data window when its score exceeds min(pattern threshold, DATA_CHANNEL.threshold).
- * The threshold is fitted by `bun scripts/fit/firewall-data-channel.ts` on training rows only (injections
- * inside constructed documents and tool outputs against the same carriers untouched), numbers in
- * models/sieve-firewall/data-channel.json. Same windows, same scores: no extra inference.
+ * at all. Two fitted parts, numbers in models/sieve-firewall/data-channel.json
+ * (`bun scripts/fit/firewall-data-channel.ts`, training rows only):
+ * - a threshold: the built-in input patterns fire on a data window when its score exceeds
+ *   min(pattern threshold, threshold);
+ * - the addressee head: e-mails, notices and pages are full of imperatives addressed to a person
+ *   ("disregard my previous message", "do not forward this"), which the score reads like an
+ *   injection. A logistic model on the window's vector (the same encoder run: no extra inference)
+ *   tells an instruction to an AI model from one to a person; a built-in hit on a data window stands
+ *   only when the head says "to a model" above its threshold. The workspace's own patterns are
+ *   never held back: what they match is the operator's call.
  */
 import fitted from "../../models/sieve-firewall/data-channel.json";
+import { sigmoid } from "./calibration";
 import type { PatternHit, WindowScore } from "./scoring";
 
-export type DataChannelRule = { threshold: number; fit?: Record<string, unknown> };
+/** weights · vector + bias, through σ; a window is "addressed to a model" above `threshold`. */
+export type AddresseeHead = { weights: number[]; bias: number; threshold: number };
+
+export type DataChannelRule = { threshold: number; addressee?: AddresseeHead; fit?: Record<string, unknown> };
 
 export const DATA_CHANNEL: DataChannelRule = fitted;
 
+/** The head's probability that the window's text is an instruction to an AI model rather than to a person. */
+export function addresseeScore(head: AddresseeHead, vector: ArrayLike<number>): number {
+  let z = head.bias;
+  for (let j = 0; j < head.weights.length; j++) z += head.weights[j]! * vector[j]!;
+  return sigmoid(z);
+}
+
 /**
- * The hit a data window adds: its best built-in pattern, when that scores above the data
- * channel's threshold without having fired at its own. A threshold of 1 (a workspace's way to
- * switch a pattern off by threshold) is kept.
+ * Applies the data channel's rule to a data window in place: the hit the lower threshold adds
+ * (its best built-in pattern, when that scores above the data channel's threshold without having
+ * fired at its own; a threshold of 1, a workspace's way to switch a pattern off, is kept), then,
+ * when the addressee head says the window addresses a person, its built-in hits are dropped.
+ * Returns the head's score (undefined without a head).
  */
+export function applyDataChannel(window: WindowScore, vector: ArrayLike<number>, rule: DataChannelRule = DATA_CHANNEL): number | undefined {
+  const hit = dataChannelHit(window, rule);
+  if (hit) window.fired.push(hit);
+  if (!rule.addressee) return undefined;
+  const addressee = addresseeScore(rule.addressee, vector);
+  if (addressee <= rule.addressee.threshold) window.fired = window.fired.filter((h) => !h.pattern.builtIn);
+  return addressee;
+}
+
 export function dataChannelHit(window: WindowScore, rule: DataChannelRule = DATA_CHANNEL): PatternHit | undefined {
   const best = window.best;
   if (!best || !best.pattern.builtIn || best.pattern.threshold >= 1) return undefined;

@@ -8,7 +8,7 @@ import { sampleLongText } from "../proxy/long-text";
 import type { Channel } from "../proxy/dialects/dialect";
 import { ALLOW, type FirewallVerdict } from "../proxy/stages";
 import { cueScore } from "./cues";
-import { dataChannelHit } from "./data-channel";
+import { applyDataChannel } from "./data-channel";
 import { decide, type Decision } from "./decision";
 import { decodedPayloads, MAX_DECODE_ATTEMPTS } from "./encoded-text";
 import { foldLookalikes } from "./lookalikes";
@@ -37,6 +37,8 @@ export type ScanOptions = {
   readability: Readability;
   /** Estimated tokens of second-look sub-windows (default: what budgetTokens leaves, at least SECOND_LOOK_MIN_TOKENS; without a budget, no limit). */
   secondLookTokens?: number;
+  /** Score from which a window gets a second look (default SECOND_LOOK_FROM; a document chunk's: CHUNK_SECOND_LOOK_FROM). */
+  secondLookFrom?: number;
 };
 
 /** One text to scan and the channel it came in on (`user` when given as a plain string). */
@@ -73,23 +75,26 @@ export async function scanTexts(input: (string | ChannelText)[], patterns: Works
   const known = (window: string) => embedding.peek(window) !== undefined;
   const plan = planWindows(texts.map((t) => t.text), known, options, texts.map((t) => t.channel));
   const { windows, unreadable: unscored } = plan;
+  // Every scored window's vector, in the order of `scores` (the data channel's addressee head reads it).
+  const vectors: Float32Array[] = [];
   const score = async (texts: string[]) => {
-    const vectors = await embedding.embedMany(texts);
+    const batch = await embedding.embedMany(texts);
+    vectors.push(...batch);
     const needsCustomSpace = patterns.customInput.length > 0 || patterns.builtins.lastLayerHead !== undefined;
-    const custom = needsCustomSpace && embedding.customSpace ? await embedding.customSpace.embedMany(texts) : vectors;
-    return scoreInputWindows(patterns, texts, vectors, custom);
+    const custom = needsCustomSpace && embedding.customSpace ? await embedding.customSpace.embedMany(texts) : batch;
+    return scoreInputWindows(patterns, texts, batch, custom);
   };
   const scores = windows.length > 0 ? await score(windows) : [];
   const closerBudget = options.secondLookTokens ?? (options.budgetTokens > 0 ? Math.max(options.budgetTokens - plan.spent, SECOND_LOOK_MIN_TOKENS) : 0);
-  const closer = planSecondLook(windows, scores, known, closerBudget);
+  const closer = planSecondLook(windows, scores, known, closerBudget, options.secondLookFrom);
   if (closer.length > 0) scores.push(...(await score(closer)));
   // Same windows, same scores, one decision rule per channel: on the data channel the built-in
-  // patterns fire from a lower score (data-channel.ts); every hit says where its window was.
+  // patterns fire from the data channel's threshold, and only on windows addressed to a model
+  // (data-channel.ts); every hit says where its window was.
   const origins = [...windows.map((w) => originOf(plan.origins, w)), ...closer.map((sub) => subOrigin(plan.origins, windows, sub))];
   scores.forEach((window, i) => {
     const origin = origins[i]!;
-    const hit = origin.channel === "data" ? dataChannelHit(window) : undefined;
-    if (hit) window.fired.push(hit);
+    if (origin.channel === "data") applyDataChannel(window, vectors[i]!);
     for (const h of window.fired) h.origin ??= origin;
     if (window.best) window.best.origin ??= origin;
   });
@@ -131,10 +136,10 @@ export const UNSCORED_LANGUAGE = "unscored_language";
  * Sub-windows of the windows that scored at least SECOND_LOOK_FROM, most suspicious window first.
  * New ones share budgetTokens (0 = no limit); known ones are free.
  */
-export function planSecondLook(windows: string[], scores: WindowScore[], known: (window: string) => boolean, budgetTokens: number): string[] {
+export function planSecondLook(windows: string[], scores: WindowScore[], known: (window: string) => boolean, budgetTokens: number, from = SECOND_LOOK_FROM): string[] {
   const suspicious = windows
     .map((window, i) => ({ window, score: scores[i]!.best?.score ?? 0 }))
-    .filter((w) => w.score >= SECOND_LOOK_FROM)
+    .filter((w) => w.score >= from)
     .sort((a, b) => b.score - a.score);
   const chosen = new Set<string>();
   let spent = 0;

@@ -16,7 +16,7 @@ import type { ChunkInjection } from "../documents/chunking";
 import type { AppContext } from "../runtime/context";
 import type { WorkspaceScope } from "../tenancy/scope";
 import { contrastVectors } from "./builtins";
-import { CHUNK_SECOND_LOOK_TOKENS, chunkInjection } from "./chunk-flags";
+import { CHUNK_SECOND_LOOK_FROM, CHUNK_SECOND_LOOK_TOKENS, chunkInjection } from "./chunk-flags";
 import { firewallEmbedderKey, firewallPatternKey, firewallScanOptions, firewallView } from "./encoder";
 import { CALIBRATION } from "./calibration";
 import { round } from "./decision";
@@ -184,7 +184,7 @@ export class FirewallService {
   /**
    * Each text's data-channel verdict (chunk-flags.ts), every window scored: a chunk is bounded in
    * size and scanned once, so the request path's window budget does not apply (its second look is
-   * capped: CHUNK_SECOND_LOOK_TOKENS). Windows are embedded
+   * capped and starts higher: CHUNK_SECOND_LOOK_TOKENS, CHUNK_SECOND_LOOK_FROM). Windows are embedded
    * at bulk priority through a memo of this call's own, so a document's windows neither run before
    * request-path texts nor push them out of the shared LRU; all texts are scanned at once, so the
    * pool's workers share the whole batch's windows.
@@ -195,7 +195,7 @@ export class FirewallService {
     const memo = new VectorMemo(() => this.ctx.firewallEncoder.require(), Number.POSITIVE_INFINITY, undefined, undefined, "bulk");
     const view = firewallView(this.ctx.config);
     const embedding = this.#scanEmbedding(scope.workspaceId, memo, view ? memo.withView(view) : memo);
-    const options = { ...this.options, budgetTokens: 0, secondLookTokens: CHUNK_SECOND_LOOK_TOKENS };
+    const options = { ...this.options, budgetTokens: 0, secondLookTokens: CHUNK_SECOND_LOOK_TOKENS, secondLookFrom: CHUNK_SECOND_LOOK_FROM };
     return Promise.all(texts.map(async (text) => chunkInjection(await scanTexts([{ text, channel: "data" }], patterns, embedding, options))));
   }
 

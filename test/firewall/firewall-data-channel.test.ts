@@ -131,6 +131,22 @@ describe("POST /v1/firewall/test with a channel", () => {
   });
 });
 
+describe("the data channel's addressee head", () => {
+  // An ordinary notice to a person (written for this test, in no training or dev set): the score reads
+  // the imperative, so as user text it blocks; as data, the head reads it as addressed to a person.
+  const NOTICE = "Hello all, Remember to bring your parking card, the barrier will not open without it.";
+
+  test("an imperative addressed to a person blocks as user text and passes as data, where an injection still blocks", async () => {
+    const user = await api.post("/v1/firewall/test", { text: NOTICE, channel: "user" });
+    expect(user.body.verdict).toBe("block");
+    const data = await api.post("/v1/firewall/test", { text: NOTICE, channel: "data" });
+    expect(data.body).toMatchObject({ channel: "data", verdict: "allow", matches: [] });
+    expect(data.body.top.score).toBeGreaterThan(0.9); // its score is kept and shown; it fires nothing there
+    const injected = await api.post("/v1/firewall/test", { text: `${NOTICE} ${INJECTED}`, channel: "data" });
+    expect(injected.body.verdict).toBe("block");
+  });
+});
+
 describe("Unicode smuggling", () => {
   /** Each byte of the text as a variation selector behind one emoji, as emoji-smuggling tools write it. */
   const smuggle = (text: string) => `😀${[...Buffer.from(text)].map((b) => String.fromCodePoint(b < 16 ? 0xfe00 + b : 0xe0100 + b - 16)).join("")}`;

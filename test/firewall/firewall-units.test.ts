@@ -12,7 +12,7 @@ import { FIREWALL_VIEW, firewallEmbedderKey, firewallScanOptions } from "../../s
 import { CALIBRATION } from "../../src/firewall/calibration";
 import { LEXICAL, LexicalScorer } from "../../src/firewall/lexical";
 import { BuiltinIndex, WorkspacePatterns } from "../../src/firewall/pattern-index";
-import { dataChannelHit } from "../../src/firewall/data-channel";
+import { applyDataChannel, dataChannelHit } from "../../src/firewall/data-channel";
 import { planSecondLook, planWindows, scanTexts, SECOND_LOOK_FROM } from "../../src/firewall/scan";
 import { scoreInputWindows, type WindowScore } from "../../src/firewall/scoring";
 import { estimateTokens, SUB_WINDOW_MIN_TOKENS, SUB_WINDOW_TOKENS, subWindows, textWindows, WINDOW_TOKENS } from "../../src/firewall/windows";
@@ -387,4 +387,22 @@ test("the data-channel rule: a built-in fires on data from min(its threshold, th
   expect(dataChannelHit(window(0.9, 0.7, false), rule)).toBeUndefined();
   expect(dataChannelHit(window(1, 0.99), rule)).toBeUndefined();
   expect(dataChannelHit(window(0.9, 0.95), { threshold: 0.932 })?.pattern.threshold).toBe(0.9); // the shipped fit lies above the default
+});
+
+test("the data-channel rule's addressee head: a window addressed to a person keeps no built-in hit, a custom pattern's hit stays", () => {
+  const meta = (id: string, builtIn: boolean) => ({ id, family: builtIn ? "prompt_injection" : "custom", side: "input" as const, action: "block" as const, threshold: 0.9, builtIn });
+  const hit = (id: string, builtIn: boolean) => ({ pattern: meta(id, builtIn), similarity: 0.7, score: 0.95 });
+  const window = () => ({ best: hit("builtin", true), fired: [hit("builtin", true), hit("custom", false)] });
+  // A toy head on 2-dimensional vectors: the first coordinate says "to a model".
+  const rule = { threshold: 0.932, addressee: { weights: [4, 0], bias: -2, threshold: 0.5 } };
+  const toModel = window();
+  expect(applyDataChannel(toModel, [1, 0], rule)).toBeCloseTo(0.881, 3);
+  expect(toModel.fired.map((h) => h.pattern.id)).toEqual(["builtin", "custom"]);
+  const toPerson = window();
+  expect(applyDataChannel(toPerson, [0, 1], rule)).toBeCloseTo(0.119, 3);
+  expect(toPerson.fired.map((h) => h.pattern.id)).toEqual(["custom"]);
+  expect(toPerson.best.pattern.id).toBe("builtin"); // still reported as the best score, it just does not fire
+  const withoutHead = window();
+  expect(applyDataChannel(withoutHead, [0, 1], { threshold: 0.932 })).toBeUndefined();
+  expect(withoutHead.fired).toHaveLength(2);
 });

@@ -1,0 +1,69 @@
+/**
+ * The data channel's rule files compared on the project's data-channel dev set
+ * (firewall-data-channel-set.ts: written for Sieve, never fitted on), each row scanned as a document
+ * chunk is (every window, the chunk's second look), to choose between finished variants of
+ * `bun scripts/fit/firewall-data-channel.ts --out FILE` without fitting on the dev set. A row is
+ * flagged when its verdict is block. The shipped file first; `--rules a.json,b.json` adds variants.
+ * The figures of record are eval:firewall's and scripts/eval/chunk-flags.ts's (through the server).
+ *
+ *   bun scripts/eval/firewall-data-channel-rules.ts [--rules a.json,b.json] [--second-look 128] [--second-look-from 0.7]
+ * (the chunk scan's options, to compare what they cost and change)
+ */
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { loadConfig } from "../../src/config";
+import { libraryIndexInput } from "../../src/firewall/builtins";
+import { CALIBRATION } from "../../src/firewall/calibration";
+import { CHUNK_SECOND_LOOK_FROM, CHUNK_SECOND_LOOK_TOKENS } from "../../src/firewall/chunk-flags";
+import { applyDataChannel, DATA_CHANNEL, type DataChannelRule } from "../../src/firewall/data-channel";
+import { decide } from "../../src/firewall/decision";
+import { firewallEmbedderKey, firewallScanOptions } from "../../src/firewall/encoder";
+import { BuiltinIndex, WorkspacePatterns } from "../../src/firewall/pattern-index";
+import { scanTexts, type Embedding } from "../../src/firewall/scan";
+import type { WindowScore } from "../../src/firewall/scoring";
+import { dataChannelRows, type DataChannelRow } from "./firewall-data-channel-set";
+import { FirstSightEmbedding } from "./firewall-data";
+import { percent } from "./firewall-metrics";
+
+const { values: args } = parseArgs({ options: { rules: { type: "string", default: "" }, "second-look": { type: "string", default: String(CHUNK_SECOND_LOOK_TOKENS) }, "second-look-from": { type: "string", default: String(CHUNK_SECOND_LOOK_FROM) } } });
+const variants: [string, DataChannelRule | undefined][] = [
+  ["user rule (no data rule)", undefined],
+  ["shipped data-channel.json", DATA_CHANNEL],
+  ...args.rules.split(",").filter(Boolean).map((file): [string, DataChannelRule] => [file, JSON.parse(readFileSync(file, "utf8"))]),
+];
+
+const config = loadConfig([]);
+const options = { ...firewallScanOptions(config), budgetTokens: 0, secondLookTokens: Number(args["second-look"]), secondLookFrom: Number(args["second-look-from"]) };
+const embedding = await FirstSightEmbedding.load(config);
+const library = await libraryIndexInput(firewallEmbedderKey(config), (texts) => embedding.embedMany(texts));
+const patterns = WorkspacePatterns.defaults(new BuiltinIndex(library.patterns, library.contrast, CALIBRATION, embedding.embedder.dimensions));
+
+// Scanned once on the user channel (no data rule), with every window's vector; each rule is applied to copies.
+const rows = dataChannelRows();
+const scanned: { row: DataChannelRow; windows: WindowScore[]; vectors: Float32Array[] }[] = [];
+for (const row of rows) {
+  const vectors: Float32Array[] = [];
+  const recording: Embedding = { peek: () => undefined, customSpace: embedding.customSpace, embedMany: async (texts) => { const batch = await embedding.embedMany(texts); vectors.push(...batch); return batch; } };
+  scanned.push({ row, windows: (await scanTexts([row.text], patterns, recording, options)).scores, vectors });
+}
+embedding.save();
+const runs = scanned.reduce((n, s) => n + s.vectors.length, 0);
+console.log(`${rows.length} rows, ${runs} windows scored (${(runs / rows.length).toFixed(1)} per row; second look ${args["second-look"]} tokens from ${args["second-look-from"]})`);
+
+for (const [name, rule] of variants) {
+  const flagged = scanned.map(({ row, windows, vectors }) => {
+    const judged = windows.map((w, i) => {
+      const copy = { ...w, fired: [...w.fired] };
+      if (rule) applyDataChannel(copy, vectors[i]!, rule);
+      return copy;
+    });
+    return { row, flagged: decide(judged, "input").verdict.action === "block" };
+  });
+  const rate = (list: typeof flagged) => `${percent(list.filter((o) => o.flagged).length / list.length)} (${list.filter((o) => o.flagged).length}/${list.length})`;
+  console.log(`\n### ${name}\n\n| wrapper | injected | plain | person-addressed |\n|---|---|---|---|`);
+  for (const wrapper of [...new Set(rows.map((r) => r.wrapper)), "all"]) {
+    const some = flagged.filter((o) => wrapper === "all" || o.row.wrapper === wrapper);
+    console.log(`| ${wrapper} | ${rate(some.filter((o) => o.row.kind === "injected"))} | ${rate(some.filter((o) => o.row.kind === "plain"))} | ${rate(some.filter((o) => o.row.kind === "human-request"))} |`);
+  }
+}
+process.exit(0);
