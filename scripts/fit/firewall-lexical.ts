@@ -1,5 +1,5 @@
 /**
- * npm run fit:firewall-lexical [-- --harmful-pairs] [--persona-prompts] [--task-prompts]
+ * npm run fit:firewall-lexical [-- --harmful-pairs] [--persona-prompts] [--task-prompts] [--v3 | --v3-benign]
  *
  * Fits the firewall's lexical signal (src/firewall/lexical.ts) and writes
  * models/sieve-firewall/lexical-model.json (numbers only, no training text) and that folder's
@@ -38,7 +38,7 @@ import { BuiltinIndex, WorkspacePatterns } from "../../src/firewall/pattern-inde
 import { planWindows } from "../../src/firewall/scan";
 import { scoreInputWindows } from "../../src/firewall/scoring";
 import { textSha } from "../../src/firewall/shipped-vectors";
-import { FirstSightEmbedding, type LabelledRow } from "../eval/firewall-data";
+import { DATASETS, FirstSightEmbedding, readLabelled, type LabelledRow } from "../eval/firewall-data";
 import { percent, rocAuc, tprAtFpr } from "../eval/firewall-metrics";
 import { seededRandom } from "../seeded-random";
 import { encoderDataRows, keptWindows, projectRows } from "../train/firewall-training-rows";
@@ -54,7 +54,14 @@ const TRAINING = { epochs: 40, batch: 256, learningRate: 0.5, l2: 1e-6, seed: 14
 
 const config = loadConfig([]);
 const { readability } = firewallScanOptions(config);
-const { encoder, calibration } = encoderDataRows();
+const split = encoderDataRows();
+// --v3 (issue #51, an experiment): firewall-train-v3-additions' rows join the fitted public rows, each
+// row in its repository's source group as v2's are (never scored by the validation, which reads v2's fifth);
+// --v3-benign: only its benign rows (the hard negatives).
+const V3 = process.argv.includes("--v3") || process.argv.includes("--v3-benign");
+const v3Rows = V3 ? readLabelled(join(DATASETS, "firewall-train-v3-additions.jsonl")).filter((row) => !process.argv.includes("--v3-benign") || !row.attack) : [];
+const encoder = [...split.encoder, ...v3Rows];
+const { calibration } = split;
 const { own, patterns } = projectRows({ matchedPairs: true, harmfulPairs: process.argv.includes("--harmful-pairs"), personaPrompts: process.argv.includes("--persona-prompts"), taskPrompts: process.argv.includes("--task-prompts") });
 const HARM_GROUP = `${OWN_GROUP}: ${HARMFUL_PAIR_CATEGORY}`;
 
@@ -204,7 +211,7 @@ const stored: LexicalModel = {
   fit: {
     // What the model card (firewall-model-card.ts) shows: the data, seed and settings, the commit, the validation.
     data: {
-      public: "firewall-train-v2.jsonl + firewall-train.jsonl (rows not in v2)",
+      public: `firewall-train-v2.jsonl + firewall-train.jsonl (rows not in v2)${V3 ? ` + firewall-train-v3-additions.jsonl${process.argv.includes("--v3-benign") ? " (benign rows)" : ""}` : ""}`,
       publicRows: encoder.length + calibration.length,
       projectWritten: "scripts/fit/firewall-own-examples.ts with scripts/fit/firewall-own-pairs.jsonl, and the built-in input patterns",
       projectRows: own.length + patterns.length,

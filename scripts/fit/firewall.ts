@@ -5,6 +5,11 @@
  * pairs or task prompts to its examples (experiments of docs/research/firewall-experiments.md; the shipped
  * calibration has none of them).
  *
+ * --v3: add every pool of firewall-train-v2 and firewall-train-v3-additions (attacks and hard benign
+ * negatives) as source groups of their own, at most --per-pool rows each (a hash of the id decides);
+ * --skip-validation: keep the head without the leave-one-source-out table (the v3 fit has ~60
+ * groups; firewall_recipe.py head-loso measures them). Experiments of issue #51, not shipped.
+ *
  * --encoder-split: fit on the fifth of firewall-train-v2/firewall-train that a trained firewall
  * encoder never saw (scripts/train/firewall-training-rows.ts); use it with SIEVE_FIREWALL_MODEL_DIR.
  *
@@ -45,20 +50,20 @@ import { planWindows } from "../../src/firewall/scan";
 import { DATASETS, FirstSightEmbedding, readLabelled, type LabelledRow } from "../eval/firewall-data";
 import { percent, tprAtFpr } from "../eval/firewall-metrics";
 import { fitLogistic, logitOf, type LogisticFit } from "./firewall-logistic";
-import { encoderDataRows } from "../train/firewall-training-rows";
+import { encoderDataRows, pooledPublicRows } from "../train/firewall-training-rows";
 import { FITTED_DIR, gitCommit, writeFirewallModelCard, type CalibrationFit } from "./firewall-model-card";
 import { HARMFUL_PAIR_CATEGORY, OWN_GROUP, ownExamples, TASK_PROMPT_CATEGORY } from "./firewall-own-examples";
 
 const { values: flags, positionals } = parseArgs({
   allowPositionals: true,
-  options: { "all-forms": { type: "boolean", default: false }, "encoder-split": { type: "boolean", default: false }, "matched-pairs": { type: "boolean", default: false }, "harmful-pairs": { type: "boolean", default: false }, "task-prompts": { type: "boolean", default: false } },
+  options: { v3: { type: "boolean", default: false }, "per-pool": { type: "string", default: "100" }, "skip-validation": { type: "boolean", default: false }, "all-forms": { type: "boolean", default: false }, "encoder-split": { type: "boolean", default: false }, "matched-pairs": { type: "boolean", default: false }, "harmful-pairs": { type: "boolean", default: false }, "task-prompts": { type: "boolean", default: false } },
 });
 const OWN_EXAMPLES = ownExamples({ matchedPairs: flags["matched-pairs"], harmfulPairs: flags["harmful-pairs"], taskPrompts: flags["task-prompts"] });
 /** The harmful-request pairs and the task prompts weigh as sources of their own: hundreds of them must not drown the other project-written examples. */
 const ownGroupOf = (category: string) =>
   category.startsWith(HARMFUL_PAIR_CATEGORY) ? `${OWN_GROUP}: harmful requests` : category === TASK_PROMPT_CATEGORY ? `${OWN_GROUP}: ${TASK_PROMPT_CATEGORY}` : OWN_GROUP;
 const trainFile = positionals[0] ?? join(DATASETS, "firewall-train.jsonl");
-const trainName = flags["encoder-split"] ? "firewall-train-v2.jsonl + firewall-train.jsonl, the fifth kept out of the encoder's training" : basename(trainFile);
+const trainName = flags["encoder-split"] ? "firewall-train-v2.jsonl + firewall-train.jsonl, the fifth kept out of the encoder's training" : `${basename(trainFile)}${flags.v3 ? ` + every pool of firewall-train-v2.jsonl and firewall-train-v3-additions.jsonl (at most ${flags["per-pool"]} rows each)` : ""}`;
 /**
  * The head's L2 strength, fixed like SHIPPED_FORM. Validation used to pick among 0.01, 0.03, 0.1
  * and 0.3, whose mean detections on the training sources lie within 1–2 points of each other:
@@ -117,6 +122,7 @@ const scorable = (text: string) => readability.readable(text) && /[\p{L}\p{N}\p{
 const windowsOf = (text: string) => planWindows([text], () => false, { budgetTokens: 0, windowTokens: WINDOW_TOKENS, readability }).windows.filter(scorable);
 const rows: LabelledRow[] = [
   ...(flags["encoder-split"] ? encoderDataRows().calibration : readLabelled(trainFile)),
+  ...(flags.v3 ? pooledPublicRows(Number(flags["per-pool"])) : []),
   ...OWN_EXAMPLES.map((example, i) => ({ id: `own-${i}`, text: example.text, attack: example.attack, family: null, source: OWN_GROUP, group: ownGroupOf(example.category) })),
 ].filter((row) => windowsOf(row.text).length > 0);
 const isOwn = (unit: Unit) => unit.row.group.startsWith(OWN_GROUP);
@@ -280,9 +286,11 @@ function validate(variant: Variant, score: (training: Unit[]) => (unit: Unit) =>
   return { variant, perGroup, meanTpr1: mean(all.map((r) => r.tpr1)), meanTpr5: mean(all.map((r) => r.tpr5)) };
 }
 const rawTop = (unit: Unit) => Math.max(...unit.windows.map((w) => w.top));
-const rawValidation = validate({ name: "raw max cosine (no fit)", columns: ["top"], headL2: undefined }, () => rawTop);
+const skipped = (variant: Variant): Validation => ({ variant, perGroup: new Map(attackGroups().map((g) => [g, { tpr1: Number.NaN, tpr5: Number.NaN }])), meanTpr1: variant.headL2 === undefined ? 0 : 1, meanTpr5: 0 });
+const validateOrSkip = (variant: Variant, score: (training: Unit[]) => (unit: Unit) => number) => (flags["skip-validation"] ? skipped(variant) : validate(variant, score));
+const rawValidation = validateOrSkip({ name: "raw max cosine (no fit)", columns: ["top"], headL2: undefined }, () => rawTop);
 const validations = variants.map((variant) =>
-  validate(variant, (training) => {
+  validateOrSkip(variant, (training) => {
     const model = fitModel(training, variant);
     return (unit) => textLogit(model, unit, variant.columns);
   }),

@@ -41,6 +41,26 @@ export function projectRows({ matchedPairs = false, harmfulPairs = false, person
   return { own, patterns };
 }
 
+/** The pool of a row of firewall-train-v2/-v3 (its id without the hash: "fw3-injecagent"), undefined for other files. */
+export function poolOf(row: LabelledRow): string | undefined {
+  return /^(fw[23]-[a-z0-9-]+?)-[0-9a-f]{8,}$/.exec(row.id)?.[1];
+}
+
+/**
+ * firewall-train-v2 and firewall-train-v3-additions, each row in the group of its pool, at most `cap`
+ * rows per pool (a hash of the id decides). `v2` replaces v2's rows (e.g. the encoder's share of them).
+ */
+export function pooledPublicRows(cap: number, v2: LabelledRow[] = readLabelled(join(DATASETS, "firewall-train-v2.jsonl"))): LabelledRow[] {
+  const v3 = readLabelled(join(DATASETS, "firewall-train-v3-additions.jsonl"));
+  const rank = (id: string) => createHash("sha256").update(id).digest("hex");
+  const byPool = new Map<string, LabelledRow[]>();
+  for (const row of [...v2, ...v3]) {
+    const group = poolOf(row) ?? row.group;
+    byPool.set(group, [...(byPool.get(group) ?? []), { ...row, group }]);
+  }
+  return [...byPool.values()].flatMap((rows) => rows.sort((a, b) => rank(a.id).localeCompare(rank(b.id))).slice(0, cap));
+}
+
 const WINDOWS_PER_ROW = 3;
 const textHash = (text: string) => createHash("sha256").update(text).digest().readUInt32BE(0);
 
