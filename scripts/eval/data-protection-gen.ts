@@ -53,6 +53,14 @@ function luhnComplete(partial: string): string {
   throw new Error("unreachable");
 }
 
+/** A Luhn-valid card number of one of the brands ([prefix, length]), grouped as printed: 4-6-5 / 4-6-4 for 15 and 14 digits, fours otherwise. */
+function cardNumber(brands: (readonly [string, number])[]): string {
+  const [prefix, length] = pick(brands);
+  const pan = luhnComplete(prefix + chars(DIGITS, length - prefix.length - 1));
+  const sep = pick(["", " ", "-"]);
+  return length < 16 ? [pan.slice(0, 4), pan.slice(4, 10), pan.slice(10)].join(sep) : pan.match(/.{4}/g)!.join(sep);
+}
+
 const values: Record<string, () => string> = {
   secret: () =>
     pick([
@@ -83,12 +91,7 @@ const values: Record<string, () => string> = {
       () => `030 ${int(1000000, 9999999)}`,
       () => `01 ${int(40, 49)} ${int(10, 99)} ${int(10, 99)} ${int(10, 99)}`,
     ])(),
-  credit_card: () => {
-    const [prefix, length] = pick([["4", 16], ["51", 16], ["55", 16], ["2221", 16], ["34", 15], ["37", 15], ["6011", 16]] as const);
-    const pan = luhnComplete(prefix + chars(DIGITS, length - prefix.length - 1));
-    const sep = pick(["", " ", "-"]);
-    return length === 15 ? [pan.slice(0, 4), pan.slice(4, 10), pan.slice(10)].join(sep) : pan.match(/.{4}/g)!.join(sep);
-  },
+  credit_card: () => cardNumber([["4", 16], ["51", 16], ["55", 16], ["2221", 16], ["34", 15], ["37", 15], ["6011", 16]]),
   iban: () => {
     for (;;) {
       const [country, bban] = pick([["DE", () => chars(DIGITS, 18)], ["GB", () => chars(UPPER, 4) + chars(DIGITS, 14)], ["NL", () => chars(UPPER, 4) + chars(DIGITS, 10)], ["FR", () => chars(DIGITS, 23)], ["PL", () => chars(DIGITS, 24)]] as const);
@@ -248,12 +251,7 @@ const HELDOUT_VALUES: Record<string, () => string> = {
       if (isValidPhoneNumber(number, country)) return number;
     }
   },
-  credit_card: () => {
-    const [prefix, length] = pick([["3530", 16], ["3589", 16], ["36", 14], ["65", 16], ["4", 16], ["53", 16], ["62", 16]] as const);
-    const pan = luhnComplete(prefix + chars(DIGITS, length - prefix.length - 1));
-    const sep = pick(["", " ", "-"]);
-    return length === 14 ? [pan.slice(0, 4), pan.slice(4, 10), pan.slice(10)].join(sep) : pan.match(/.{4}/g)!.join(sep);
-  },
+  credit_card: () => cardNumber([["3530", 16], ["3589", 16], ["36", 14], ["65", 16], ["4", 16], ["53", 16], ["62", 16]]),
   iban: () => {
     for (;;) {
       const [country, bban] = pick([["ES", () => chars(DIGITS, 20)], ["IT", () => chars(UPPER, 1) + chars(DIGITS, 22)], ["BE", () => chars(DIGITS, 12)], ["AT", () => chars(DIGITS, 16)], ["CH", () => chars(DIGITS, 17)], ["SE", () => chars(DIGITS, 20)], ["PT", () => chars(DIGITS, 21)], ["IE", () => chars(UPPER, 4) + chars(DIGITS, 14)]] as const);

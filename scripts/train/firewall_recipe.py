@@ -138,20 +138,7 @@ def row_max(window_scores, owner, n_rows):
 
 def fit_head(x, owner, rows, chosen, l2=1e-2, steps=60):
     """Logistic head on window vectors, a row as attack-like as its best window, every group weighing the same within its label."""
-    index = torch.tensor(chosen)
-    keep = torch.isin(owner, index)
-    xw, ow = x[keep], owner[keep]
-    remap = torch.full((len(rows),), -1, dtype=torch.long)
-    remap[index] = torch.arange(len(chosen))
-    ow = remap[ow]
-    labels = torch.tensor([float(rows[i]["attack"]) for i in chosen])
-    groups = {}
-    for k, i in enumerate(chosen):
-        groups.setdefault((rows[i]["attack"], rows[i]["group"]), []).append(k)
-    weight = torch.zeros(len(chosen))
-    for (attack, _), members in groups.items():
-        per_label = sum(1 for (a, _) in groups if a == attack)
-        weight[members] = 1.0 / (per_label * len(members))
+    xw, ow, labels, weight = chosen_windows(x, owner, rows, chosen)
     w = torch.zeros(x.shape[1], requires_grad=True)
     b = torch.zeros(1, requires_grad=True)
     optimizer = torch.optim.LBFGS([w, b], lr=1, max_iter=steps, line_search_fn="strong_wolfe")
@@ -239,21 +226,8 @@ def fit_heads(x, owner, rows, chosen, energy_weight, energy_margin, aux_weight, 
     """The recipe's two heads on window vectors (a row as attack-like as its best window), every group weighing the
     same within its label: main (attack against benign; the discussion rows are not asked of it), aux (discusses or
     quotes an injection, against everything else), and the energy-style penalty on benign rows' main logits."""
-    index = torch.tensor(chosen)
-    keep = torch.isin(owner, index)
-    xw = x[keep]
-    remap = torch.full((len(rows),), -1, dtype=torch.long)
-    remap[index] = torch.arange(len(chosen))
-    ow = remap[owner[keep]]
-    labels = torch.tensor([float(rows[i]["attack"]) for i in chosen])
+    xw, ow, labels, weight = chosen_windows(x, owner, rows, chosen)
     is_aux = torch.tensor([float(rows[i].get("aux", 0)) for i in chosen])
-    groups = {}
-    for k, i in enumerate(chosen):
-        groups.setdefault((rows[i]["attack"], rows[i]["group"]), []).append(k)
-    weight = torch.zeros(len(chosen))
-    for (attack, _), members in groups.items():
-        per_label = sum(1 for (a, _) in groups if a == attack)
-        weight[members] = 1.0 / (per_label * len(members))
     main_weight = weight * (1 - is_aux)
     benign_weight = main_weight * (1 - labels)
     dims = x.shape[1]
@@ -371,11 +345,23 @@ def pad_hidden(states):
 
 
 def weights_of(rows):
+    """Each row's weight: every (label, group) weighs the same within its label, shared by its rows."""
     groups = {}
     for r in rows:
         groups.setdefault((r["attack"], r["group"]), []).append(r)
     per_label = {label: sum(1 for (l, _) in groups if l == label) for label in (0, 1)}
     return [1.0 / (per_label[r["attack"]] * len(groups[(r["attack"], r["group"])])) for r in rows]
+
+
+def chosen_windows(x, owner, rows, chosen):
+    """The windows of the chosen rows, their owners renumbered 0..len(chosen)-1, the rows' labels and weights."""
+    index = torch.tensor(chosen)
+    keep = torch.isin(owner, index)
+    remap = torch.full((len(rows),), -1, dtype=torch.long)
+    remap[index] = torch.arange(len(chosen))
+    picked = [rows[i] for i in chosen]
+    labels = torch.tensor([float(r["attack"]) for r in picked])
+    return x[keep], remap[owner[keep]], labels, torch.tensor(weights_of(picked), dtype=torch.float32)
 
 
 def score_rows(branch, data, indices, windows_of):
