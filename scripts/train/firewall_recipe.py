@@ -132,6 +132,18 @@ def precompute(args):
 # ---------------------------------------------------------------- step 1: the head on frozen features
 
 
+def fold_metrics(row_scores, rows, attacks, benign_public, fold):
+    """TPR at 1% and 5% FPR and ROC AUC of the left-out attacks against the fold's half of the public benign rows."""
+    measured = attacks + [i for i in benign_public if half(rows[i]["id"]) == fold]
+    scores = row_scores[measured].numpy()
+    labels = [rows[i]["attack"] for i in measured]
+    return tpr_at(scores, labels, 0.01), tpr_at(scores, labels, 0.05), roc_auc(scores, labels)
+
+
+def mean_metrics(folds):
+    return {key: float(np.mean([fold[k] for fold in folds])) for k, key in enumerate(("tpr1", "tpr5", "auc"))}
+
+
 def row_max(window_scores, owner, n_rows):
     return torch.full((n_rows,), -1e9).scatter_reduce(0, owner, window_scores, reduce="amax")
 
@@ -184,7 +196,7 @@ def head_loso(args):
                 continue
             entry = {}
             for recipe in ("shipped rows", "+ v2 and v3 pools"):
-                tprs1, tprs5, aucs = [], [], []
+                folds = []
                 for fold in (0, 1):
                     fit_rows = [i for i in train if is_shipped_row(rows[i]["group"]) and rows[i]["group"] not in members]
                     if recipe == "shipped rows":
@@ -195,15 +207,8 @@ def head_loso(args):
                         key = (recipe, fold, tuple(sorted(members)))
                     if key not in fits:
                         fits[key] = fit_head(x, owner, rows, fit_rows)
-                    w, b = fits[key]
-                    s = score_all(w, b)
-                    measured = attacks + [i for i in benign_public if half(rows[i]["id"]) == fold]
-                    scores = s[measured].numpy()
-                    labels = [rows[i]["attack"] for i in measured]
-                    tprs1.append(tpr_at(scores, labels, 0.01))
-                    tprs5.append(tpr_at(scores, labels, 0.05))
-                    aucs.append(roc_auc(scores, labels))
-                entry[recipe] = {"tpr1": float(np.mean(tprs1)), "tpr5": float(np.mean(tprs5)), "auc": float(np.mean(aucs)), "attacks": len(attacks)}
+                    folds.append(fold_metrics(score_all(*fits[key]), rows, attacks, benign_public, fold))
+                entry[recipe] = {**mean_metrics(folds), "attacks": len(attacks)}
             table[label] = entry
             print(json.dumps({"left_out": label, **entry}), flush=True)
         for recipe in ("shipped rows", "+ v2 and v3 pools"):
@@ -290,18 +295,12 @@ def heads(args):
     for label, unit in CLUSTERS.items():
         members = set(unit)
         attacks = [i for i in train if rows[i]["attack"] and rows[i]["group"] in members]
-        tprs1, tprs5, aucs = [], [], []
+        folds = []
         for fold in (0, 1):
             fit_rows = [i for i in train if rows[i]["group"] not in members and (rows[i]["attack"] or i not in set(benign_public) or half(rows[i]["id"]) != fold)]
             params = fit_heads(x, owner, rows, fit_rows, **settings)
-            s = score_heads(params, x, owner, len(rows), use_aux)
-            measured = attacks + [i for i in benign_public if half(rows[i]["id"]) == fold]
-            scores = s[measured].numpy()
-            labels = [rows[i]["attack"] for i in measured]
-            tprs1.append(tpr_at(scores, labels, 0.01))
-            tprs5.append(tpr_at(scores, labels, 0.05))
-            aucs.append(roc_auc(scores, labels))
-        table[label] = {"tpr1": float(np.mean(tprs1)), "tpr5": float(np.mean(tprs5)), "auc": float(np.mean(aucs)), "attacks": len(attacks)}
+            folds.append(fold_metrics(score_heads(params, x, owner, len(rows), use_aux), rows, attacks, benign_public, fold))
+        table[label] = {**mean_metrics(folds), "attacks": len(attacks)}
         print(json.dumps({"variant": name, "left_out": label, **table[label]}), flush=True)
     mean = {k: float(np.mean([e[k] for e in table.values()])) for k in ("tpr1", "tpr5", "auc")}
     print(json.dumps({"variant": name, "clusters mean": mean}), flush=True)
@@ -567,6 +566,13 @@ def assess(args):
         print(json.dumps(entry), flush=True)
 
 
+def add_loss_weights(p):
+    """The recipe's loss weights, shared by the heads on frozen vectors and the branch trainer."""
+    p.add_argument("--aux-weight", type=float, default=0.5)
+    p.add_argument("--energy-weight", type=float, default=0.1)
+    p.add_argument("--energy-margin", type=float, default=4.0)
+
+
 def main():
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="command", required=True)
@@ -588,9 +594,7 @@ def main():
     p.add_argument("--extra", help="firewall-recipe-texts.ts output (discussion texts aux=1, trigger-token negatives)")
     p.add_argument("--extra-vectors", help="dump-firewall-vectors.ts output for --extra")
     p.add_argument("--mof", action="store_true", help="train on the trigger-token negatives of --extra too")
-    p.add_argument("--energy-weight", type=float, default=0.1)
-    p.add_argument("--energy-margin", type=float, default=4.0)
-    p.add_argument("--aux-weight", type=float, default=0.5)
+    add_loss_weights(p)
     p.add_argument("--threads", type=int, default=1)
     p = sub.add_parser("train")
     p.add_argument("work")
@@ -602,9 +606,7 @@ def main():
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--lr", type=float, default=5e-5)
     p.add_argument("--seed", type=int, default=14)
-    p.add_argument("--aux-weight", type=float, default=0.5)
-    p.add_argument("--energy-weight", type=float, default=0.1)
-    p.add_argument("--energy-margin", type=float, default=4.0)
+    add_loss_weights(p)
     p.add_argument("--checkpoint-every", type=int, default=50)
     p.add_argument("--max-minutes", type=float, default=15.0)
     p.add_argument("--threads", type=int, default=2)
