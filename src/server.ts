@@ -12,6 +12,7 @@ import { EmbedderLoadError } from "./embeddings/errors";
 import { checkModelFolder } from "./embeddings/model-files";
 import { InferencePool } from "./inference/pool";
 import { EvidenceWriter } from "./evidence/writer";
+import { AfterResponse } from "./runtime/after-response";
 import { CacheCounters } from "./cache/counters";
 import { Metrics } from "./metrics/service";
 import { VectorMemo } from "./embeddings/vector-memo";
@@ -154,6 +155,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   });
   const evidence = new EvidenceWriter(database, log, config.evidenceFlushMs, metrics.database);
   const cacheCounters = new CacheCounters(log, config.evidenceFlushMs);
+  const afterResponse = new AfterResponse(log);
   const vectors = new VectorMemo(() => embedder.require());
   const allowedUpstreamHosts = parseAllowedHosts(config.allowUpstreamHosts);
   const secretKeys = new SecretKeySource({ secretKey: config.secretKey, dataDir: config.dataDir, shared: database.shared });
@@ -168,7 +170,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const limits = new LimitKeeper(settings.limits, options.now);
   const usage = { meter: new UsageMeter(settings.prices, metrics.usage, limits, log), limits };
   const tracing = startTracing(config.otlpEndpoint, process.env);
-  const ctx: AppContext = { config, log, database, embedder, firewallEncoder, vectors, evidence, cacheCounters, usage, tracing, allowedUpstreamHosts, metrics, routing, sessionTtlMs: SESSION_TTL_MS };
+  const ctx: AppContext = { config, log, database, embedder, firewallEncoder, vectors, evidence, afterResponse, cacheCounters, usage, tracing, allowedUpstreamHosts, metrics, routing, sessionTtlMs: SESSION_TTL_MS };
 
   const app = createApp(ctx, assets.docsUiScript);
   const server = Bun.serve({
@@ -209,6 +211,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       }
       routingFile?.close();
       await documentJobs(ctx).stop();
+      await afterResponse.idle();
       await evidence.close();
       await cacheCounters.close();
       await tracing?.shutdown();

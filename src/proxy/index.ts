@@ -107,6 +107,7 @@ export const proxyController = (ctx: AppContext, stages: ProxyStages) => {
     maxSseEventBytes: ctx.config.maxSseEventBytes,
     firewallMode: ctx.config.firewallMode,
     usage: ctx.usage.meter,
+    afterResponse: ctx.afterResponse,
   };
   const spans = ctx.tracing && new RequestSpans(ctx.tracing.tracer);
   const deps = spans ? spans.wrap(untraced) : untraced;

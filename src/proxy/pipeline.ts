@@ -14,6 +14,7 @@ import type { CachedCompletion, CacheStage, FirewallStage, FirewallVerdict, Upst
 import { relayStream, type StreamOutcome } from "./stream-relay";
 import { readAnswerText, relayedHeaders, UpstreamError, type UpstreamCall } from "./upstream";
 import type { Metered, UsageMeter } from "../usage/meter";
+import type { AfterResponse } from "../runtime/after-response";
 
 /**
  * Larger answers are relayed but not cached: storing (and later replaying) a 20 MB completion
@@ -43,6 +44,8 @@ export type PipelineDeps = {
    * before the verdict, and a block aborts the provider call).
    */
   firewallMode: "inline" | "parallel";
+  /** The evidence record, usage, metrics and cache write of an answer run after it is sent (src/runtime/after-response.ts). */
+  afterResponse: AfterResponse;
 };
 
 /**
@@ -56,14 +59,14 @@ export async function runPipeline(received: ProxiedRequest, deps: PipelineDeps):
   const { dialect } = received;
   // 0. Data protection: secrets and personal data blocked, or replaced before anything else reads the request.
   const { request, protection, blocked } = await deps.protection.protect(received);
-  const record = (outcome: RequestOutcome) => {
-    const entry = { ...outcome, cacheRejected: deps.cache.rejectedCandidate?.(request), dataProtection: protection.records() };
-    const write = (metered: Metered) => deps.evidence.record(evidenceEntry(request, entry, request.workspace.logBodies, metered));
-    const metered = deps.usage.meter(request, outcome);
-    if (metered instanceof Promise) void metered.then(write);
-    else write(metered);
-    deps.metrics.record(dialect.name, outcome);
-  };
+  const record = (outcome: RequestOutcome) =>
+    deps.afterResponse.run(() => {
+      const entry = { ...outcome, cacheRejected: deps.cache.rejectedCandidate?.(request), dataProtection: protection.records() };
+      const write = (metered: Metered) => deps.evidence.record(evidenceEntry(request, entry, request.workspace.logBodies, metered));
+      deps.metrics.record(dialect.name, outcome);
+      const metered = deps.usage.meter(request, outcome);
+      return metered instanceof Promise ? metered.then(write) : write(metered);
+    });
   const overhead = (upstreamMs: number) => performance.now() - request.receivedAt - upstreamMs;
   if (blocked) {
     const reason = blockReason(blocked);
@@ -72,9 +75,11 @@ export async function runPipeline(received: ProxiedRequest, deps: PipelineDeps):
     return jsonResponse(403, body, serviceHeaders({ requestId: request.requestId, cache: "miss", receivedAt: request.receivedAt, upstreamMs: 0 }));
   }
 
-  // 1. Firewall on the input. In parallel mode the cache lookup and the provider call run meanwhile.
-  const checking = deps.firewall.checkInput(request);
+  // 1. Firewall on the input. In parallel mode the cache lookup and the provider call run meanwhile;
+  // the call leaves first, so the firewall's work on the event loop does not delay it.
   const ahead = deps.firewallMode === "parallel" ? startAhead(request, deps) : undefined;
+  await ahead?.sent;
+  const checking = deps.firewall.checkInput(request);
   let inputVerdict: FirewallVerdict;
   try {
     inputVerdict = await checking;
@@ -162,7 +167,7 @@ async function forward(
   /** Stores the answer off the response's path; identical requests waiting for this one (single-flight) go once it is written. */
   const storeThenRelease = (completion: Record<string, unknown>, providerMs: number) => {
     if (!request.cacheControl.store) return release?.();
-    void deps.cache.store(request, completion, providerMs).finally(() => release?.());
+    deps.afterResponse.run(() => deps.cache.store(request, completion, providerMs).finally(() => release?.()));
   };
 
   if (request.stream && response.ok && isEventStream && response.body) {
@@ -265,13 +270,19 @@ async function lookUp(request: ProxiedRequest, cache: CacheStage): Promise<Looke
  * semantic one (which embeds the prompt, as the firewall does): a semantic hit then aborts the
  * call, which the provider may bill. `cancel` (a block) aborts the provider call, drops its answer
  * unread and frees the single-flight claim; nothing started here reaches the client before the verdict.
+ * `sent` resolves once the provider call has left (or is known not to be needed).
  */
 function startAhead(request: ProxiedRequest, deps: PipelineDeps) {
   const stop = new AbortController();
   // The provider call sees a client that went away when the firewall blocks.
   const aborting: ProxiedRequest = { ...request, clientSignal: AbortSignal.any([request.clientSignal, stop.signal]) };
   const { cache } = deps;
-  const send = (hit: CachedCompletion | undefined) => (hit || stop.signal.aborted ? undefined : deps.upstream.send(aborting));
+  let markSent!: () => void;
+  const sent = new Promise<void>((resolve) => (markSent = resolve));
+  const send = (hit: CachedCompletion | undefined) => {
+    markSent();
+    return hit || stop.signal.aborted ? undefined : deps.upstream.send(aborting);
+  };
   let looked: Promise<Looked>;
   let call: Promise<UpstreamCall | undefined>;
   if (request.cacheControl.lookup && cache.lookupExact && cache.lookupSemantic) {
@@ -297,9 +308,12 @@ function startAhead(request: ProxiedRequest, deps: PipelineDeps) {
   // Awaited (and its failure handled) only when the verdict allows; a block must not leave an unhandled rejection.
   looked.catch(() => {});
   call.catch(() => {});
+  // A lookup that failed before the call left: the firewall starts all the same.
+  call.finally(markSent).catch(() => {});
   return {
     looked,
     call,
+    sent,
     cancel(reason: string) {
       stop.abort(new Error(reason));
       looked.then(({ release }) => release?.(), () => {});

@@ -13,6 +13,7 @@ import type { RoutingFileSource } from "../routing/routing-file";
 import type { SecretKeySource } from "../routing/secret-box";
 import type { WorkspaceRoutes } from "../routing/workspace-routes";
 import type { CacheCounters } from "../cache/counters";
+import type { AfterResponse } from "./after-response";
 import type { EmbedderSlot } from "./embedder-slot";
 
 /**
@@ -29,6 +30,8 @@ export type AppContext = {
   /** Embeddings through an LRU shared by the firewall, the cache and the API. */
   vectors: VectorMemo;
   evidence: EvidenceWriter;
+  /** Work an answer does not wait for (its evidence record, cache write); the server's stop waits for it. */
+  afterResponse: AfterResponse;
   /** The cache's hit and miss counts, written in batches (src/cache/counters.ts). */
   cacheCounters: CacheCounters;
   /** Usage, cost and limits (src/usage): the pipeline's meter and the limits every request is admitted under. */

@@ -12,7 +12,7 @@ import OpenAI from "openai";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { REPO } from "../support/process";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
-import { startSieve, tempDir, type TestSieve } from "../support/sieve";
+import { flushEvidence, startSieve, tempDir, type TestSieve } from "../support/sieve";
 
 const CHROMIUM = "/usr/bin/chromium";
 const SCREENSHOTS = join(REPO, "test-results", "screenshots");
@@ -421,7 +421,7 @@ describe.skipIf(chromiumMissing && !process.env.CI)("dashboard in headless Chrom
 
   test("Usage: totals, spend per day, top models and keys, and the workspace's budgets saved from the form", async () => {
     await sdk().chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "what does this cost?" }] });
-    await sieve.ctx.evidence.flush();
+    await flushEvidence(sieve);
     await open("#/usage", "Usage");
     await page.getByRole("heading", { name: "Top models and keys" }).waitFor();
     await page.getByText("Top models by cost").waitFor();

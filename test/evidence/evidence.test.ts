@@ -6,7 +6,7 @@ import { eq } from "drizzle-orm";
 import { workspaces } from "../../src/tenancy/schema";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
 import { runCli, spawnServe, waitUntilReady } from "../support/process";
-import { evidenceFor as evidenceOf, startSieve, tempDir, type Tenant, type TestSieve } from "../support/sieve";
+import { flushEvidence, evidenceFor as evidenceOf, startSieve, tempDir, type Tenant, type TestSieve } from "../support/sieve";
 
 let upstream: FakeUpstream;
 let sieve: TestSieve;
@@ -42,7 +42,7 @@ describe("evidence log", () => {
     expect(record.prompt_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.parse(record.request_body).messages[0].content).toBe("record me");
     expect(JSON.parse(record.response_body).choices[0].message.content).toBe("echo: record me");
-    sieve.ctx.evidence.flush();
+    await flushEvidence(sieve);
     const file = readFileSync(join(sieve.dataDir, "sieve.db")).toString("latin1") + readFileSync(join(sieve.dataDir, "sieve.db-wal")).toString("latin1");
     expect(file).toContain("record me");
     expect(file).not.toContain("sk-secret-provider-key");

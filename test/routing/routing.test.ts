@@ -9,7 +9,7 @@ import OpenAI from "openai";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
-import { evidenceFor, startSieve, storedText, tempDir, type Tenant, type TestSieve } from "../support/sieve";
+import { flushEvidence, evidenceFor, startSieve, storedText, tempDir, type Tenant, type TestSieve } from "../support/sieve";
 
 const SECRET = "sk-routing-secret-0123456789abcdef";
 const ANTHROPIC_SECRET = "sk-ant-routing-secret-abcdef0123456789";
@@ -328,7 +328,7 @@ describe("targets", () => {
     expect(sent.path).toBe("/v1/chat/completions?api-version=2024-10-21");
     const record = await evidenceOf(response);
     const seen = [JSON.stringify(data), JSON.stringify([...response.headers]), JSON.stringify(record), sieve.logs.join("\n"), await (await fetch(`${sieve.url}/metrics`)).text()];
-    await sieve.ctx.evidence.flush();
+    await flushEvidence(sieve);
     seen.push(await storedText(sieve));
     for (const text of seen) {
       expect(text).not.toContain(SECRET);

@@ -8,7 +8,7 @@ import OpenAI from "openai";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
-import { evidenceFor, startSieve, storedText, type Tenant, type TestSieve } from "../support/sieve";
+import { flushEvidence, evidenceFor, startSieve, storedText, type Tenant, type TestSieve } from "../support/sieve";
 
 const SECRET = "sk-workspace-secret-5e5e5e5e5e5e5e5e";
 
@@ -110,7 +110,7 @@ describe("workspace routes and secrets", () => {
     // Tenant target names stay out of the metrics' label values.
     const metrics = await (await fetch(`${sieve.url}/metrics`)).text();
     expect(metrics).toContain('sieve_upstream_attempts_total{target="(workspace)",outcome="server_error"}');
-    await sieve.ctx.evidence.flush();
+    await flushEvidence(sieve);
     for (const text of [await storedText(sieve), sieve.logs.join("\n"), metrics, JSON.stringify(record)]) expect(text).not.toContain(SECRET);
   });
 

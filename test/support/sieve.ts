@@ -62,6 +62,15 @@ export async function startSieve(overrides: Partial<Config> = {}, options: Pick<
   };
 }
 
+/**
+ * Writes every evidence record of the requests answered so far: their records are queued just
+ * after each answer leaves (src/runtime/after-response.ts), then written in batches.
+ */
+export async function flushEvidence(sieve: TestSieve): Promise<void> {
+  await sieve.ctx.afterResponse.idle();
+  await sieve.ctx.evidence.flush();
+}
+
 /** A request's evidence record, once the background writer has flushed it (polls for up to ~2 s). */
 export async function evidenceFor(sieve: TestSieve, tenant: Tenant, requestId: string): Promise<any> {
   for (let i = 0; i < 100; i++) {

@@ -49,6 +49,7 @@ describe("OpenTelemetry traces", () => {
   test("one span per request continuing the client's traceparent, children for firewall, cache, provider call and output check, GenAI attributes; the provider gets the trace", async () => {
     const client = new OpenAI({ apiKey: "sk-test", baseURL: `${sieve.url}/v1`, defaultHeaders: { ...tenant.serviceHeaders, traceparent: `00-${TRACE_ID}-${CLIENT_SPAN}-01` }, maxRetries: 0 });
     await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "trace this request please" }] });
+    await sieve.ctx.afterResponse.idle(); // the request span ends with its usage, metered after the answer left
     await sieve.ctx.tracing!.flush();
     expect(receiver.paths.every((path) => path === "/v1/traces")).toBe(true);
     const ours = receiver.spans.filter((span) => span.traceId === TRACE_ID);
@@ -80,6 +81,7 @@ describe("OpenTelemetry traces", () => {
     const before = receiver.spans.length;
     const client = new OpenAI({ apiKey: "sk-test", baseURL: `${sieve.url}/v1`, defaultHeaders: tenant.serviceHeaders, maxRetries: 0 });
     await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "name three rivers of europe" }] });
+    await sieve.ctx.afterResponse.idle(); // the request span ends with its usage, metered after the answer left
     await sieve.ctx.tracing!.flush();
     const fresh = receiver.spans.slice(before);
     const root = fresh.find((span) => span.kind === 2)!;

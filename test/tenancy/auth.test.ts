@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { sessions } from "../../src/tenancy/schema";
 import { generateApiKey } from "../../src/tenancy/secrets";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
-import { startSieve, storedText, type Tenant, type TestSieve } from "../support/sieve";
+import { flushEvidence, startSieve, storedText, type Tenant, type TestSieve } from "../support/sieve";
 
 let upstream: FakeUpstream;
 let sieve: TestSieve;
@@ -215,7 +215,7 @@ describe("dashboard accounts", () => {
   });
 
   test("passwords and keys never appear in clear in the database or the logs", async () => {
-    await sieve.ctx.evidence.flush();
+    await flushEvidence(sieve);
     const files = await storedText(sieve);
     for (const secret of [password, alice.apiKey, bob.apiKey]) {
       expect(files).not.toContain(secret);

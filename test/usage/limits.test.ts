@@ -3,7 +3,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { startCluster, type PgCluster } from "../../scripts/pg/cluster";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
-import { evidenceFor, startSieve, type Tenant, type TestSieve } from "../support/sieve";
+import { flushEvidence, evidenceFor, startSieve, type Tenant, type TestSieve } from "../support/sieve";
 
 let upstream: FakeUpstream;
 let sieve: TestSieve;
@@ -51,7 +51,7 @@ describe("hard limits: 429 in the caller's dialect, naming the limit, the amount
     expect(body.error.message).toContain("requests_per_minute");
     expect(body.request_id).toBe(response.headers.get("x-service-request-id"));
     // The next minute has a new allowance (reading the evidence is one of its requests too).
-    await sieve.ctx.evidence.flush();
+    await flushEvidence(sieve);
     clock += 60_000;
     expect((await evidenceFor(sieve, tenant, body.request_id)).status).toBe(429);
     expect((await chat(tenant)).response.status).toBe(200);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
-import { evidenceFor, startSieve, tempDir, type Tenant, type TestSieve } from "../support/sieve";
+import { flushEvidence, evidenceFor, startSieve, tempDir, type Tenant, type TestSieve } from "../support/sieve";
 
 let upstream: FakeUpstream;
 let sieve: TestSieve;
@@ -170,7 +170,7 @@ describe("estimates and savings", () => {
 
 describe("GET /api/usage", () => {
   const report = async (query: string) => {
-    await sieve.ctx.evidence.flush();
+    await flushEvidence(sieve);
     return fetch(`${sieve.url}/api/usage?${query}`, { headers: tenant.bearer });
   };
   const rowsOf = async (query: string): Promise<any[]> => ((await (await report(query)).json()) as { rows: any[] }).rows;
