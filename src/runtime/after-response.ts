@@ -3,9 +3,9 @@ import type { Logger } from "../logging/logger";
 /**
  * Work an answer does not wait for (its evidence record, usage and metrics, its cache write) runs
  * once the response is on its way: done before it, a cache transaction and an evidence record
- * added about a millisecond to every answer (bench:proxy, parallel mode). The server's stop waits
- * for what is still pending before it closes the evidence writer and the database, so nothing
- * answered goes unrecorded.
+ * added about a millisecond to every answer (A/B in one server, parallel mode; docs/performance.md).
+ * The server's stop waits for what is still pending before it closes the evidence writer and the
+ * database, so nothing answered goes unrecorded.
  */
 export class AfterResponse {
   #pending = 0;
