@@ -76,9 +76,11 @@ export async function runPipeline(received: ProxiedRequest, deps: PipelineDeps):
   }
 
   // 1. Firewall on the input. In parallel mode the cache lookup and the provider call run meanwhile;
-  // the call leaves first, so the firewall's work on the event loop does not delay it.
+  // the call leaves first, so the firewall's work on the event loop does not delay it. The firewall
+  // waits one turn of the event loop at most: not for an identical request in flight (single-flight)
+  // or a lookup on a remote database.
   const ahead = deps.firewallMode === "parallel" ? startAhead(request, deps) : undefined;
-  await ahead?.sent;
+  if (ahead) await Promise.race([ahead.sent, new Promise((turn) => setImmediate(turn))]);
   const checking = deps.firewall.checkInput(request);
   let inputVerdict: FirewallVerdict;
   try {

@@ -115,6 +115,16 @@ describe("--firewall-mode parallel", () => {
     expect(upstream.aborted() - abortedBefore).toBe(upstream.arrivals.length - arrivalsBefore);
   });
 
+  test("identical requests at once: the provider is called once, the others wait for its answer and get it from the cache", async () => {
+    const arrivalsBefore = upstream.arrivals.length;
+    // 300 ms to first byte: the other two arrive while the first one's call is in flight.
+    const ask = () => client().chat.completions.create({ model: "ttfb:300", messages: [{ role: "user", content: "Which bridges in the old town are open to cyclists?" }] }).withResponse();
+    const answers = await Promise.all([ask(), ask(), ask()]);
+    for (const { data } of answers) expect(data.choices[0]!.message.content).toBe("echo: Which bridges in the old town are open to cyclists?");
+    expect(answers.map(({ response }) => response.headers.get("x-service-cache")).sort()).toEqual(["hit", "hit", "miss"]);
+    expect(upstream.arrivals.length - arrivalsBefore).toBe(1);
+  });
+
   test("a cache hit is answered without calling the provider", async () => {
     const ask = () => client().chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "Which museums are free on Sundays?" }] }).withResponse();
     await ask();
