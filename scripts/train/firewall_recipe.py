@@ -56,7 +56,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
-from firewall_encoder import Bert, pad, read_safetensors, roc_auc  # noqa: E402
+from firewall_encoder import Bert, pad, read_safetensors, roc_auc, sampling_weights  # noqa: E402
 
 FROZEN = 4
 # Pools of v2/v3 that share templates, carriers or injected strings: leaving one pool out while
@@ -343,15 +343,6 @@ def pad_hidden(states):
     return h, mask
 
 
-def weights_of(rows):
-    """Each row's weight: every (label, group) weighs the same within its label, shared by its rows."""
-    groups = {}
-    for r in rows:
-        groups.setdefault((r["attack"], r["group"]), []).append(r)
-    per_label = {label: sum(1 for (l, _) in groups if l == label) for label in (0, 1)}
-    return [1.0 / (per_label[r["attack"]] * len(groups[(r["attack"], r["group"])])) for r in rows]
-
-
 def chosen_windows(x, owner, rows, chosen):
     """The windows of the chosen rows, their owners renumbered 0..len(chosen)-1, the rows' labels and weights."""
     index = torch.tensor(chosen)
@@ -360,7 +351,7 @@ def chosen_windows(x, owner, rows, chosen):
     remap[index] = torch.arange(len(chosen))
     picked = [rows[i] for i in chosen]
     labels = torch.tensor([float(r["attack"]) for r in picked])
-    return x[keep], remap[owner[keep]], labels, torch.tensor(weights_of(picked), dtype=torch.float32)
+    return x[keep], remap[owner[keep]], labels, torch.tensor(sampling_weights(picked), dtype=torch.float32)
 
 
 def score_rows(branch, data, indices, windows_of):
@@ -411,7 +402,7 @@ def train(args):
                     data["hidden"].append(h4[k, : int(mask[k].sum())].to(torch.float16).clone())
                 windows_of[("extra", r["id"])] = list(range(start, len(data["hidden"])))
                 trainset.append({"id": r["id"], "group": r["group"], "attack": r["attack"], "aux": r.get("aux", 0), "index": ("extra", r["id"])})
-    weights = weights_of(trainset)
+    weights = sampling_weights(trainset)
     config = json.load(open(os.path.join(args.source, "config.json")))
     branch = Branch(read_safetensors(os.path.join(args.source, "model.fp16.safetensors")), config)
     optimizer = torch.optim.AdamW([{"params": branch.bert.parameters(), "lr": args.lr}, {"params": list(branch.main.parameters()) + list(branch.aux.parameters()), "lr": 3e-3}], weight_decay=0.01)
