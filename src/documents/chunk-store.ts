@@ -17,7 +17,7 @@ export type NewChunk = Omit<typeof documentChunks.$inferInsert, "workspaceId" | 
  * One cached statement per chunk row instead of drizzle's multi-row insert: drizzle builds and
  * SQLite compiles a new statement of 33 × N parameters per call, which held the event loop for
  * tens of milliseconds inside the variant's write transaction. Values are encoded by the
- * schema's own columns (JSON, booleans), so rows read back through drizzle as before.
+ * schema's own columns (JSON, booleans, defaults), so rows read back through drizzle as before.
  */
 const CHUNK_COLUMNS = Object.entries(getTableColumns(documentChunks)).filter(([key]) => key !== "seq" && key !== "workspaceId");
 const INSERT_CHUNK = `insert into document_chunks (workspace_id, ${CHUNK_COLUMNS.map(([, column]) => column.name).join(", ")})
@@ -34,7 +34,9 @@ export async function writeChunks(scope: WorkspaceScope, chunks: NewChunk[], vec
   for (const [i, chunk] of chunks.entries()) {
     const values = Object.fromEntries(
       CHUNK_COLUMNS.map(([key, column]) => {
-        const value = (chunk as Record<string, unknown>)[key];
+        // An omitted column takes the schema's default, as drizzle's own insert would give it.
+        const given = (chunk as Record<string, unknown>)[key];
+        const value = given === undefined ? (column.defaultFn?.() ?? column.default) : given;
         return [key, value === undefined || value === null ? null : column.mapToDriverValue(value)];
       }),
     );

@@ -56,6 +56,17 @@ describe("ranking", () => {
     expect(results[0].matched).toEqual(["keyword"]);
   });
 
+  test("stop words around an identifier do not match every chunk; a query of stop words alone matches on SQLite only", async () => {
+    const question = corpus.questions.find((q) => q.kind === "identifier" && q.query.startsWith("E"))!;
+    const keywordOnly = { weights: { vector: 0, keyword: 1 } };
+    const wrapped = await search(alice, { query: `What is ${question.query} and how do I do it?`, ...keywordOnly });
+    expect(wrapped.map((result) => result.text.includes(question.gold))).toEqual([true]);
+    // PostgreSQL's 'english' configuration drops every stop word, leaving an empty query.
+    const stopWordsOnly = await search(alice, { query: "what is the", ...keywordOnly });
+    if (process.env.SIEVE_TEST_DATABASE === "postgres") expect(stopWordsOnly).toEqual([]);
+    else expect(stopWordsOnly.length).toBeGreaterThan(1);
+  });
+
   test("paraphrased questions find their chunk in the top 5 (hybrid)", async () => {
     const paraphrases = corpus.questions.filter((question) => question.kind === "paraphrase");
     let found = 0;

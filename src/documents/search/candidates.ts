@@ -12,10 +12,11 @@ import { inTextList, jsonElementText, jsonIntegerBetween, jsonList, jsonMemberEq
 export type SearchedVariant = { variantId: string; versionId: string; documentId: string };
 
 /**
- * A subquery of chunk seqs (`select c.seq …`) and its parameters; the variants it reads, and
- * whether a chunk condition narrows them (else every chunk of those variants is a candidate).
+ * A subquery of chunk seqs (`select c.seq …`), its conditions on a chunk row aliased `c` alone
+ * (`where`), and their parameters; the variants it reads, and whether a chunk condition narrows
+ * them (else every chunk of those variants is a candidate).
  */
-export type CandidateChunks = { sql: string; params: RawParams; variants: SearchedVariant[]; narrowed: boolean; excludeFlagged: boolean };
+export type CandidateChunks = { sql: string; where: string; params: RawParams; variants: SearchedVariant[]; narrowed: boolean; excludeFlagged: boolean };
 
 /**
  * One variant per version: its oldest completed one (the chunking the upload asked for, unless
@@ -89,7 +90,8 @@ export function candidateChunks(scope: WorkspaceScope, variants: SearchedVariant
     conditions.push(jsonMemberEquals(dialect, "c.metadata", key, `metadata_${i}`));
     params[`metadata_${i}`] = JSON.stringify(value);
   });
-  return { sql: `select c.seq from document_chunks c where ${conditions.join(" and ")}`, params, variants, narrowed: conditions.length > variantConditions, excludeFlagged: !includeFlagged };
+  const where = conditions.join(" and ");
+  return { sql: `select c.seq from document_chunks c where ${where}`, where, params, variants, narrowed: conditions.length > variantConditions, excludeFlagged: !includeFlagged };
 }
 
 /** The candidate seqs themselves (SQLite's vector search takes them as a list). */
