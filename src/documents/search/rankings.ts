@@ -77,7 +77,7 @@ export async function keywordRanking(scope: WorkspaceScope, candidates: Candidat
     const tsquery = terms.map((_, i) => `phraseto_tsquery('english', $term_${i})`).join(" || ");
     return scope.all<Ranked>(
       `select c.seq from document_chunks c, (select ${tsquery} as q) as query
-        where c.workspace_id = $workspace_id and c.search_text @@ query.q and c.seq in (${candidates.sql})
+        where c.search_text @@ query.q and ${candidates.where}
         order by ts_rank_cd(c.search_text, query.q) desc, c.seq limit $depth`,
       { ...candidates.params, ...params, depth },
     );
