@@ -1,7 +1,9 @@
 /**
- * bun scripts/eval/data-protection-gen.ts — writes the two labelled splits of the data protection
- * eval: scripts/eval/data/data-protection.jsonl ("dev", below) and data-protection-heldout.jsonl
- * ("held-out": another seed, other templates, locales and look-alikes; see HELDOUT_VALUES).
+ * bun scripts/eval/data-protection-gen.ts — writes the three labelled splits of the data protection
+ * eval: scripts/eval/data/data-protection.jsonl ("dev", below), data-protection-heldout.jsonl
+ * ("held-out": another seed, other templates, locales and look-alikes; see HELDOUT_VALUES) and
+ * data-protection-fresh.jsonl ("fresh": written after held-out's misses had been read, from yet
+ * other formats, countries, languages and look-alikes; see FRESH_VALUES; nobody reads its errors).
  * Dev: synthetic but format-valid secrets and personal data inside prompts, code, logs, e-mails
  * and JSON in five languages (entities with their spans), and
  * ordinary text that looks similar (UUIDs, hashes, versions, order numbers, timestamps, published
@@ -24,11 +26,15 @@ import { join } from "node:path";
 
 export type Sample = { id: string; kind: "entity" | "ordinary"; text: string; entities: { type: string; start: number; end: number }[] };
 
-/** The two splits' seeds: dev is the set the detectors were developed against, held-out is only measured. */
-const SEEDS = { dev: 20261129, heldout: 7340917 } as const;
+/** The splits' seeds: dev is the set the detectors were developed against, held-out and fresh are only measured. */
+const SEEDS = { dev: 20261129, heldout: 7340917, fresh: 5517293 } as const;
 export type Split = keyof typeof SEEDS;
 /** The regions each split's phone numbers come from: what a workspace serving those countries sets as data_protection.phone_regions. */
-export const PHONE_REGIONS: Record<Split, string[]> = { dev: ["US", "GB", "DE", "FR", "PL"], heldout: ["IT", "NL", "ES", "US", "GB", "DE", "FR", "AU", "SE", "CH"] };
+export const PHONE_REGIONS: Record<Split, string[]> = {
+  dev: ["US", "GB", "DE", "FR", "PL"],
+  heldout: ["IT", "NL", "ES", "US", "GB", "DE", "FR", "AU", "SE", "CH"],
+  fresh: ["PL", "BE", "AT", "IE", "DK", "NO", "CZ", "PT", "CA", "MX", "JP", "BR"],
+};
 let seed: number = SEEDS.dev;
 const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
 const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
@@ -366,6 +372,181 @@ const HELDOUT_ORDINARY = [
 ];
 
 /**
+ * The fresh split (2026-11-29): written after issue 50's second round had read held-out's misses,
+ * so that one split stays untouched. Its values come from formats neither other split uses (other
+ * providers' documented key prefixes, a PEM block, a JWT, connection strings; twelve other
+ * countries' phone numbers; Amex, Discover, Mastercard 2-series, JCB and Maestro ranges; eight
+ * other IBAN countries; SSNs with dashes or none), its templates from other contexts (chat
+ * transcripts, Markdown tables, SQL, XML, .env and TOML files, stack traces) in French, Spanish,
+ * Polish, Danish, Czech and English, and its ordinary texts are other look-alikes (ISBNs, tracking
+ * numbers, ARNs, image digests, placeholders, coordinates, postal codes). `--errors` does not list
+ * its errors: reading them would spend it like held-out.
+ */
+const FRESH_VALUES: Record<string, () => string> = {
+  secret: () =>
+    pick([
+      () => `sk_live_${chars(ALNUM, 24)}`,
+      () => `rk_live_${chars(ALNUM, 24)}`,
+      () => `glpat-${chars(ALNUM + "-_", 20)}`,
+      () => `npm_${chars(ALNUM, 36)}`,
+      () => `xoxb-${chars(DIGITS, 12)}-${chars(DIGITS, 13)}-${chars(ALNUM, 24)}`,
+      () => `AIza${chars(ALNUM + "-_", 35)}`,
+      () => `SK${chars(HEX, 32)}`,
+      () => `key-${chars(HEX, 32)}`,
+      () => `DefaultEndpointsProtocol=https;AccountName=store${int(10, 99)};AccountKey=${chars(ALNUM + "+/", 86)}==;EndpointSuffix=core.windows.net`,
+      () => `postgresql://app:${chars(ALNUM, 16)}@db-${int(1, 9)}.internal:5432/app`,
+      () => `eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ${chars(ALNUM, 60)}.${chars(ALNUM + "-_", 43)}`,
+      () => `-----BEGIN PRIVATE KEY-----\n${chars(ALNUM + "+/", 64)}\n${chars(ALNUM + "+/", 64)}\n-----END PRIVATE KEY-----`,
+    ])(),
+  email: () => {
+    const first = pick(["camille", "lucia", "kasia", "mads", "tereza", "hugo", "pablo", "zofia", "freja", "jakub"]);
+    const last = pick(["dubois", "garcia", "kowalski", "nielsen", "novakova", "lefevre", "martinez", "wozniak", "hansen"]);
+    const local = pick([`${first}.${last}`, `${first}_${last}${int(10, 99)}`, `${first}+invoices`, `${last}.${first[0]}`, "kontakt", "soporte"]);
+    return `${local}@${pick(["exemple.fr", "ejemplo.es", "przyklad.pl", "eksempel.dk", "priklad.cz", "mail.example.co.uk", "eu.corp-example.com"])}`;
+  },
+  phone: () => {
+    for (;;) {
+      const [country, make] = pick([
+        ["PL", () => `+48 ${int(500, 799)} ${int(100, 999)} ${int(100, 999)}`],
+        ["BE", () => `+32 2 ${int(200, 799)} ${int(10, 99)} ${int(10, 99)}`],
+        ["AT", () => `+43 1 ${int(2000000, 9999999)}`],
+        ["IE", () => `01 ${int(200, 999)} ${int(1000, 9999)}`],
+        ["DK", () => `+45 ${int(20, 99)} ${int(10, 99)} ${int(10, 99)} ${int(10, 99)}`],
+        ["NO", () => `${int(400, 499)} ${int(10, 99)} ${int(100, 999)}`],
+        ["CZ", () => `+420 ${int(601, 608)} ${int(100, 999)} ${int(100, 999)}`],
+        ["PT", () => `+351 21 ${int(100, 999)} ${int(1000, 9999)}`],
+        ["CA", () => `(416) ${int(200, 999)}-${int(1000, 9999)}`],
+        ["MX", () => `+52 55 ${int(1000, 9999)} ${int(1000, 9999)}`],
+        ["JP", () => `03-${int(1000, 9999)}-${int(1000, 9999)}`],
+        ["BR", () => `(11) 9${int(1000, 9999)}-${int(1000, 9999)}`],
+      ] as const);
+      const number = make();
+      if (isValidPhoneNumber(number, country)) return number;
+    }
+  },
+  credit_card: () => cardNumber([["34", 15], ["37", 15], ["6011", 16], ["2221", 16], ["2720", 16], ["3528", 16], ["6759", 16], ["4", 16]]),
+  iban: () => {
+    for (let attempt = 0; ; attempt++) {
+      if (attempt > 10_000) throw new Error("fresh split: no valid IBAN generated");
+      const [country, bban] = pick([
+        ["FR", () => chars(DIGITS, 10) + chars(UPPER + DIGITS, 11) + chars(DIGITS, 2)],
+        ["DE", () => chars(DIGITS, 18)],
+        ["NL", () => chars(UPPER, 4) + chars(DIGITS, 10)],
+        ["PL", () => chars(DIGITS, 24)],
+        ["NO", () => chars(DIGITS, 11)],
+        ["DK", () => chars(DIGITS, 14)],
+        ["FI", () => chars(DIGITS, 14)],
+        ["GR", () => chars(DIGITS, 7) + chars(UPPER + DIGITS, 16)],
+      ] as const);
+      const iban = composeIBAN({ countryCode: country, bban: bban() });
+      if (iban && isValidIBAN(iban)) return rand() < 0.5 ? iban : iban.match(/.{1,4}/g)!.join(" ");
+    }
+  },
+  ip_address: () =>
+    pick([
+      () => `192.168.${int(0, 255)}.${int(1, 254)}`,
+      () => `100.${int(64, 127)}.${int(0, 255)}.${int(1, 254)}`,
+      () => `2001:db8:${chars(HEX, 4)}::${chars(HEX, 3)}`,
+      () => `2a02:${chars(HEX, 4)}:${chars(HEX, 4)}:${chars(HEX, 4)}::1`,
+      () => `${int(11, 223)}.${int(0, 255)}.${int(0, 255)}.${int(1, 254)}`,
+    ])(),
+  us_ssn: () => {
+    let area = int(1, 899);
+    if (area === 666) area = 667;
+    const parts = [String(area).padStart(3, "0"), String(int(1, 99)).padStart(2, "0"), String(int(1, 9999)).padStart(4, "0")];
+    return parts.join(rand() < 0.7 ? "-" : "");
+  },
+};
+
+const FRESH_TEMPLATES: Record<string, string[]> = {
+  secret: [
+    "Voici ma clé, pourquoi l'appel échoue-t-il ? {v}",
+    "Este es mi token: {v} — ¿por qué devuelve 401?",
+    "# .env\nAPP_ENV=production\nAPI_TOKEN={v}",
+    '[service]\nname = "billing"\ntoken = "{v}"',
+    "[10:42] marek: use {v} for the staging deploy",
+    "Traceback (most recent call last):\n  File \"client.py\", line 12, in <module>\n    connect(\"{v}\")",
+    "Klucz API: {v} (nie udostępniaj)",
+    "INSERT INTO credentials (service, secret) VALUES ('mail', '{v}');",
+  ],
+  email: [
+    "Merci d'envoyer le devis à {v} avant jeudi.",
+    "Escríbeme a {v} si tienes dudas.",
+    "| name | e-mail |\n|---|---|\n| Support | {v} |",
+    "<contact type=\"billing\">{v}</contact>",
+    "Prosimy o kontakt: {v}",
+    "Send kontrakten til {v} i dag.",
+    "[09:15] tereza: můj e-mail je {v}",
+    "reply_to = \"{v}\"",
+  ],
+  phone: [
+    "Vous pouvez me joindre au {v} en semaine.",
+    "Llámame al {v} cuando llegues.",
+    "Zadzwoń do mnie: {v}",
+    "Ring til mig på {v} efter kl. 16.",
+    "Můžete mi zavolat na {v}.",
+    "| contact | number |\n|---|---|\n| Reception | {v} |",
+    "[14:03] hugo: my number is {v}, text me",
+    "<phone kind=\"mobile\">{v}</phone>",
+    "Liga-me para o {v} amanhã.",
+  ],
+  credit_card: [
+    "Ma carte {v} a été débitée deux fois.",
+    "Mi tarjeta {v} fue rechazada.",
+    "| order | card |\n|---|---|\n| 1182 | {v} |",
+    "INSERT INTO payments (order_id, card) VALUES (1182, '{v}');",
+    "[11:20] zofia: charge it to {v} please",
+    "Moje karta {v} nefunguje.",
+  ],
+  iban: [
+    "Merci de virer le montant sur {v}.",
+    "Proszę o przelew na konto {v}.",
+    "Overfør beløbet til {v} senest fredag.",
+    "<iban>{v}</iban>",
+    "| payee | IBAN |\n|---|---|\n| Supplier | {v} |",
+    "refund_account = \"{v}\"",
+  ],
+  ip_address: [
+    "Le serveur {v} ne répond plus.",
+    "El cliente {v} superó el límite de peticiones.",
+    'logger: {"level":"warn","remote_addr":"{v}","msg":"rate limited"}',
+    "iptables -A INPUT -s {v} -j DROP",
+    "upstream backend { server {v}:8080; }",
+  ],
+  us_ssn: [
+    "Her SSN is {v}, please update the W-2.",
+    "| employee | ssn |\n|---|---|\n| J. Rivera | {v} |",
+    "<ssn verified=\"true\">{v}</ssn>",
+    "Social security number: {v}",
+  ],
+};
+
+const FRESH_ORDINARY = [
+  () => `ISBN 978-${int(0, 9)}-${chars(DIGITS, 3)}-${chars(DIGITS, 5)}-${int(0, 9)}`,
+  () => `Tracking number 1Z${chars(UPPER + DIGITS, 16)}`,
+  () => `arn:aws:iam::${chars(DIGITS, 12)}:role/deploy-${int(1, 9)}`,
+  () => `image: registry.example.com/api@sha256:${chars(HEX, 64)}`,
+  () => `Replace sk_live_XXXXXXXXXXXXXXXXXXXXXXXX with your own key.`,
+  () => `export API_KEY="<your-api-key>"`,
+  () => `Coordinates ${int(10, 60)}.${chars(DIGITS, 4)}, ${int(1, 30)}.${chars(DIGITS, 4)}`,
+  () => `Kod pocztowy ${int(10, 99)}-${chars(DIGITS, 3)} Warszawa`,
+  () => `Numéro SIRET ${chars(DIGITS, 14)}`,
+  () => `Factura n.º ${int(2020, 2025)}/${chars(DIGITS, 6)}`,
+  () => `Firmware ${int(1, 9)}.${int(0, 20)}.${int(0, 9)}.${int(100, 999)} released`,
+  () => `Colour #${chars(HEX, 6)} on #${chars(HEX, 6)}`,
+  () => `Commit ${chars(HEX, 40)} reverted`,
+  () => `Request id ${chars(HEX, 8)}-${chars(HEX, 4)}-4${chars(HEX, 3)}-${chars(HEX, 4)}-${chars(HEX, 12)}`,
+  () => `Sag nr. ${chars(DIGITS, 8)} er afsluttet.`,
+  () => `Case ${chars(DIGITS, 3)}-${chars(DIGITS, 2)}-${chars(DIGITS, 3)} was reopened.`,
+  () => `The phone rang ${int(2, 9)} times before voicemail.`,
+  () => `Tel Aviv, Paris and Oslo offices close at ${int(16, 19)}:00.`,
+  () => `password = os.environ["DB_PASSWORD"]`,
+  () => `Cena: ${int(1, 99)} ${chars(DIGITS, 3)},${chars(DIGITS, 2)} Kč`,
+  () => `Version ${int(1, 3)}.${int(0, 9)}.${int(0, 9)} of the SDK requires Node ${int(18, 22)}.`,
+  () => `Room ${int(100, 999)}, floor ${int(1, 20)}, badge ${chars(DIGITS, 6)}`,
+];
+
+/**
  * An IPv6 address followed by a port is written in brackets, as RFC 3986 (section 3.2.2) writes a
  * URI's host: unbracketed, `2001:db8::1:8080` is itself a valid (other) IPv6 address, and the label
  * would not say what the text says.
@@ -374,7 +555,11 @@ const withBracketedHost = (template: string, value: string) => (value.includes("
 
 export function generate(split: Split = "dev"): Sample[] {
   seed = SEEDS[split];
-  const [valueMakers, templates, ordinary, perType] = split === "dev" ? [values, TEMPLATES, ORDINARY, 120] : [HELDOUT_VALUES, HELDOUT_TEMPLATES, HELDOUT_ORDINARY, 150];
+  const [valueMakers, templates, ordinary, perType] = {
+    dev: [values, TEMPLATES, ORDINARY, 120] as const,
+    heldout: [HELDOUT_VALUES, HELDOUT_TEMPLATES, HELDOUT_ORDINARY, 150] as const,
+    fresh: [FRESH_VALUES, FRESH_TEMPLATES, FRESH_ORDINARY, 150] as const,
+  }[split];
   const samples: Sample[] = [];
   for (const [type, list] of Object.entries(templates)) {
     for (let i = 0; i < perType; i++) {
@@ -389,7 +574,7 @@ export function generate(split: Split = "dev"): Sample[] {
   return samples;
 }
 
-export const dataFile = (split: Split) => join(import.meta.dir, "data", split === "dev" ? "data-protection.jsonl" : "data-protection-heldout.jsonl");
+export const dataFile = (split: Split) => join(import.meta.dir, "data", split === "dev" ? "data-protection.jsonl" : `data-protection-${split}.jsonl`);
 
 if (import.meta.main) {
   mkdirSync(join(import.meta.dir, "data"), { recursive: true });

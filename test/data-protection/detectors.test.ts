@@ -149,8 +149,8 @@ describe("mask restore in streams", () => {
 });
 
 describe("eval generator", () => {
-  test("writes an IPv6 host followed by a port in brackets, labelling the address alone (both splits the same every run)", () => {
-    for (const split of ["dev", "heldout"] as const) {
+  test("writes an IPv6 host followed by a port in brackets, labelling the address alone (every split the same every run)", () => {
+    for (const split of ["dev", "heldout", "fresh"] as const) {
       const samples = generate(split);
       expect(JSON.stringify(generate(split))).toBe(JSON.stringify(samples));
       for (const sample of samples) {
