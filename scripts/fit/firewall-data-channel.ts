@@ -1,5 +1,6 @@
 /**
- * npm run fit:firewall-data-channel -- [--per-pool N] [--fpr F] [--person-rows N] [--tau-rows N] [--l2 L] [--keep K] [--out FILE]
+ * npm run fit:firewall-data-channel -- [--per-pool N] [--fpr F] [--person-rows N] [--tau-rows N] [--l2 L] [--keep K]
+ *   [--validation N] [--addressed-cost C] [--out FILE]
  *
  * Fits the data channel's rule (src/firewall/data-channel.ts), on training rows only: injections
  * inside constructed documents and agent tool outputs (firewall-train-v2's constructed-indirect,
@@ -22,6 +23,13 @@
  *    sits), when it scores above 0.5; negative: every window of a benign row scoring above 0.5 (the
  *    only ones the head can change anything for). Its threshold keeps K (default 98%) of the
  *    training injections that block at 0.9 without it.
+ * 3. The addressed rule: in a window the head scores above H, a built-in fires from 0.5 (the lowest
+ *    score the head was fitted on). H is chosen on validation rows the steps above do not fit on:
+ *    the next N rows of every pool (default 300) and as many person-addressed rows more, scanned as
+ *    chunks and judged by the server's decision (so a warning hit raised to block counts); it is the
+ *    lowest H (0.60–0.99) at which the benign ones blocked rise by at most C (default 0.5
+ *    percentage points) over the rule without it. (The benign pools' later rows are the
+ *    person rows' carriers, so their untouched windows were seen by the head: read as optimistic.)
  * Writes models/sieve-firewall/data-channel.json and renders MODEL_CARD.md again.
  */
 import { createHash } from "node:crypto";
@@ -32,10 +40,12 @@ import { loadConfig } from "../../src/config";
 import { libraryIndexInput } from "../../src/firewall/builtins";
 import { CALIBRATION } from "../../src/firewall/calibration";
 import { CHUNK_SECOND_LOOK_TOKENS } from "../../src/firewall/chunk-flags";
-import { addresseeScore, type AddresseeHead } from "../../src/firewall/data-channel";
+import { addresseeScore, applyDataChannel, type AddressedRule, type AddresseeHead, type DataChannelRule } from "../../src/firewall/data-channel";
+import { decide } from "../../src/firewall/decision";
 import { firewallEmbedderKey, firewallScanOptions } from "../../src/firewall/encoder";
 import { BuiltinIndex, WorkspacePatterns } from "../../src/firewall/pattern-index";
 import { planWindows, scanTexts, type Embedding, type ScanOptions } from "../../src/firewall/scan";
+import type { WindowScore } from "../../src/firewall/scoring";
 import { DATASETS, FirstSightEmbedding, readLabelled, type LabelledRow } from "../eval/firewall-data";
 import { percent, rocAuc, tprAtFpr } from "../eval/firewall-metrics";
 import { fitLogistic } from "./firewall-logistic";
@@ -50,6 +60,8 @@ const { values: args } = parseArgs({
     "tau-rows": { type: "string", default: "0" },
     l2: { type: "string", default: "0.001" },
     keep: { type: "string", default: "0.98" },
+    validation: { type: "string", default: "300" },
+    "addressed-cost": { type: "string", default: "0.005" },
     /** Positive windows: `top` (each injected row's best-scoring window) or `hot` (and its other windows above 0.9). */
     positives: { type: "string", default: "top" },
     /** Write the rule elsewhere (a variant to compare on the dev set) and leave the shipped file and card alone. */
@@ -100,15 +112,19 @@ const byPool = Object.fromEntries(POOLS.map((pool) => [pool, { rows: scored.filt
 // 2. The addressee head, on windows scanned as a document chunk is.
 // With the request path's second-look trigger (0.3): the head also judges the sub-windows a tool result gets.
 const chunkOptions: ScanOptions = { ...options, budgetTokens: 0, secondLookTokens: CHUNK_SECOND_LOOK_TOKENS };
-type ScannedRow = { pool: string; attack: boolean; windows: { score: number; vector: Float32Array }[] };
-const scanned: ScannedRow[] = [];
-for (const row of [...chosen.map((r) => ({ text: r.text, attack: r.attack, pool: poolOf(r)! })), ...personRows, ...tauRows]) {
-  const seen: Float32Array[] = [];
-  const recording: Embedding = { peek: () => undefined, customSpace: embedding.customSpace, embedMany: async (texts) => { const vectors = await embedding.embedMany(texts); seen.push(...vectors); return vectors; } };
-  const result = await scanTexts([row.text], patterns, recording, chunkOptions);
-  scanned.push({ pool: row.pool, attack: row.attack, windows: result.scores.map((w, i) => ({ score: builtinScore(w), vector: seen[i]! })) });
+type ScannedRow = { pool: string; attack: boolean; windows: { score: number; vector: Float32Array }[]; scores: WindowScore[] };
+async function scanAsChunks(list: { text: string; attack: boolean; pool: string }[]): Promise<ScannedRow[]> {
+  const out: ScannedRow[] = [];
+  for (const row of list) {
+    const seen: Float32Array[] = [];
+    const recording: Embedding = { peek: () => undefined, customSpace: embedding.customSpace, embedMany: async (texts) => { const vectors = await embedding.embedMany(texts); seen.push(...vectors); return vectors; } };
+    const result = await scanTexts([row.text], patterns, recording, chunkOptions);
+    out.push({ pool: row.pool, attack: row.attack, windows: result.scores.map((w, i) => ({ score: builtinScore(w), vector: seen[i]! })), scores: result.scores });
+  }
+  embedding.save();
+  return out;
 }
-embedding.save();
+const scanned = await scanAsChunks([...chosen.map((r) => ({ text: r.text, attack: r.attack, pool: poolOf(r)! })), ...personRows, ...tauRows]);
 
 const x: number[][] = [];
 const y: boolean[] = [];
@@ -130,6 +146,35 @@ const firing = scanned.filter((row) => row.attack && blocks(row, 0.9));
 const survivorScores = firing.map((row) => Math.max(...row.windows.filter((w) => w.score > 0.9).map((w) => addresseeScore(head0, w.vector)))).sort((a, b) => a - b);
 const headThreshold = Math.floor((survivorScores[Math.floor((1 - Number(args.keep)) * survivorScores.length)]! - 1e-4) * 1e4) / 1e4;
 const addressee: AddresseeHead = { ...head0, threshold: headThreshold };
+// 3. The addressed rule, chosen on validation rows.
+const ADDRESSED_FROM = 0.5;
+const validationRows = Number(args.validation);
+const extraSentences = personRequests(sentences.length + validationRows).slice(sentences.length);
+const validation = await scanAsChunks([
+  ...POOLS.flatMap((pool) => ranked(rows, pool).slice(perPool, perPool + validationRows).map((r) => ({ text: r.text, attack: r.attack, pool }))),
+  ...extraSentences.map((sentence, i) => ({ text: placeInCarrier(carriers[(sentences.length + i) % carriers.length]!.text, sentence, (i * 0.37) % 1), attack: false, pool: "project-written person requests" })),
+]);
+// The server's own decision (data-channel.ts, decision.ts) on copies of each row's windows.
+const blocksUnder = (row: ScannedRow, rule: DataChannelRule) =>
+  decide(row.scores.map((w, i) => { const copy = { ...w, fired: [...w.fired] }; applyDataChannel(copy, row.windows[i]!.vector, rule); return copy; }), "input").verdict.action === "block";
+const ruleWith = (head?: number): DataChannelRule => ({ threshold, addressee: { ...head0, threshold: headThreshold }, ...(head === undefined ? {} : { addressed: { head, threshold: ADDRESSED_FROM } }) });
+const blockedShare = (list: ScannedRow[], head?: number) => list.filter((row) => blocksUnder(row, ruleWith(head))).length / list.length;
+const validationBenign = validation.filter((row) => !row.attack);
+const benignWithout = blockedShare(validationBenign);
+let addressedHead = 1;
+for (let h = 0.99; h >= 0.6 - 1e-9; h -= 0.01) {
+  if (blockedShare(validationBenign, h) > benignWithout + Number(args["addressed-cost"])) break;
+  addressedHead = Math.round(h * 100) / 100;
+}
+const addressed: AddressedRule = { head: addressedHead, threshold: ADDRESSED_FROM };
+const validationGroups = [...new Set(validation.map((row) => row.pool))];
+const addressedByPool = Object.fromEntries(
+  validationGroups.map((pool) => {
+    const some = validation.filter((row) => row.pool === pool);
+    return [pool, { rows: some.length, attack: some[0]!.attack, blockedWithout: round(blockedShare(some)), blockedWith: round(blockedShare(some, addressedHead)) }];
+  }),
+);
+
 const groups = [...new Set(scanned.map((row) => row.pool))];
 const headByPool = Object.fromEntries(
   groups.map((pool) => {
@@ -147,6 +192,7 @@ const fit = {
   userThresholdTpr: round(scored.filter((r) => r.attack && r.score > 0.9).length / scored.filter((r) => r.attack).length),
   byPool,
   addressee: { windows: x.length, positives, positiveWindows: args.positives, personRows: personRows.length, tauRows: tauRows.length, l2: Number(args.l2), keep: Number(args.keep), byPool: headByPool },
+  addressed: { validationRowsPerPool: validationRows, cost: Number(args["addressed-cost"]), byPool: addressedByPool },
   commit: gitCommit(),
   note: "training rows; the lexical model was fitted on firewall-train-v2, so its rows flatter these figures",
 };
@@ -154,7 +200,9 @@ console.log(`data-channel threshold ${threshold} (benign data rows above it: ${p
 console.log(`addressee head: ${x.length} windows (${positives} injected), threshold ${headThreshold}`);
 console.log(`| pool | rows | blocked at 0.9 | with the addressee head |\n|---|---|---|---|`);
 for (const [pool, v] of Object.entries(headByPool)) console.log(`| ${pool} | ${v.rows} | ${percent(v.blockedWithout)} | ${percent(v.blockedWith)} |`);
-writeFileSync(args.out ?? resolve(import.meta.dir, "../../models/sieve-firewall/data-channel.json"), `${JSON.stringify({ threshold, addressee, fit }, null, 2)}\n`);
+console.log(`\naddressed rule: head above ${addressedHead} fires from ${ADDRESSED_FROM} (validation rows)\n| pool | rows | blocked without | with |\n|---|---|---|---|`);
+for (const [pool, v] of Object.entries(addressedByPool)) console.log(`| ${pool} | ${v.rows} | ${percent(v.blockedWithout)} | ${percent(v.blockedWith)} |`);
+writeFileSync(args.out ?? resolve(import.meta.dir, "../../models/sieve-firewall/data-channel.json"), `${JSON.stringify({ threshold, addressee, addressed, fit }, null, 2)}\n`);
 if (!args.out) writeFirewallModelCard();
 process.exit(0);
 

@@ -63,6 +63,8 @@ export type DataChannelFit = {
     keep: number;
     byPool: Record<string, { rows: number; blockedWithout: number; blockedWith: number }>;
   };
+  /** The addressed rule's choice: validation rows per pool, the benign cost allowed, and per pool rows blocked without and with it. */
+  addressed: { validationRowsPerPool: number; cost: number; byPool: Record<string, { rows: number; attack: boolean; blockedWithout: number; blockedWith: number }> };
   commit: string;
   note: string;
 };
@@ -71,7 +73,7 @@ type Fitted = {
   vectors: { model: string; dims: number; patterns: Record<string, unknown>; contrast: unknown[] };
   calibration: { model: string; windowTokens: number; window: Record<string, unknown>; head: { weights: number[]; lastLayerWeights?: number[] }; scale: { slope: number; offset: number }; fit: CalibrationFit };
   lexical: { buckets: number; scoreWeight: number; fit: LexicalFit };
-  dataChannel: { threshold: number; addressee: { weights: number[]; threshold: number }; fit: DataChannelFit };
+  dataChannel: { threshold: number; addressee: { weights: number[]; threshold: number }; addressed: { head: number; threshold: number }; fit: DataChannelFit };
 };
 
 export function readFitted(dir = FITTED_DIR): Fitted {
@@ -103,7 +105,7 @@ text is stored. Licence: Apache-2.0 (this project); the data's licences are belo
 | \`builtin-vectors.json\` | the ${Object.keys(vectors.patterns).length} built-in patterns' and ${vectors.contrast.length} contrast texts' vectors (${vectors.dims} dimensions, int16), used when the running model is \`${vectors.model}\` |
 | \`calibration.json\` | the score: a window logit over the best pattern similarity and a logistic head on the window's vector (${headInputs} inputs), windows of ${calibration.windowTokens} tokens, the scale σ(${calibration.scale.slope}·Z + ${calibration.scale.offset}) |
 | \`lexical-model.json\` | the lexical signal: a logistic model on hashed words and character n-grams (${lexical.buckets.toLocaleString("en")} buckets, int8), added to the score's logit with weight ${lexical.scoreWeight} |
-| \`data-channel.json\` | the data channel's rule (tool results, documents, files): a window blocks there above min(its pattern's threshold, ${dataChannel.threshold}), and only when the addressee head (a logistic model on the window's vector, ${dataChannel.addressee.weights.length} weights) says it addresses an AI model rather than a person (above ${dataChannel.addressee.threshold}; docs/firewall.md, *Channels*) |
+| \`data-channel.json\` | the data channel's rule (tool results, documents, files): a window blocks there above min(its pattern's threshold, ${dataChannel.threshold}), and only when the addressee head (a logistic model on the window's vector, ${dataChannel.addressee.weights.length} weights) says it addresses an AI model rather than a person (above ${dataChannel.addressee.threshold}); where the head is confident (above ${dataChannel.addressed.head}) a built-in fires from ${dataChannel.addressed.threshold} and a warning blocks (docs/firewall.md, *Channels*) |
 
 ## How it was made
 
@@ -126,7 +128,10 @@ ${percent(dc.targetFpr)} of the benign rows exceed. The addressee head: the same
 benign pools with a sentence addressed to a person placed in them (project-written, composed with a fixed seed:
 \`scripts/fit/firewall-own-person-requests.ts\`)${dc.addressee.tauRows ? ", and " + dc.addressee.tauRows + " tau-bench rows" : ""}, each scanned as a document chunk; ${dc.addressee.windows.toLocaleString("en")} windows scoring above 0.5
 (${dc.addressee.positives} of them the best window of an injected row), logistic regression by Newton's method, L2 ${dc.addressee.l2};
-its threshold keeps ${percent(dc.addressee.keep)} of the training injections that block at 0.9 without it.
+its threshold keeps ${percent(dc.addressee.keep)} of the training injections that block at 0.9 without it. The addressed rule's
+confident score (${dataChannel.addressed.head}) is the lowest in 0.60–0.99 at which the benign rows of a validation split (the next
+${dc.addressed.validationRowsPerPool} rows of each pool, in no fit above, and as many person-addressed rows more) blocked by the server's decision rise by at
+most ${(100 * dc.addressed.cost).toFixed(1)} percentage points.
 
 Never fitted or tuned on \`firewall-dev.jsonl\` (it is for reporting only).
 
@@ -171,6 +176,10 @@ ${markdownTable(["pool", "rows", "above"], Object.entries(dc.byPool).map(([pool,
 Addressee head (scanned as document chunks): rows that block at 0.9 without the head and with it, by pool:
 
 ${markdownTable(["pool", "rows", "without", "with"], Object.entries(dc.addressee.byPool).map(([pool, p]) => [pool, p.rows, percent(p.blockedWithout), percent(p.blockedWith)]))}
+
+Addressed rule (validation split, scanned as document chunks, the server's decision): rows blocked without the rule and with it, by pool:
+
+${markdownTable(["pool", "rows", "without", "with"], Object.entries(dc.addressed.byPool).map(([pool, p]) => [`${pool} (${p.attack ? "injected" : "benign"})`, p.rows, percent(p.blockedWithout), percent(p.blockedWith)]))}
 
 firewall-dev, the over-defense probe set, indirect injection and languages are measured by
 \`npm run eval:firewall\`; docs/firewall.md (*Accuracy, measured*) carries the figures.

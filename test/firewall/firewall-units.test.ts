@@ -381,12 +381,11 @@ async function unitFirewall() {
 test("the data-channel rule: a built-in fires on data from min(its threshold, the rule's); custom patterns and threshold 1 are left alone", () => {
   const meta = (threshold: number, builtIn = true) => ({ id: "p", family: "prompt_injection", side: "input" as const, action: "block" as const, threshold, builtIn });
   const window = (threshold: number, score: number, builtIn = true) => ({ best: { pattern: meta(threshold, builtIn), similarity: 0.5, score }, fired: [] });
-  const rule = { threshold: 0.6 };
-  expect(dataChannelHit(window(0.9, 0.7), rule)?.pattern.threshold).toBe(0.6);
-  expect(dataChannelHit(window(0.9, 0.6), rule)).toBeUndefined(); // equal does not fire
-  expect(dataChannelHit(window(0.9, 0.7, false), rule)).toBeUndefined();
-  expect(dataChannelHit(window(1, 0.99), rule)).toBeUndefined();
-  expect(dataChannelHit(window(0.9, 0.95), { threshold: 0.932 })?.pattern.threshold).toBe(0.9); // the shipped fit lies above the default
+  expect(dataChannelHit(window(0.9, 0.7), 0.6)?.pattern.threshold).toBe(0.6);
+  expect(dataChannelHit(window(0.9, 0.6), 0.6)).toBeUndefined(); // equal does not fire
+  expect(dataChannelHit(window(0.9, 0.7, false), 0.6)).toBeUndefined();
+  expect(dataChannelHit(window(1, 0.99), 0.6)).toBeUndefined();
+  expect(dataChannelHit(window(0.9, 0.95), 0.932)?.pattern.threshold).toBe(0.9); // the shipped fit lies above the default
 });
 
 test("the data-channel rule's addressee head: a window addressed to a person keeps no built-in hit, a custom pattern's hit stays", () => {
@@ -405,4 +404,36 @@ test("the data-channel rule's addressee head: a window addressed to a person kee
   const withoutHead = window();
   expect(applyDataChannel(withoutHead, [0, 1], { threshold: 0.932 })).toBeUndefined();
   expect(withoutHead.fired).toHaveLength(2);
+});
+
+test("the data-channel rule's addressed threshold: a window the head is confident speaks to a model fires from a lower score", () => {
+  const meta = { id: "p", family: "prompt_injection", side: "input" as const, action: "block" as const, threshold: 0.9, builtIn: true };
+  const window = (score: number) => ({ best: { pattern: meta, similarity: 0.4, score }, fired: [] as { pattern: typeof meta; similarity: number; score: number }[] });
+  // Toy head: the first coordinate says "to a model" (σ(4·1 − 2) = 0.881, σ(4·0.6 − 2) = 0.599).
+  const rule = { threshold: 0.932, addressee: { weights: [4, 0], bias: -2, threshold: 0.5 }, addressed: { head: 0.8, threshold: 0.5 } };
+  const confident = window(0.6);
+  applyDataChannel(confident, [1, 0], rule);
+  expect(confident.fired.map((h) => h.pattern.threshold)).toEqual([0.5]);
+  const lukewarm = window(0.6); // addressed to a model, but not confidently: the ordinary data threshold applies
+  applyDataChannel(lukewarm, [0.6, 0], rule);
+  expect(lukewarm.fired).toHaveLength(0);
+  const belowFloor = window(0.5); // equal does not fire
+  applyDataChannel(belowFloor, [1, 0], rule);
+  expect(belowFloor.fired).toHaveLength(0);
+  const switchedOff = { best: { pattern: { ...meta, threshold: 1 }, similarity: 0.4, score: 0.7 }, fired: [] };
+  applyDataChannel(switchedOff, [1, 0], rule);
+  expect(switchedOff.fired).toHaveLength(0);
+});
+
+test("the data-channel rule: in a window addressed to a model a warning built-in blocks, a logging one still logs", () => {
+  const meta = (id: string, action: "warn" | "log", builtIn = true) => ({ id, family: "role_manipulation", side: "input" as const, action, threshold: 0.9, builtIn });
+  const hit = (id: string, action: "warn" | "log", builtIn = true) => ({ pattern: meta(id, action, builtIn), similarity: 0.7, score: 0.95 });
+  const window = () => ({ best: hit("warns", "warn"), fired: [hit("warns", "warn"), hit("logs", "log"), hit("custom", "warn", false)] });
+  const rule = { threshold: 0.932, addressee: { weights: [4, 0], bias: -2, threshold: 0.5 }, addressed: { head: 0.8, threshold: 0.5 } };
+  const toModel = window();
+  applyDataChannel(toModel, [1, 0], rule);
+  expect(toModel.fired.map((h) => `${h.pattern.id}:${h.pattern.action}`)).toEqual(["warns:block", "logs:log", "custom:warn"]);
+  const notConfident = window(); // addressed to a model, below the confident score: actions unchanged
+  applyDataChannel(notConfident, [0.6, 0], rule);
+  expect(notConfident.fired.map((h) => `${h.pattern.id}:${h.pattern.action}`)).toEqual(["warns:warn", "logs:log", "custom:warn"]);
 });
