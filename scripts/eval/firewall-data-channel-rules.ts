@@ -40,21 +40,22 @@ const patterns = WorkspacePatterns.defaults(new BuiltinIndex(library.patterns, l
 
 // Scanned once on the user channel (no data rule), with every window's vector; each rule is applied to copies.
 const rows = dataChannelRows();
-const scanned: { row: DataChannelRow; windows: WindowScore[]; vectors: Float32Array[] }[] = [];
+const scanned: { row: DataChannelRow; windows: WindowScore[]; vectors: Float32Array[]; texts: string[] }[] = [];
 for (const row of rows) {
   const vectors: Float32Array[] = [];
-  const recording: Embedding = { peek: () => undefined, customSpace: embedding.customSpace, embedMany: async (texts) => { const batch = await embedding.embedMany(texts); vectors.push(...batch); return batch; } };
-  scanned.push({ row, windows: (await scanTexts([row.text], patterns, recording, options)).scores, vectors });
+  const texts: string[] = [];
+  const recording: Embedding = { peek: () => undefined, customSpace: embedding.customSpace, embedMany: async (batchTexts) => { const batch = await embedding.embedMany(batchTexts); vectors.push(...batch); texts.push(...batchTexts); return batch; } };
+  scanned.push({ row, windows: (await scanTexts([row.text], patterns, recording, options)).scores, vectors, texts });
 }
 embedding.save();
 const runs = scanned.reduce((n, s) => n + s.vectors.length, 0);
 console.log(`${rows.length} rows, ${runs} windows scored (${(runs / rows.length).toFixed(1)} per row; second look ${args["second-look"]} tokens from ${args["second-look-from"]})`);
 
 for (const [name, rule] of variants) {
-  const flagged = scanned.map(({ row, windows, vectors }) => {
+  const flagged = scanned.map(({ row, windows, vectors, texts }) => {
     const judged = windows.map((w, i) => {
       const copy = { ...w, fired: [...w.fired] };
-      if (rule) applyDataChannel(copy, vectors[i]!, rule);
+      if (rule) applyDataChannel(copy, vectors[i]!, texts[i]!, rule);
       return copy;
     });
     return { row, flagged: decide(judged, "input").verdict.action === "block" };

@@ -1,5 +1,5 @@
 /**
- * npm run fit:firewall-data-channel -- [--per-pool N] [--fpr F] [--person-rows N] [--tau-rows N] [--l2 L] [--keep K]
+ * npm run fit:firewall-data-channel -- [--per-pool N] [--fpr F] [--person-rows N] [--model-rows N] [--tau-rows N] [--l2 L] [--keep K]
  *   [--validation N] [--addressed-cost C] [--out FILE]
  *
  * Fits the data channel's rule (src/firewall/data-channel.ts), on training rows only: injections
@@ -16,7 +16,10 @@
  * 2. The addressee head: a logistic model on a window's vector (the encoder's run the score already
  *    paid) telling an instruction to an AI model from one to a person. Rows: the pools' rows, the
  *    same carriers (other rows) with a project-written sentence to a person placed in them
- *    (firewall-own-person-requests.ts, 1,500 by default), and optionally v3's tau-bench rows
+ *    (firewall-own-addressed-requests.ts, 1,500 by default), optionally N with a
+ *    project-written sentence to an AI model (--model-rows; off by default: as positives beside
+ *    the person rows, whose verb phrases they share, they weakened the head, research/firewall-experiments.md;
+ *    positive: the best window holding the sentence, above 0.5), and optionally v3's tau-bench rows
  *    (--tau-rows; off by default: its user-simulator instructions are written to a model, and as
  *    negatives they blurred the head on the dev set); each scanned as a document chunk is (every
  *    window, second look from 0.3). Positive: the best-scoring window of each injected row (where the injection
@@ -50,13 +53,14 @@ import { DATASETS, FirstSightEmbedding, readLabelled, type LabelledRow } from ".
 import { percent, rocAuc, tprAtFpr } from "../eval/firewall-metrics";
 import { fitLogistic } from "./firewall-logistic";
 import { gitCommit, writeFirewallModelCard } from "./firewall-model-card";
-import { assertNotFromDataChannelDev, personRequests, placeInCarrier } from "./firewall-own-person-requests";
+import { assertNotFromDataChannelDev, modelRequests, personRequests, placeInCarrier } from "./firewall-own-addressed-requests";
 
 const { values: args } = parseArgs({
   options: {
     "per-pool": { type: "string", default: "200" },
     fpr: { type: "string", default: "0.01" },
     "person-rows": { type: "string", default: "1500" },
+    "model-rows": { type: "string", default: "0" },
     "tau-rows": { type: "string", default: "0" },
     l2: { type: "string", default: "0.001" },
     keep: { type: "string", default: "0.98" },
@@ -85,6 +89,11 @@ const sentences = personRequests(Number(args["person-rows"]));
 assertNotFromDataChannelDev(sentences);
 const carriers = BENIGN_POOLS.flatMap((pool) => ranked(rows, pool).slice(perPool)).sort((a, b) => rank(`carrier-${a.id}`).localeCompare(rank(`carrier-${b.id}`)));
 const personRows = sentences.map((sentence, i) => ({ text: placeInCarrier(carriers[i % carriers.length]!.text, sentence, (i * 0.37) % 1), attack: false, pool: "project-written person requests" }));
+// Model-addressed sentences in the carriers after those of the person rows and their validation rows.
+const modelSentences = modelRequests(Number(args["model-rows"]));
+assertNotFromDataChannelDev(modelSentences);
+const carrierOffset = sentences.length + Number(args.validation);
+const modelRows = modelSentences.map((sentence, i) => ({ text: placeInCarrier(carriers[(carrierOffset + i) % carriers.length]!.text, sentence, (i * 0.53) % 1), attack: true, pool: "project-written model requests", sentence }));
 const tauRows = ranked(rows, "fw3-tau-bench").slice(0, Number(args["tau-rows"])).map((row) => ({ text: row.text, attack: false, pool: "fw3-tau-bench" }));
 
 const config = loadConfig([]);
@@ -112,25 +121,35 @@ const byPool = Object.fromEntries(POOLS.map((pool) => [pool, { rows: scored.filt
 // 2. The addressee head, on windows scanned as a document chunk is.
 // With the request path's second-look trigger (0.3): the head also judges the sub-windows a tool result gets.
 const chunkOptions: ScanOptions = { ...options, budgetTokens: 0, secondLookTokens: CHUNK_SECOND_LOOK_TOKENS };
-type ScannedRow = { pool: string; attack: boolean; windows: { score: number; vector: Float32Array }[]; scores: WindowScore[] };
-async function scanAsChunks(list: { text: string; attack: boolean; pool: string }[]): Promise<ScannedRow[]> {
+type ScannedRow = { pool: string; attack: boolean; sentence?: string; windows: { score: number; vector: Float32Array; text: string }[]; scores: WindowScore[] };
+async function scanAsChunks(list: { text: string; attack: boolean; pool: string; sentence?: string }[]): Promise<ScannedRow[]> {
   const out: ScannedRow[] = [];
   for (const row of list) {
     const seen: Float32Array[] = [];
-    const recording: Embedding = { peek: () => undefined, customSpace: embedding.customSpace, embedMany: async (texts) => { const vectors = await embedding.embedMany(texts); seen.push(...vectors); return vectors; } };
+    const seenTexts: string[] = [];
+    const recording: Embedding = { peek: () => undefined, customSpace: embedding.customSpace, embedMany: async (texts) => { const vectors = await embedding.embedMany(texts); seen.push(...vectors); seenTexts.push(...texts); return vectors; } };
     const result = await scanTexts([row.text], patterns, recording, chunkOptions);
-    out.push({ pool: row.pool, attack: row.attack, windows: result.scores.map((w, i) => ({ score: builtinScore(w), vector: seen[i]! })), scores: result.scores });
+    out.push({ pool: row.pool, attack: row.attack, sentence: row.sentence, windows: result.scores.map((w, i) => ({ score: builtinScore(w), vector: seen[i]!, text: seenTexts[i]! })), scores: result.scores });
   }
   embedding.save();
   return out;
 }
-const scanned = await scanAsChunks([...chosen.map((r) => ({ text: r.text, attack: r.attack, pool: poolOf(r)! })), ...personRows, ...tauRows]);
+const scanned = await scanAsChunks([...chosen.map((r) => ({ text: r.text, attack: r.attack, pool: poolOf(r)! })), ...personRows, ...modelRows, ...tauRows]);
+
+/** A window holds the placed sentence: it starts with the sentence's first five words, or lies inside it (a second-look piece). */
+const spaced = (text: string) => text.replace(/\s+/g, " ").trim();
+const holdsSentence = (window: string, sentence: string) => spaced(window).includes(spaced(sentence).split(" ").slice(0, 5).join(" ")) || spaced(sentence).includes(spaced(window));
 
 const x: number[][] = [];
 const y: boolean[] = [];
 for (const row of scanned) {
-  if (row.attack) {
-    const top = row.windows.reduce((a, b) => (b.score > a.score ? b : a), { score: 0, vector: new Float32Array(0) });
+  if (row.sentence) {
+    // The best-scoring window that holds the placed sentence, as for the pools' injected rows.
+    const holding = row.windows.filter((w) => holdsSentence(w.text, row.sentence!));
+    const top = holding.reduce((a, b) => (b.score > a.score ? b : a), holding[0]);
+    if (top && top.score > 0.5) x.push(Array.from(top.vector)), y.push(true);
+  } else if (row.attack) {
+    const top = row.windows.reduce((a, b) => (b.score > a.score ? b : a), row.windows[0]);
     // With `hot`, its other windows above 0.9 count too (the carriers alone rarely get there: the benign pools above).
     for (const w of row.windows) if (w === top ? w.score > 0.5 : args.positives === "hot" && w.score > 0.9) x.push(Array.from(w.vector)), y.push(true);
   } else for (const w of row.windows) if (w.score > 0.5) x.push(Array.from(w.vector)), y.push(false);
@@ -156,7 +175,7 @@ const validation = await scanAsChunks([
 ]);
 // The server's own decision (data-channel.ts, decision.ts) on copies of each row's windows.
 const blocksUnder = (row: ScannedRow, rule: DataChannelRule) =>
-  decide(row.scores.map((w, i) => { const copy = { ...w, fired: [...w.fired] }; applyDataChannel(copy, row.windows[i]!.vector, rule); return copy; }), "input").verdict.action === "block";
+  decide(row.scores.map((w, i) => { const copy = { ...w, fired: [...w.fired] }; applyDataChannel(copy, row.windows[i]!.vector, row.windows[i]!.text, rule); return copy; }), "input").verdict.action === "block";
 const ruleWith = (head?: number): DataChannelRule => ({ threshold, addressee: { ...head0, threshold: headThreshold }, ...(head === undefined ? {} : { addressed: { head, threshold: ADDRESSED_FROM } }) });
 const blockedShare = (list: ScannedRow[], head?: number) => list.filter((row) => blocksUnder(row, ruleWith(head))).length / list.length;
 const validationBenign = validation.filter((row) => !row.attack);
@@ -191,7 +210,7 @@ const fit = {
   tprAtTargetFpr: round(tprAtFpr(scored, targetFpr)),
   userThresholdTpr: round(scored.filter((r) => r.attack && r.score > 0.9).length / scored.filter((r) => r.attack).length),
   byPool,
-  addressee: { windows: x.length, positives, positiveWindows: args.positives, personRows: personRows.length, tauRows: tauRows.length, l2: Number(args.l2), keep: Number(args.keep), byPool: headByPool },
+  addressee: { windows: x.length, positives, positiveWindows: args.positives, personRows: personRows.length, modelRows: modelRows.length, tauRows: tauRows.length, l2: Number(args.l2), keep: Number(args.keep), byPool: headByPool },
   addressed: { validationRowsPerPool: validationRows, cost: Number(args["addressed-cost"]), byPool: addressedByPool },
   commit: gitCommit(),
   note: "training rows; the lexical model was fitted on firewall-train-v2, so its rows flatter these figures",

@@ -105,7 +105,7 @@ text is stored. Licence: Apache-2.0 (this project); the data's licences are belo
 | \`builtin-vectors.json\` | the ${Object.keys(vectors.patterns).length} built-in patterns' and ${vectors.contrast.length} contrast texts' vectors (${vectors.dims} dimensions, int16), used when the running model is \`${vectors.model}\` |
 | \`calibration.json\` | the score: a window logit over the best pattern similarity and a logistic head on the window's vector (${headInputs} inputs), windows of ${calibration.windowTokens} tokens, the scale σ(${calibration.scale.slope}·Z + ${calibration.scale.offset}) |
 | \`lexical-model.json\` | the lexical signal: a logistic model on hashed words and character n-grams (${lexical.buckets.toLocaleString("en")} buckets, int8), added to the score's logit with weight ${lexical.scoreWeight} |
-| \`data-channel.json\` | the data channel's rule (tool results, documents, files): a window blocks there above min(its pattern's threshold, ${dataChannel.threshold}), and only when the addressee head (a logistic model on the window's vector, ${dataChannel.addressee.weights.length} weights) says it addresses an AI model rather than a person (above ${dataChannel.addressee.threshold}); where the head is confident (above ${dataChannel.addressed.head}) a built-in fires from ${dataChannel.addressed.threshold} and a warning blocks (docs/firewall.md, *Channels*) |
+| \`data-channel.json\` | the data channel's rule (tool results, documents, files): a window blocks there above min(its pattern's threshold, ${dataChannel.threshold}), and only when the addressee head (a logistic model on the window's vector, ${dataChannel.addressee.weights.length} weights) says it addresses an AI model rather than a person (above ${dataChannel.addressee.threshold}); where the head is confident (above ${dataChannel.addressed.head}) or the window's words address an AI reader outright (src/firewall/data-channel.ts), a built-in fires from ${dataChannel.addressed.threshold}, the head holds nothing back and a warning blocks (docs/firewall.md, *Channels*) |
 
 ## How it was made
 
@@ -126,7 +126,7 @@ constructed documents and agent tool outputs, and benign ones), ${dc.rows.toLoca
 draw: a rerun gives the same file), scored by the shipped calibration and lexical signal; the threshold is the score that
 ${percent(dc.targetFpr)} of the benign rows exceed. The addressee head: the same rows and ${dc.addressee.personRows.toLocaleString("en")} more, untouched carriers of the
 benign pools with a sentence addressed to a person placed in them (project-written, composed with a fixed seed:
-\`scripts/fit/firewall-own-person-requests.ts\`)${dc.addressee.tauRows ? ", and " + dc.addressee.tauRows + " tau-bench rows" : ""}, each scanned as a document chunk; ${dc.addressee.windows.toLocaleString("en")} windows scoring above 0.5
+\`scripts/fit/firewall-own-addressed-requests.ts\`)${dc.addressee.tauRows ? ", and " + dc.addressee.tauRows + " tau-bench rows" : ""}, each scanned as a document chunk; ${dc.addressee.windows.toLocaleString("en")} windows scoring above 0.5
 (${dc.addressee.positives} of them the best window of an injected row), logistic regression by Newton's method, L2 ${dc.addressee.l2};
 its threshold keeps ${percent(dc.addressee.keep)} of the training injections that block at 0.9 without it. The addressed rule's
 confident score (${dataChannel.addressed.head}) is the lowest in 0.60–0.99 at which the benign rows of a validation split (the next

@@ -94,7 +94,7 @@ export async function scanTexts(input: (string | ChannelText)[], patterns: Works
   const origins = [...windows.map((w) => originOf(plan.origins, w)), ...closer.map((sub) => subOrigin(plan.origins, windows, sub))];
   scores.forEach((window, i) => {
     const origin = origins[i]!;
-    if (origin.channel === "data") applyDataChannel(window, vectors[i]!);
+    if (origin.channel === "data") applyDataChannel(window, vectors[i]!, i < windows.length ? windows[i]! : closer[i - windows.length]!);
     for (const h of window.fired) h.origin ??= origin;
     if (window.best) window.best.origin ??= origin;
   });

@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { devNearCopies } from "../../scripts/fit/dev-overlap";
 import { HARMFUL_PAIR_CATEGORY, ownExamples, TASK_PROMPT_CATEGORY } from "../../scripts/fit/firewall-own-examples";
 import { readLabelled } from "../../scripts/eval/firewall-data";
-import { assertNotFromDataChannelDev, personRequests, placeInCarrier } from "../../scripts/fit/firewall-own-person-requests";
+import { assertNotFromDataChannelDev, modelRequests, personRequests, placeInCarrier } from "../../scripts/fit/firewall-own-addressed-requests";
 
 // The firewall's project-written training rows must never be near copies of firewall-dev rows
 // (the dev set is never fitted on, directly or through a text derived from it).
@@ -48,9 +48,9 @@ describe("project-written firewall training rows and firewall-dev", () => {
   });
 });
 
-// The data channel's person-addressed negatives (scripts/fit/firewall-own-person-requests.ts): composed
-// with a seed, so a refit sees the same rows, and never taken from the data-channel dev set.
-describe("project-written person-addressed sentences for the data channel's addressee head", () => {
+// The data channel's person- and model-addressed examples (scripts/fit/firewall-own-addressed-requests.ts):
+// composed with a seed, so a refit sees the same rows, and never taken from the data-channel dev set.
+describe("project-written addressed sentences for the data channel's addressee head", () => {
   test("the same seed gives the same sentences, another seed others; none occurs in the data-channel dev set", () => {
     const sentences = personRequests(1500);
     expect(sentences).toHaveLength(1500);
@@ -59,6 +59,16 @@ describe("project-written person-addressed sentences for the data channel's addr
     expect(personRequests(50, 7)).not.toEqual(sentences.slice(0, 50));
     expect(() => assertNotFromDataChannelDev(sentences)).not.toThrow();
     expect(() => assertNotFromDataChannelDev(["Remember to bring your badge, the front desk will not let you in without it."])).toThrow("data-channel dev set");
+  });
+
+  test("model-addressed sentences: deterministic, distinct, none from the dev set, and other sentences than the person-addressed ones", () => {
+    const sentences = modelRequests(1500);
+    expect(sentences).toHaveLength(1500);
+    expect(new Set(sentences).size).toBe(1500);
+    expect(modelRequests(1500)).toEqual(sentences);
+    expect(() => assertNotFromDataChannelDev(sentences)).not.toThrow();
+    const people = new Set(personRequests(1500));
+    expect(sentences.filter((s) => people.has(s))).toEqual([]);
   });
 
   test("a sentence is placed at a sentence boundary of its carrier", () => {
