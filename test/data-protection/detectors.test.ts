@@ -52,6 +52,37 @@ describe("detectors", () => {
     expect(await phones("<td>Invoice 030 4894136 paid</td><td>0861584493</td>")).toEqual([]);
   });
 
+  test("announced national numbers of plans without a trunk prefix, and phone words in Cyrillic, Chinese, Japanese and Korean", async () => {
+    const phones = async (text: string) => (await found(text)).filter(([type]) => type === "phone").map(([, value]) => value);
+    expect(await phones("Ring til mig på 34 41 23 45 i morgen.")).toEqual(["34 41 23 45"]);
+    expect(await phones("Telemóvel: 912 345 678")).toEqual(["912 345 678"]);
+    expect(await phones("Celular 222 123 4567 (oficina)")).toEqual(["222 123 4567"]);
+    expect(await phones("Телефон: 8 (912) 345-67-89")).toEqual(["8 (912) 345-67-89"]);
+    expect(await phones("お電話番号：090-1234-5678")).toEqual(["090-1234-5678"]);
+    expect(await phones("联系电话: 131 2345 6789")).toEqual(["131 2345 6789"]);
+    expect(await phones("휴대폰 010-1234-5678")).toEqual(["010-1234-5678"]);
+    // Still not: the same groups without a phone word, a short code after one, an ungrouped run after one.
+    expect(await phones("Reference 34 41 23 45 was filed. Order 912 345 678 shipped.")).toEqual([]);
+    expect(await phones("Phone: 12 34 56, ext. 12")).toEqual([]);
+    expect(await phones("Telefon 71234567")).toEqual([]);
+  });
+
+  test("a pagination token is not a credential; a token whose dotted parts hold a random run is", async () => {
+    expect(await found('{"next_page_token": "CjQKDmFhYmJjY2RkZWVmZjEyEiIKIDg4", "note": "continuation token: 4f9c1e7a2b8d3c6e5f0a1b2c"}')).toEqual([]);
+    expect(await found("the access token is ya29.a0AfH6SMBx7Kq2LmN4pR7sT1vW3xY")).toEqual([["secret", "ya29.a0AfH6SMBx7Kq2LmN4pR7sT1vW3xY"]]);
+    expect(await found("password = config.db.password")).toEqual([]);
+  });
+
+  test("a social security number with dots or as nine bare digits only right after a word naming it", async () => {
+    expect(await found("SSN: 536228143; my social security number is 536.22.8143; número de seguro social 536228143")).toEqual([
+      ["us_ssn", "536228143"],
+      ["us_ssn", "536.22.8143"],
+      ["us_ssn", "536228143"],
+    ]);
+    // Not: the same digits as an order number or a version, nor numbers the SSA never issues, even named.
+    expect(await found("order 536228143 shipped, version 536.22.8143, SSN 900228143, SSN: 123456789")).toEqual([]);
+  });
+
   test("a window read in one region is not answered from the cache for another", async () => {
     const text = "Zentrale 089 1234567";
     const regional = compilePolicy({ actions: {}, custom: [], phone_regions: ["DE"] });

@@ -27,12 +27,17 @@ const GROUPED = /\d[ \-.\/)]\s*\d/;
 const CANDIDATE = /(?:\+|\(|\b)\d[\d \t().\-\/]{5,20}\d\b/g;
 
 /**
- * A national number as people write one: the trunk prefix 0 (not the international 00), then
- * groups of digits separated by a space, dash, dot or slash ("030 4894136", "01 44 53 52 63",
- * "(02) 9123 4567", "08-123 45 67"; the first may be one digit, an area code after the trunk
- * prefix as in Budapest's "06 1 234 5678"). Ungrouped digit runs are order and customer numbers far more often.
+ * A national number as people write one: groups of digits separated by a space, dash, dot or slash,
+ * the first often in parentheses, with or without the trunk prefix 0 ("030 4894136", "01 44 53 52
+ * 63", "(02) 9123 4567", "08-123 45 67", Budapest's "06 1 234 5678"; Denmark's "34 41 23 45",
+ * Portugal's "912 345 678", Mexico's "222 123 4567": many numbering plans have no trunk prefix;
+ * Russia's "8 (912) 345-67-89", its trunk prefix before the parentheses).
+ * Only taken after a phone word (PHONE_CUE) and with 7 to 13 digits. Ungrouped digit runs are
+ * order and customer numbers far more often.
  */
-const NATIONAL_WRITTEN = /^(?:\(0[1-9]\d{0,3}\)|0[1-9]\d{0,3})[ \-.\/]\d{1,8}(?:[ \-.\/]\d{2,8}){0,3}$/;
+const NATIONAL_WRITTEN = /^(?:\d{1,2} ?)?(?:\(\d{1,4}\)\s?|\d{1,6}[ \-.\/])\d{1,8}(?:[ \-.\/]\d{1,8}){0,4}$/;
+/** A national number's digits, announced: fewer are short codes and extensions, more are not one number. */
+const NATIONAL_DIGITS = { min: 7, max: 13 };
 
 /**
  * Words that announce a phone number, in English and the languages of the European Union spoken
@@ -72,7 +77,14 @@ const PHONE_WORDS = [
   "volej\\p{L}*", "zavolej\\p{L}*",
   // Swedish
   "ringa",
+  // Russian and Ukrainian (Cyrillic)
+  "тел\\p{L}*", "моб\\p{L}*", "звон\\p{L}*", "дзвон\\p{L}*",
 ];
+/**
+ * The same words in Chinese, Japanese and Korean, which are written without spaces: matched
+ * without word boundaries ("お電話番号：", "联系电话:").
+ */
+const CJK_PHONE_WORDS = ["電話", "携帯", "連絡先", "电话", "手机", "手機", "联系", "聯絡", "전화", "휴대폰", "핸드폰", "연락처"];
 /**
  * "My number", "meine Nummer", "mijn nummer", … in the same languages: the possessive makes the
  * number a personal one (a bare "number" is an order or invoice number as often).
@@ -82,7 +94,7 @@ const MY_NUMBER = [
   "(?:mi|nuestro)\\s+n[úu]mero", "(?:m[óo]j|nasz)\\s+numer", "num[ăa]rul\\s+(?:meu|nostru)", "(?:mijn|ons)\\s+nummer",
   "(?:ο\\s+)?αριθμ[όο]ς\\s+μου", "(?:a\\s+)?sz[áa]mom", "(?:o\\s+)?(?:meu|nosso)\\s+n[úu]mero", "(?:moje|na[šs]e)\\s+[čc][íi]slo", "(?:mitt|v[åa]rt)\\s+nummer",
 ];
-const PHONE_CUE = new RegExp(`(?<!\\p{L})(?:${[...PHONE_WORDS, ...MY_NUMBER].join("|")})(?!\\p{L})[^\\d\\n]{0,32}$`, "iu");
+const PHONE_CUE = new RegExp(`(?:(?<!\\p{L})(?:${[...PHONE_WORDS, ...MY_NUMBER].join("|")})(?!\\p{L})|${CJK_PHONE_WORDS.join("|")})[^\\d\\n]{0,32}$`, "iu");
 /** How far before a number its cue word may stand. */
 const CUE_WINDOW_CHARS = 48;
 /**
@@ -147,8 +159,7 @@ function numbersIn(window: string, region: CountryCode | undefined): WindowNumbe
  * Phone numbers as libphonenumber-js validates them: international numbers (+…) for every country;
  * national numbers of the workspace's regions (North American ones in their usual grouping; others
  * written with the region's trunk prefix or in groups); and, in any region, a national number
- * written with a trunk prefix and groups right after a word such as "phone", "Tel.", "chiamarmi",
- * or alone in a table cell.
+ * written in groups right after a word such as "phone", "Tel.", "chiamarmi", or alone in a table cell.
  * The library is only asked about digit runs long enough to be a number, a few characters each:
  * over a whole 10 KB text it costs milliseconds, over the candidates microseconds.
  */
@@ -192,7 +203,7 @@ export function phoneDetector(regions: readonly string[] = DEFAULT_PHONE_REGIONS
         const national = match[0].trim();
         if (NATIONAL_WRITTEN.test(national) && isAnnounced(text, match.index, match.index + match[0].length)) {
           const digits = national.replace(/\D/g, "").length;
-          if (digits >= 8 && digits <= 13) found.push({ type: "phone", start: match.index, end: match.index + match[0].length });
+          if (digits >= NATIONAL_DIGITS.min && digits <= NATIONAL_DIGITS.max) found.push({ type: "phone", start: match.index, end: match.index + match[0].length });
         }
       }
       return found;

@@ -100,6 +100,9 @@ function shannonBits(value: string): number {
   return bits;
 }
 
+/** A run of 16+ characters mixing letters and digits at a key's entropy: a generated value, not a name. */
+const isRandomRun = (part: string) => part.length >= 16 && /\d/.test(part) && /[A-Za-z]/.test(part) && shannonBits(part) >= 3.5;
+
 /**
  * A value assigned to a credential word that reads like a secret rather than code: not an
  * identifier, call or variable reference, not a placeholder, a UUID or a plain word; either random
@@ -107,16 +110,25 @@ function shannonBits(value: string): number {
  */
 export function looksLikeSecretValue(value: string, keyword: string): boolean {
   if (/[()$<>{}[\]]|^\*+$|^x+$/i.test(value) || UUID.test(value)) return false;
-  if (/^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$/.test(value)) return false; // os.environ, config.db.password
+  // os.environ, config.db.password; but not a token whose dotted parts hold a random run (Google's "ya29.…")
+  if (/^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$/.test(value) && !value.split(".").some(isRandomRun)) return false;
   if (/^[A-Z][A-Z0-9_]*$/.test(value) || /^[a-z]+(?:[_\-][a-z]+)*$/.test(value)) return false; // API_KEY, my_password
   const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((re) => re.test(value)).length;
   if (PASSWORD_WORD.test(keyword)) return value.length >= 8 && classes >= 3;
-  return value.length >= 16 && classes >= 2 && /\d/.test(value) && /[A-Za-z]/.test(value) && shannonBits(value) >= 3.5;
+  return isRandomRun(value);
 }
+
+/**
+ * Qualifiers that make a "token" a position in a listing, not a credential: pagination cursors as
+ * APIs name them (Google's nextPageToken, AWS's NextToken, continuation and sync tokens) carry
+ * encoded offsets that read as random as a key.
+ */
+const LISTING_POSITION = /(?:page|pagination|continuation|sync|cursor|resume|next)[_\- ]?$/i;
 
 function keywordFindings(text: string): Detection[] {
   const found: Detection[] = [];
   for (const match of text.matchAll(KEYWORD_VALUE)) {
+    if (/^token/i.test(match[0]) && LISTING_POSITION.test(text.slice(Math.max(0, match.index - 16), match.index))) continue;
     const value = match[1]!.replace(/[.!?]+$/, "");
     if (!looksLikeSecretValue(value, match[0])) continue;
     const start = match.index + match[0].lastIndexOf(match[1]!);
