@@ -113,6 +113,11 @@ describe("detectors", () => {
     expect(await found("Voici la clé : u5VX9pzpXtKKisDjaSSoXVyxGq4Cx5kH — merci")).toEqual([["secret", "u5VX9pzpXtKKisDjaSSoXVyxGq4Cx5kH"]]);
   });
 
+  test("a four-part number after a version word is a version, after other words an address", async () => {
+    expect(await found("firmware 4.2.17.3, build: 10.0.19045.3, versión 1.2.3.4")).toEqual([]);
+    expect(await found("server 4.2.17.3 answered")).toEqual([["ip_address", "4.2.17.3"]]);
+  });
+
   test("an IPv6 host with a port is read in brackets; unbracketed, the port is part of a longer address", async () => {
     expect(await found("upstream [2001:db8:85a3::8a2e:370]:8080 refused")).toEqual([["ip_address", "2001:db8:85a3::8a2e:370"]]);
     expect(await found("upstream 2001:db8:85a3::8a2e:370:8080 refused")).toEqual([["ip_address", "2001:db8:85a3::8a2e:370:8080"]]);

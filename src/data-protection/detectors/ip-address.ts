@@ -6,8 +6,8 @@ import type { Detection } from "../model";
 const IPV4 = /(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w]|\.\d)/g;
 /** Hex groups with colons: at least three groups, or a "::" abbreviation. */
 const IPV6 = /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{0,4}|(?:\d{1,3}\.){3}\d{1,3})(?![\w:])/g;
-/** Words that make a dotted number a version, not an address. */
-const VERSION_BEFORE = /\b(?:v|version|release|build|ver\.?)\s*$/i;
+/** Words that make a dotted number a version, not an address (firmware and builds are numbered in four parts too). */
+const VERSION_BEFORE = /\b(?:v|version|versi[oó]ne?|vers[aã]o|wersja|release|build|firmware|fw|rev(?:ision)?|patch|ver\.?)\s*[:#]?\s*$/i;
 
 /** IPv4 and IPv6 addresses as ipaddr.js parses them (in their standard notations only). */
 export const ipAddressDetector: Detector = {
@@ -16,7 +16,7 @@ export const ipAddressDetector: Detector = {
     const found: Detection[] = [];
     for (const match of text.matchAll(IPV4)) {
       if (!ipaddr.IPv4.isValidFourPartDecimal(match[0])) continue;
-      if (VERSION_BEFORE.test(text.slice(Math.max(0, match.index - 12), match.index))) continue;
+      if (VERSION_BEFORE.test(text.slice(Math.max(0, match.index - 16), match.index))) continue;
       found.push({ type: "ip_address", start: match.index, end: match.index + match[0].length });
     }
     for (const match of text.matchAll(IPV6)) {
