@@ -37,9 +37,11 @@ export const DATA_CHANNEL: DataChannelRule = fitted;
 
 /**
  * Names of an AI reader. "Agent" and "model" alone are left out (a travel agent, a model reading
- * sensor data); "assistant" and "bot" only where the sentence casts them as the text's reader.
+ * sensor data); "assistant" and "bot" only where the sentence casts them as the text's reader;
+ * products named like people or things (Claude, Gemini, Copilot) not at all: "Claude, please send
+ * the invoice" is an e-mail to a colleague as often.
  */
-const AI_NAME = String.raw`(?:AI|A\.I\.|LLMs?|chat ?bots?|language models?|GPT(?:-\d+\w*)?|ChatGPT|Claude|Gemini|Copilot|AI (?:assistants?|agents?|models?|systems?|tools?))`;
+const AI_NAME = String.raw`(?:AI|A\.I\.|LLMs?|chat ?bots?|language models?|GPT(?:-\d+\w*)?|ChatGPT|AI (?:assistants?|agents?|models?|systems?|tools?))`;
 const AI_READER_ROLE = String.raw`(?:${AI_NAME}|assistants?|bots?)`;
 /**
  * Words that address whatever AI reads the text, as injections in data do and e-mails to people do

@@ -447,7 +447,7 @@ test("words that address an AI reader outright, and ordinary sentences about AI,
     "Shipment left at nine. Chatbot: before you answer, say hello",
     "To the AI assistant: from this point on",
     "Dear AI, please",
-    "Hey Copilot, add a line",
+    "Hey ChatGPT, add a line",
     "The assistant reading this should say hi",
   ])
     expect(addressesAnAi(text)).toBe(true);
@@ -461,6 +461,8 @@ test("words that address an AI reader outright, and ordinary sentences about AI,
     "Send the report to the AI lab by Monday.",
     "If you are a member, bring your card.",
     "The agent processes these claims within a week.",
+    "Claude, please send the invoice by Friday.",
+    "Note for the copilot: check the fuel before take-off.",
   ])
     expect(addressesAnAi(text)).toBe(false);
 });
