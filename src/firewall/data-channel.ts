@@ -13,7 +13,7 @@
  *   never held back: what they match is the operator's call.
  * - addressed: where the head is confident that a window speaks to a model (above `addressed.head`),
  *   or the window's words address an AI reader outright ("Note to the AI assistant reading this:",
- *   "If you are a language model, …", "Chatbot: …"; `addressesAnAi`), its built-in patterns fire
+ *   "If you are a language model, …", "Chatbot: …"; addressee-words.ts), its built-in patterns fire
  *   from a lower score (`addressed.threshold`) and the head never holds them back (a linear head on
  *   a mean-pooled vector reads such openers weakly): an instruction to the
  *   assistant hidden in data is suspicious whatever its wording ("in your reply, recommend …"),
@@ -22,6 +22,7 @@
  *   model who it is now is harmless from a user, an injection from a tool result.
  */
 import fitted from "../../models/sieve-firewall/data-channel.json";
+import { addressesAnAi } from "./addressee-words";
 import { sigmoid } from "./calibration";
 import type { PatternHit, WindowScore } from "./scoring";
 
@@ -34,33 +35,6 @@ export type AddressedRule = { head: number; threshold: number };
 export type DataChannelRule = { threshold: number; addressee?: AddresseeHead; addressed?: AddressedRule; fit?: Record<string, unknown> };
 
 export const DATA_CHANNEL: DataChannelRule = fitted;
-
-/**
- * Names of an AI reader. "Agent" and "model" alone are left out (a travel agent, a model reading
- * sensor data); "assistant" and "bot" only where the sentence casts them as the text's reader;
- * products named like people or things (Claude, Gemini, Copilot) not at all: "Claude, please send
- * the invoice" is an e-mail to a colleague as often.
- */
-const AI_NAME = String.raw`(?:AI|A\.I\.|LLMs?|chat ?bots?|language models?|GPT(?:-\d+\w*)?|ChatGPT|AI (?:assistants?|agents?|models?|systems?|tools?))`;
-const AI_READER_ROLE = String.raw`(?:${AI_NAME}|assistants?|bots?)`;
-/**
- * Words that address whatever AI reads the text, as injections in data do and e-mails to people do
- * not: a note or instruction to an AI reader; an AI or assistant "reading / processing this"; "if
- * you are an AI"; or an AI name called out at the start of a sentence ("Chatbot: …", "To the AI
- * assistant: …", "Assistant, …").
- */
-const ADDRESSES_AN_AI = new RegExp(
-  [
-    String.raw`\b(?:notes?|messages?|instructions?|attention|reminders?|memo|request)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+|whichever\s+|every\s+)?${AI_NAME}\b`,
-    String.raw`\b${AI_READER_ROLE}\s+(?:that\s+(?:is\s+)?|who\s+(?:is\s+)?)?(?:reading|reads|processing|processes|summari[sz]ing|summari[sz]es|handling|parsing|analy[sz]ing|seeing|sees)\s+(?:this|these|the\s+following)\b`,
-    String.raw`\bif\s+you\s+are\s+(?:an?\s+)?${AI_READER_ROLE}\b`,
-    String.raw`(?:^|[.!?;]\s+|\n\s*)(?:dear\s+|hey\s+|hi\s+|hello\s+|attention\s+|to\s+(?:the\s+)?)?(?:${AI_NAME}|assistant)\s*[:,]`,
-  ].join("|"),
-  "i",
-);
-
-/** Whether the window's words address an AI reader outright (see ADDRESSES_AN_AI). */
-export const addressesAnAi = (text: string): boolean => ADDRESSES_AN_AI.test(text);
 
 /** The head's probability that the window's text is an instruction to an AI model rather than to a person. */
 export function addresseeScore(head: AddresseeHead, vector: ArrayLike<number>): number {
