@@ -1,7 +1,7 @@
 /**
  * The data channel's decision rule. Text an application passes along as material (tool results,
  * documents, files: the dialect adapters mark it) should hold no instruction to an AI assistant
- * at all. Two fitted parts, numbers in models/sieve-firewall/data-channel.json
+ * at all. Three parts, their numbers in models/sieve-firewall/data-channel.json
  * (`bun scripts/fit/firewall-data-channel.ts`, training rows only):
  * - a threshold: the built-in input patterns fire on a data window when its score exceeds
  *   min(pattern threshold, threshold);
