@@ -15,14 +15,12 @@ import { loadConfig } from "../../src/config";
 import { libraryIndexInput } from "../../src/firewall/builtins";
 import { CALIBRATION } from "../../src/firewall/calibration";
 import { CHUNK_SECOND_LOOK_FROM, CHUNK_SECOND_LOOK_TOKENS } from "../../src/firewall/chunk-flags";
-import { applyDataChannel, DATA_CHANNEL, type DataChannelRule } from "../../src/firewall/data-channel";
+import { DATA_CHANNEL, type DataChannelRule } from "../../src/firewall/data-channel";
 import { decide } from "../../src/firewall/decision";
 import { firewallEmbedderKey, firewallScanOptions } from "../../src/firewall/encoder";
 import { BuiltinIndex, WorkspacePatterns } from "../../src/firewall/pattern-index";
-import { scanTexts, type Embedding } from "../../src/firewall/scan";
-import type { WindowScore } from "../../src/firewall/scoring";
 import { dataChannelRows, type DataChannelRow } from "./firewall-data-channel-set";
-import { FirstSightEmbedding } from "./firewall-data";
+import { actionUnderRule, FirstSightEmbedding, scanRecording, type RecordedScan } from "./firewall-data";
 import { percent } from "./firewall-metrics";
 
 const { values: args } = parseArgs({ options: { rules: { type: "string", default: "" }, "second-look": { type: "string", default: String(CHUNK_SECOND_LOOK_TOKENS) }, "second-look-from": { type: "string", default: String(CHUNK_SECOND_LOOK_FROM) } } });
@@ -40,26 +38,14 @@ const patterns = WorkspacePatterns.defaults(new BuiltinIndex(library.patterns, l
 
 // Scanned once on the user channel (no data rule), with every window's vector; each rule is applied to copies.
 const rows = dataChannelRows();
-const scanned: { row: DataChannelRow; windows: WindowScore[]; vectors: Float32Array[]; texts: string[] }[] = [];
-for (const row of rows) {
-  const vectors: Float32Array[] = [];
-  const texts: string[] = [];
-  const recording: Embedding = { peek: () => undefined, customSpace: embedding.customSpace, embedMany: async (batchTexts) => { const batch = await embedding.embedMany(batchTexts); vectors.push(...batch); texts.push(...batchTexts); return batch; } };
-  scanned.push({ row, windows: (await scanTexts([row.text], patterns, recording, options)).scores, vectors, texts });
-}
+const scanned: { row: DataChannelRow; scan: RecordedScan }[] = [];
+for (const row of rows) scanned.push({ row, scan: await scanRecording(row.text, patterns, embedding, options) });
 embedding.save();
-const runs = scanned.reduce((n, s) => n + s.vectors.length, 0);
+const runs = scanned.reduce((n, s) => n + s.scan.vectors.length, 0);
 console.log(`${rows.length} rows, ${runs} windows scored (${(runs / rows.length).toFixed(1)} per row; second look ${args["second-look"]} tokens from ${args["second-look-from"]})`);
 
 for (const [name, rule] of variants) {
-  const flagged = scanned.map(({ row, windows, vectors, texts }) => {
-    const judged = windows.map((w, i) => {
-      const copy = { ...w, fired: [...w.fired] };
-      if (rule) applyDataChannel(copy, vectors[i]!, texts[i]!, rule);
-      return copy;
-    });
-    return { row, flagged: decide(judged, "input").verdict.action === "block" };
-  });
+  const flagged = scanned.map(({ row, scan }) => ({ row, flagged: (rule ? actionUnderRule(scan, rule) : decide(scan.scores, "input").verdict.action) === "block" }));
   const rate = (list: typeof flagged) => `${percent(list.filter((o) => o.flagged).length / list.length)} (${list.filter((o) => o.flagged).length}/${list.length})`;
   console.log(`\n### ${name}\n\n| wrapper | injected | plain | person-addressed |\n|---|---|---|---|`);
   for (const wrapper of [...new Set(rows.map((r) => r.wrapper)), "all"]) {

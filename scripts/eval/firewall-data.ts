@@ -12,7 +12,11 @@ import type { Embedder } from "../../src/embeddings/embedder";
 import { loadEmbedder } from "../../src/server";
 import { firewallEmbedderKey, firewallModel, firewallView } from "../../src/firewall/encoder";
 import { assetPaths } from "../../src/runtime/assets";
-import type { Embedding } from "../../src/firewall/scan";
+import { applyDataChannel, type DataChannelRule } from "../../src/firewall/data-channel";
+import { decide } from "../../src/firewall/decision";
+import type { WorkspacePatterns } from "../../src/firewall/pattern-index";
+import { scanTexts, type Embedding, type ScanOptions } from "../../src/firewall/scan";
+import type { WindowScore } from "../../src/firewall/scoring";
 
 /** ../shared/datasets beside the checkout; SIEVE_DATASETS points elsewhere (e.g. from a git worktree). */
 export const DATASETS = process.env.SIEVE_DATASETS ?? resolve(import.meta.dir, "../../../shared/datasets");
@@ -110,4 +114,35 @@ export class FirstSightEmbedding implements Embedding {
     writeFileSync(this.#file, JSON.stringify(Object.fromEntries(this.#cache)));
     this.#dirty = 0;
   }
+}
+
+/** One text scanned on the user channel, with each scored window's text and vector (same order as `scores`). */
+export type RecordedScan = { scores: WindowScore[]; texts: string[]; vectors: Float32Array[] };
+
+/** Scans `text` as the server would (user channel, no data rule) and keeps what the data rule reads of each window. */
+export async function scanRecording(text: string, patterns: WorkspacePatterns, embedding: Embedding, options: ScanOptions): Promise<RecordedScan> {
+  const texts: string[] = [];
+  const vectors: Float32Array[] = [];
+  const recording: Embedding = {
+    peek: () => undefined,
+    customSpace: embedding.customSpace,
+    embedMany: async (batch) => {
+      const batchVectors = await embedding.embedMany(batch);
+      texts.push(...batch);
+      vectors.push(...batchVectors);
+      return batchVectors;
+    },
+  };
+  const { scores } = await scanTexts([text], patterns, recording, options);
+  return { scores, texts, vectors };
+}
+
+/** The input verdict's action had the scan's windows come in on the data channel under `rule` (applied to copies). */
+export function actionUnderRule(scan: RecordedScan, rule: DataChannelRule): string {
+  const judged = scan.scores.map((window, i) => {
+    const copy = { ...window, fired: [...window.fired] };
+    applyDataChannel(copy, scan.vectors[i]!, scan.texts[i]!, rule);
+    return copy;
+  });
+  return decide(judged, "input").verdict.action;
 }

@@ -43,13 +43,11 @@ import { loadConfig } from "../../src/config";
 import { libraryIndexInput } from "../../src/firewall/builtins";
 import { CALIBRATION } from "../../src/firewall/calibration";
 import { CHUNK_SECOND_LOOK_TOKENS } from "../../src/firewall/chunk-flags";
-import { addresseeScore, applyDataChannel, type AddressedRule, type AddresseeHead, type DataChannelRule } from "../../src/firewall/data-channel";
-import { decide } from "../../src/firewall/decision";
+import { addresseeScore, type AddressedRule, type AddresseeHead, type DataChannelRule } from "../../src/firewall/data-channel";
 import { firewallEmbedderKey, firewallScanOptions } from "../../src/firewall/encoder";
 import { BuiltinIndex, WorkspacePatterns } from "../../src/firewall/pattern-index";
-import { planWindows, scanTexts, type Embedding, type ScanOptions } from "../../src/firewall/scan";
-import type { WindowScore } from "../../src/firewall/scoring";
-import { DATASETS, FirstSightEmbedding, readLabelled, type LabelledRow } from "../eval/firewall-data";
+import { planWindows, scanTexts, type ScanOptions } from "../../src/firewall/scan";
+import { actionUnderRule, DATASETS, FirstSightEmbedding, readLabelled, scanRecording, type LabelledRow, type RecordedScan } from "../eval/firewall-data";
 import { percent, rocAuc, tprAtFpr } from "../eval/firewall-metrics";
 import { fitLogistic } from "./firewall-logistic";
 import { gitCommit, writeFirewallModelCard } from "./firewall-model-card";
@@ -121,15 +119,12 @@ const byPool = Object.fromEntries(POOLS.map((pool) => [pool, { rows: scored.filt
 // 2. The addressee head, on windows scanned as a document chunk is.
 // With the request path's second-look trigger (0.3): the head also judges the sub-windows a tool result gets.
 const chunkOptions: ScanOptions = { ...options, budgetTokens: 0, secondLookTokens: CHUNK_SECOND_LOOK_TOKENS };
-type ScannedRow = { pool: string; attack: boolean; sentence?: string; windows: { score: number; vector: Float32Array; text: string }[]; scores: WindowScore[] };
+type ScannedRow = RecordedScan & { pool: string; attack: boolean; sentence?: string; windows: { score: number; vector: Float32Array; text: string }[] };
 async function scanAsChunks(list: { text: string; attack: boolean; pool: string; sentence?: string }[]): Promise<ScannedRow[]> {
   const out: ScannedRow[] = [];
   for (const row of list) {
-    const seen: Float32Array[] = [];
-    const seenTexts: string[] = [];
-    const recording: Embedding = { peek: () => undefined, customSpace: embedding.customSpace, embedMany: async (texts) => { const vectors = await embedding.embedMany(texts); seen.push(...vectors); seenTexts.push(...texts); return vectors; } };
-    const result = await scanTexts([row.text], patterns, recording, chunkOptions);
-    out.push({ pool: row.pool, attack: row.attack, sentence: row.sentence, windows: result.scores.map((w, i) => ({ score: builtinScore(w), vector: seen[i]!, text: seenTexts[i]! })), scores: result.scores });
+    const scan = await scanRecording(row.text, patterns, embedding, chunkOptions);
+    out.push({ ...scan, pool: row.pool, attack: row.attack, sentence: row.sentence, windows: scan.scores.map((w, i) => ({ score: builtinScore(w), vector: scan.vectors[i]!, text: scan.texts[i]! })) });
   }
   embedding.save();
   return out;
@@ -174,8 +169,7 @@ const validation = await scanAsChunks([
   ...extraSentences.map((sentence, i) => ({ text: placeInCarrier(carriers[(sentences.length + i) % carriers.length]!.text, sentence, (i * 0.37) % 1), attack: false, pool: "project-written person requests" })),
 ]);
 // The server's own decision (data-channel.ts, decision.ts) on copies of each row's windows.
-const blocksUnder = (row: ScannedRow, rule: DataChannelRule) =>
-  decide(row.scores.map((w, i) => { const copy = { ...w, fired: [...w.fired] }; applyDataChannel(copy, row.windows[i]!.vector, row.windows[i]!.text, rule); return copy; }), "input").verdict.action === "block";
+const blocksUnder = (row: ScannedRow, rule: DataChannelRule) => actionUnderRule(row, rule) === "block";
 const ruleWith = (head?: number): DataChannelRule => ({ threshold, addressee: { ...head0, threshold: headThreshold }, ...(head === undefined ? {} : { addressed: { head, threshold: ADDRESSED_FROM } }) });
 const blockedShare = (list: ScannedRow[], head?: number) => list.filter((row) => blocksUnder(row, ruleWith(head))).length / list.length;
 const validationBenign = validation.filter((row) => !row.attack);
