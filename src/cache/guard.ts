@@ -249,7 +249,16 @@ export function opposition(query: PromptFacts, stored: PromptFacts): [string, st
   return firstOpposition(termIndexOf(query), termIndexOf(stored));
 }
 
-/** Computed once per prompt, when a candidate first gets this far. */
+/**
+ * Computes ahead what guardMatch would otherwise compute for these facts the first time they get
+ * that far (their term index), so the server can do it off a lookup's path.
+ */
+export function prepareForMatching(facts: PromptFacts): PromptFacts {
+  termIndexOf(facts);
+  return facts;
+}
+
+/** Computed once per prompt, when a candidate first gets this far (or ahead: prepareForMatching). */
 function termIndexOf(facts: PromptFacts): TermIndex {
   let index = termIndexes.get(facts);
   if (!index) {

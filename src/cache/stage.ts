@@ -9,7 +9,7 @@ import type { ProxiedRequest } from "../proxy/request";
 import type { CacheStage, CachedCompletion } from "../proxy/stages";
 import { generalVectorSpace } from "../runtime/assets";
 import type { EmbedderSlot } from "../runtime/embedder-slot";
-import { promptFacts, type PromptFacts } from "./guard";
+import { prepareForMatching, promptFacts, type PromptFacts } from "./guard";
 import type { CacheCounters } from "./counters";
 import { chooseMatch, type Candidate } from "./match";
 import { cacheKeys, type CacheKeys } from "./request-key";
@@ -38,7 +38,7 @@ const VECTOR_DIMENSIONS = 384;
  */
 const MAX_SEMANTIC_TOKENS = 254;
 
-/** Verified entries whose prompt facts are kept: near-identical prompts meet the same candidates again and again. */
+/** Entries (stored or verified) whose prompt facts are kept: near-identical prompts meet the same candidates again and again. */
 const REMEMBERED_FACTS = 4096;
 
 export type ResponseCacheDeps = { config: Config; vectors: Pick<VectorMemo, "embed" | "peek">; embedder: EmbedderSlot; log: Logger; metrics: { cache: CacheMetrics }; cacheCounters: CacheCounters };
@@ -59,6 +59,10 @@ export class ResponseCache implements CacheStage {
   readonly #rejections = new WeakMap<CacheRequest, CacheRejection>();
   /** Entry id → facts of its prompt (ids are never reused: a replaced entry gets a new one). */
   readonly #entryFacts = new Map<number, PromptFacts>();
+  /** The facts of the request's own prompt, once computed (prepare, or a lookup that verified candidates); the store keeps them for its entry. */
+  readonly #queryFacts = new WeakMap<CacheRequest, PromptFacts>();
+  /** Requests whose lookup has begun: what prepare would do ahead is then the lookup's to do. */
+  readonly #lookingUp = new WeakSet<CacheRequest>();
 
   constructor(deps: ResponseCacheDeps) {
     this.#deps = deps;
@@ -85,8 +89,27 @@ export class ResponseCache implements CacheStage {
     return this.#guarded(request, () => this.#semantic(request));
   }
 
+  /**
+   * The prompt's facts for the guard need no vector: they are computed while the firewall's encoder
+   * runs, after one turn of the event loop so that its run is dispatched first (the pool submits on
+   * a microtask). A semantic lookup that has begun by then computes them itself if it needs them.
+   */
+  prepare(request: CacheRequest): void {
+    if (!request.workspace.cacheEnabled || !request.cacheControl.lookup) return;
+    setImmediate(() => {
+      if (this.#lookingUp.has(request)) return;
+      try {
+        const prompt = this.#semanticPromptOf(request);
+        if (prompt !== undefined) this.#queryFactsOf(request, prompt);
+      } catch (error) {
+        this.#deps.log.debug("cache: preparing a lookup failed; the lookup does it", { error: (error as Error).message });
+      }
+    });
+  }
+
   async #guarded(request: CacheRequest, lookup: () => Promise<CachedCompletion | undefined>): Promise<CachedCompletion | undefined> {
     if (!request.workspace.cacheEnabled) return undefined;
+    this.#lookingUp.add(request);
     try {
       return await lookup();
     } catch (error) {
@@ -132,7 +155,11 @@ export class ResponseCache implements CacheStage {
     if (prompt !== undefined && vector) {
       const candidates = await metrics.cache.database.time("cache_semantic_lookup", () => semanticCandidates(scope, keys.scopeKey, vector, Date.now()));
       const readability = this.#deps.embedder.require().readability;
-      const { hit, rejected } = chooseMatch(prompt, candidates, workspace.cacheThreshold ?? DEFAULT_SEMANTIC_THRESHOLD, { readability, factsOf: (candidate) => this.#factsOf(candidate, readability) });
+      const { hit, rejected } = chooseMatch(prompt, candidates, workspace.cacheThreshold ?? DEFAULT_SEMANTIC_THRESHOLD, {
+        readability,
+        factsOf: (candidate) => this.#factsOf(candidate, readability),
+        queryFacts: () => this.#queryFactsOf(request, prompt),
+      });
       for (const { candidate, check, reason } of rejected) {
         metrics.cache.rejected(check);
         this.#deps.log.debug("cache: semantic candidate rejected by the verifier", { key: candidate.entry.key, similarity: candidate.similarity, reason });
@@ -148,11 +175,22 @@ export class ResponseCache implements CacheStage {
   }
 
   #factsOf({ entry, prompt }: Candidate<EntryRef>, readability: Readability): PromptFacts {
-    let facts = this.#entryFacts.get(entry.id);
-    if (facts) this.#entryFacts.delete(entry.id);
-    else facts = promptFacts(foldForModels(prompt), readability);
-    this.#entryFacts.set(entry.id, facts);
+    const facts = this.#entryFacts.get(entry.id) ?? promptFacts(foldForModels(prompt), readability);
+    this.#rememberFacts(entry.id, facts);
+    return facts;
+  }
+
+  /** Most recently used last. */
+  #rememberFacts(entryId: number, facts: PromptFacts): void {
+    this.#entryFacts.delete(entryId);
+    this.#entryFacts.set(entryId, facts);
     if (this.#entryFacts.size > REMEMBERED_FACTS) this.#entryFacts.delete(this.#entryFacts.keys().next().value!);
+  }
+
+  /** `prompt` is the request's semantic prompt (#semanticPromptOf). */
+  #queryFactsOf(request: CacheRequest, prompt: string): PromptFacts {
+    let facts = this.#queryFacts.get(request);
+    if (!facts) this.#queryFacts.set(request, (facts = prepareForMatching(promptFacts(prompt, this.#deps.embedder.require().readability))));
     return facts;
   }
 
@@ -184,6 +222,9 @@ export class ResponseCache implements CacheStage {
       vector,
       this.#deps.cacheCounters.takeUses(scope.workspaceId),
     );
+    // The facts this request's lookup computed are the new entry's (its prompt is the same text): a paraphrase that finds it need not compute them.
+    const facts = this.#queryFacts.get(request);
+    if (facts) this.#rememberFacts(id, facts);
     if (prompt !== undefined && !vector) void this.#attachLater(request, id, keys.scopeKey, prompt);
   }
 

@@ -78,11 +78,16 @@ export async function scanTexts(input: (string | ChannelText)[], patterns: Works
   // Every scored window's vector, in the order of `scores` (the data channel's addressee head reads it).
   const vectors: Float32Array[] = [];
   const score = async (texts: string[]) => {
-    const batch = await embedding.embedMany(texts);
+    const embedded = embedding.embedMany(texts);
+    // The lexical signal reads only the text, so it is computed while the encoder runs. The pool
+    // dispatches its runs on a microtask (pool.ts #submit): yielding one first lets them start.
+    await Promise.resolve();
+    const lexical = texts.map((text) => patterns.builtins.lexical.scoreTerm(text));
+    const batch = await embedded;
     vectors.push(...batch);
     const needsCustomSpace = patterns.customInput.length > 0 || patterns.builtins.lastLayerHead !== undefined;
     const custom = needsCustomSpace && embedding.customSpace ? await embedding.customSpace.embedMany(texts) : batch;
-    return scoreInputWindows(patterns, texts, batch, custom);
+    return scoreInputWindows(patterns, texts, batch, custom, lexical);
   };
   const scores = windows.length > 0 ? await score(windows) : [];
   const closerBudget = options.secondLookTokens ?? (options.budgetTokens > 0 ? Math.max(options.budgetTokens - plan.spent, SECOND_LOOK_MIN_TOKENS) : 0);

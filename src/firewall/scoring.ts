@@ -22,8 +22,16 @@ export type WindowScore = {
  * Scores input windows (user/tool text) against the built-ins (calibrated, with the lexical signal
  * of each window's text) and the workspace's own patterns; `customVectors` are the same windows in
  * the custom patterns' space (encoder.ts), which the head's last-layer part reads too.
+ * `lexicalTerms`: each window's lexical term when the caller computed it already (scan.ts, while
+ * the encoder ran).
  */
-export function scoreInputWindows(patterns: WorkspacePatterns, texts: string[], vectors: Float32Array[], customVectors: Float32Array[] = vectors): WindowScore[] {
+export function scoreInputWindows(
+  patterns: WorkspacePatterns,
+  texts: string[],
+  vectors: Float32Array[],
+  customVectors: Float32Array[] = vectors,
+  lexicalTerms: number[] = texts.map((text) => patterns.builtins.lexical.scoreTerm(text)),
+): WindowScore[] {
   const builtins = patterns.builtins;
   const { calibration } = builtins;
   const rows = builtins.inputMatrix.rows;
@@ -51,7 +59,7 @@ export function scoreInputWindows(patterns: WorkspacePatterns, texts: string[], 
     // The lexical signal tells "reads like an attack" or "reads like ordinary text", not which
     // kind of attack: ordinary-looking text lowers every pattern, attack-looking text backs only
     // the family of the window's closest pattern (so switching that family off lets it through).
-    const lexical = builtins.lexical.scoreTerm(texts[w]!);
+    const lexical = lexicalTerms[w]!;
     const topFamily = builtins.familyOfRow[topRow];
     const lexicalFor = (row: number) => (lexical < 0 || builtins.familyOfRow[row] === topFamily ? lexical : 0);
 

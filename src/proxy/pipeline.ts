@@ -82,6 +82,7 @@ export async function runPipeline(received: ProxiedRequest, deps: PipelineDeps):
   const ahead = deps.firewallMode === "parallel" ? startAhead(request, deps) : undefined;
   if (ahead) await Promise.race([ahead.sent, new Promise((turn) => setImmediate(turn))]);
   const checking = deps.firewall.checkInput(request);
+  deps.cache.prepare?.(request);
   let inputVerdict: FirewallVerdict;
   try {
     inputVerdict = await checking;

@@ -52,8 +52,15 @@ export interface CacheStage {
    */
   lookupExact?(request: ProxiedRequest): Promise<CachedCompletion | undefined>;
   lookupSemantic?(request: ProxiedRequest): Promise<CachedCompletion | undefined>;
-  /** Offered only completions that finished normally and passed the output firewall. */
-  /** Resolves when the entry is written (never rejects: a failed store is logged); the pipeline does not wait for it. */
+  /**
+   * Called as the input check starts: the lookup's work that needs no vector may be done while the
+   * firewall's encoder runs (never anything a client could see).
+   */
+  prepare?(request: ProxiedRequest): void;
+  /**
+   * Offered only completions that finished normally and passed the output firewall. Resolves when
+   * the entry is written (never rejects: a failed store is logged); the pipeline does not wait for it.
+   */
   store(request: ProxiedRequest, completion: Record<string, unknown>, upstreamMs: number): Promise<void>;
   /**
    * Single-flight: while a miss for the same request is in flight, identical requests wait for

@@ -99,6 +99,7 @@ export class RequestSpans {
         // The stage may be a class: its other methods are called on it, not copied off it.
         store: (request, completion, upstreamMs) => cache.store(request, completion, upstreamMs),
         ...(cache.claim ? { claim: (request: ProxiedRequest) => cache.claim!(request) } : {}),
+        ...(cache.prepare ? { prepare: (request: ProxiedRequest) => cache.prepare!(request) } : {}),
         ...(cache.rejectedCandidate ? { rejectedCandidate: (request: ProxiedRequest) => cache.rejectedCandidate!(request) } : {}),
         lookup: (request) => cacheSpan(request, (r) => cache.lookup(r)),
         // Parallel mode's two halves, each a cache span of its own.

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { guardMatch, promptFacts } from "../../src/cache/guard";
+import { guardMatch, prepareForMatching, promptFacts } from "../../src/cache/guard";
 import { AXES } from "../../src/cache/guard-lexicon";
 import { chooseMatch } from "../../src/cache/match";
 import { Readability } from "../../src/embeddings/readability";
@@ -113,6 +113,21 @@ describe("chooseMatch", () => {
 
   test("nothing below the threshold", () => {
     expect(chooseMatch("a question", [candidate("a question", 0.89)], 0.9).hit).toBeUndefined();
+  });
+
+  test("facts computed ahead (the server's: the query's while the encoder ran, an entry's when it was stored) decide as computed ones do, and are asked for only when a candidate is in reach", () => {
+    const candidates = [candidate("What is the capital of Germany?", 0.96), candidate("What's the capital city of France?", 0.93)];
+    const query = "What is the capital of France?";
+    const ahead = new Map(candidates.map((c) => [c.prompt, prepareForMatching(promptFacts(c.prompt))]));
+    let asked = 0;
+    const queryFacts = () => (asked++, prepareForMatching(promptFacts(query)));
+    const decision = chooseMatch(query, candidates, 0.9, { factsOf: (c) => ahead.get(c.prompt)!, queryFacts });
+    expect(decision).toEqual(chooseMatch(query, candidates, 0.9));
+    expect(asked).toBe(1);
+    // The facts handed in are the ones used: the Germany entry's, given as the query's, let it through.
+    expect(chooseMatch(query, candidates, 0.9, { queryFacts: () => ahead.get("What is the capital of Germany?")! }).hit?.prompt).toBe("What is the capital of Germany?");
+    expect(chooseMatch(query, [candidate("What is the capital of France?", 0.5)], 0.9, { queryFacts }).hit).toBeUndefined();
+    expect(asked).toBe(1);
   });
 });
 
