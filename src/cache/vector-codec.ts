@@ -13,9 +13,13 @@ export function floatsToBlob(vector: Float32Array): Uint8Array {
   return new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
 }
 
-/** Copies: a blob from SQLite need not be 4-byte aligned. */
+/**
+ * The blob's floats: a view of its bytes when they are 4-byte aligned (bun:sqlite's blobs are),
+ * else a copy (a blob need not be aligned: a PostgreSQL driver's may be a slice of a larger buffer).
+ * Callers only read it at once (re-scoring), never keep it.
+ */
 export function floatsFromBlob(blob: Uint8Array): Float32Array {
-  return new Float32Array(blob.slice().buffer);
+  return blob.byteOffset % 4 === 0 ? new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength >> 2) : new Float32Array(blob.slice().buffer);
 }
 
 /** Cosine similarity of two L2-normalised vectors. */

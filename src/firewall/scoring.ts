@@ -106,15 +106,24 @@ function collect(
   lexical?: (row: number) => number,
 ): WindowScore {
   const window: WindowScore = { best: undefined, fired: [] };
+  const hitAt = (row: number, similarity: number, value: number, term: number | undefined): PatternHit => {
+    const hit: PatternHit = { pattern: metas[row]!, similarity, score: value };
+    if (term !== undefined) hit.lexical = term;
+    return hit;
+  };
+  // Hits are made only for the best pattern and those that fire: a window is scored against every
+  // built-in (~170), and most of them neither.
+  let best: { row: number; similarity: number; value: number; term: number | undefined; hit?: PatternHit } | undefined;
   for (let r = 0; r < metas.length; r++) {
     if (!enabled[r]) continue;
     const s = similarity(r);
     const term = lexical?.(r);
-    const hit: PatternHit = { pattern: metas[r]!, similarity: s, score: score(s, term ?? 0) };
-    if (term !== undefined) hit.lexical = term;
-    if (!window.best || hit.score > window.best.score) window.best = hit;
-    if (hit.score > hit.pattern.threshold) window.fired.push(hit);
+    const value = score(s, term ?? 0);
+    const fired = value > metas[r]!.threshold ? hitAt(r, s, value, term) : undefined;
+    if (fired) window.fired.push(fired);
+    if (!best || value > best.value) best = { row: r, similarity: s, value, term, hit: fired };
   }
+  if (best) window.best = best.hit ?? hitAt(best.row, best.similarity, best.value, best.term);
   return window;
 }
 

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { deleteEntry, purgeEntries, semanticCandidates, storeEntry, updateCacheSettings, type NewEntry } from "../../src/cache/service";
-import { signBits } from "../../src/cache/vector-codec";
+import { floatsFromBlob, floatsToBlob, signBits } from "../../src/cache/vector-codec";
 import { nearestAcross, SignBitIndex, SignBitPartition } from "../../src/db/sign-bit-index";
 import { openSqlite, type SqliteStorage } from "../../src/db/sqlite";
 import { assetPaths } from "../../src/runtime/assets";
@@ -281,4 +281,16 @@ describe("on SQLite", () => {
     expect(best!.entry.key).toBe("key-1");
     await migrated.close();
   });
+});
+
+test("a stored vector reads back the same from an aligned blob (a view) and from an unaligned one (a copy)", () => {
+  const vector = unitVector(seeded(7));
+  const aligned = new Uint8Array(floatsToBlob(vector));
+  const shifted = new Uint8Array(aligned.byteLength + 1);
+  shifted.set(aligned, 1);
+  const unaligned = shifted.subarray(1);
+  expect(unaligned.byteOffset % 4).not.toBe(0);
+  expect(floatsFromBlob(aligned)).toEqual(vector);
+  expect(floatsFromBlob(unaligned)).toEqual(vector);
+  expect(floatsFromBlob(aligned).buffer).toBe(aligned.buffer);
 });
