@@ -6,7 +6,7 @@ import type { CacheSettingsPatch } from "./model";
 import { and, desc, eq, gt } from "drizzle-orm";
 import { applyUses, type EntryUses } from "./counters";
 import { cacheCounters, cacheEntries } from "./schema";
-import { dot, floatsFromBlob, floatsToBlob, signBits } from "./vector-codec";
+import { candidateDistanceBound, dot, floatsFromBlob, floatsToBlob, signBits } from "./vector-codec";
 
 /** Without a workspace threshold: chosen on the dev sets (docs/cache.md). */
 export const DEFAULT_SEMANTIC_THRESHOLD = 0.9;
@@ -54,6 +54,7 @@ const POSTGRES_VECTOR_SQL = {
   nearest: `WITH nearest AS MATERIALIZED (
      SELECT entry_id FROM cache_vectors
      WHERE workspace_id = $workspace_id AND scope_key = $scope_key
+       AND bit_count(embedding # ('x' || encode($bits::bytea, 'hex'))::bit(384)) <= $max_distance
      ORDER BY bit_count(embedding # ('x' || encode($bits::bytea, 'hex'))::bit(384)) LIMIT $k
    )
    SELECT e.id, e.key, e.prompt, e.embedding FROM nearest JOIN cache_entries e ON e.id = nearest.entry_id
@@ -69,19 +70,21 @@ type RemovedRow = { id: number; scope_key: string };
 /**
  * The entries of one scope nearest to `vector`: a Hamming-distance search over sign bits inside
  * the scope's partition (no other scope is read), then exact cosine similarity from the stored
- * float vectors.
+ * float vectors. Entries whose sign bits differ too much to reach `threshold`
+ * (candidateDistanceBound) are not read: a prompt unlike any stored one reads no row.
  */
-export async function semanticCandidates(scope: WorkspaceScope, scopeKey: string, vector: Float32Array, now: number): Promise<Candidate<EntryRef>[]> {
+export async function semanticCandidates(scope: WorkspaceScope, scopeKey: string, vector: Float32Array, now: number, threshold: number): Promise<Candidate<EntryRef>[]> {
   const bits = signBits(vector);
+  const maxDistance = candidateDistanceBound(threshold, vector.length);
   const rows = scope.signBits
-    ? await nearestInMemory(scope, scope.signBits, scopeKey, bits, now)
-    : await scope.all<CandidateRow>(POSTGRES_VECTOR_SQL.nearest, { bits, k: SEMANTIC_CANDIDATES, scope_key: scopeKey, now });
+    ? await nearestInMemory(scope, scope.signBits, scopeKey, bits, maxDistance, now)
+    : await scope.all<CandidateRow>(POSTGRES_VECTOR_SQL.nearest, { bits, k: SEMANTIC_CANDIDATES, max_distance: maxDistance, scope_key: scopeKey, now });
   return rows.map((row) => ({ entry: { id: row.id, key: row.key }, prompt: row.prompt, similarity: dot(vector, floatsFromBlob(row.embedding)) }));
 }
 
-async function nearestInMemory(scope: WorkspaceScope, index: WorkspaceSignBits, scopeKey: string, bits: Uint8Array, now: number): Promise<CandidateRow[]> {
+async function nearestInMemory(scope: WorkspaceScope, index: WorkspaceSignBits, scopeKey: string, bits: Uint8Array, maxDistance: number, now: number): Promise<CandidateRow[]> {
   const partition = await index.partition(scopeKey, () => partitionRows(scope, scopeKey));
-  const ids = partition.nearest(bits, SEMANTIC_CANDIDATES);
+  const ids = partition.nearest(bits, SEMANTIC_CANDIDATES, maxDistance);
   if (ids.length === 0) return [];
   // CROSS JOIN keeps the plan "each id, then its row": left to itself SQLite scans the workspace's entries.
   const rows = await scope.all<CandidateRow>(

@@ -153,9 +153,10 @@ export class ResponseCache implements CacheStage {
     const prompt = this.#semanticPromptOf(request);
     const vector = prompt === undefined ? undefined : await this.#embed(prompt, scope.workspaceId);
     if (prompt !== undefined && vector) {
-      const candidates = await metrics.cache.database.time("cache_semantic_lookup", () => semanticCandidates(scope, keys.scopeKey, vector, Date.now()));
+      const threshold = workspace.cacheThreshold ?? DEFAULT_SEMANTIC_THRESHOLD;
+      const candidates = await metrics.cache.database.time("cache_semantic_lookup", () => semanticCandidates(scope, keys.scopeKey, vector, Date.now(), threshold));
       const readability = this.#deps.embedder.require().readability;
-      const { hit, rejected } = chooseMatch(prompt, candidates, workspace.cacheThreshold ?? DEFAULT_SEMANTIC_THRESHOLD, {
+      const { hit, rejected } = chooseMatch(prompt, candidates, threshold, {
         readability,
         factsOf: (candidate) => this.#factsOf(candidate, readability),
         queryFacts: () => this.#queryFactsOf(request, prompt),

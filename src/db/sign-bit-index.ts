@@ -72,8 +72,8 @@ export class SignBitPartition {
     return true;
   }
 
-  /** The ids of the k entries with the fewest differing bits, nearest first (ties: the earlier slot). */
-  nearest(bits: Uint8Array, k: number): number[] {
+  /** The ids of the k entries with the fewest differing bits, at most `maxDistance`, nearest first (ties: the earlier slot). */
+  nearest(bits: Uint8Array, k: number, maxDistance = Number.POSITIVE_INFINITY): number[] {
     const query = words(bits, this.wordsPerVector);
     const w = this.wordsPerVector;
     const data = this.#bits;
@@ -84,7 +84,7 @@ export class SignBitPartition {
     for (let slot = 0, offset = 0; slot < n; slot++, offset += w) {
       let distance = 0;
       for (let i = 0; i < w; i++) distance += popcount(data[offset + i]! ^ query[i]!);
-      if (found === k && distance >= bestDistance[k - 1]!) continue;
+      if (distance > maxDistance || (found === k && distance >= bestDistance[k - 1]!)) continue;
       // Insertion into the sorted top-k: k is small (24); nearestAcross serves a large k.
       let j = found < k ? found++ : k - 1;
       while (j > 0 && bestDistance[j - 1]! > distance) {

@@ -7,14 +7,14 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { deleteEntry, purgeEntries, semanticCandidates, storeEntry, updateCacheSettings, type NewEntry } from "../../src/cache/service";
-import { floatsFromBlob, floatsToBlob, signBits } from "../../src/cache/vector-codec";
+import { DEFAULT_SEMANTIC_THRESHOLD, deleteEntry, purgeEntries, semanticCandidates, storeEntry, updateCacheSettings, type NewEntry } from "../../src/cache/service";
+import { candidateDistanceBound, floatsFromBlob, floatsToBlob, signBits } from "../../src/cache/vector-codec";
 import { nearestAcross, SignBitIndex, SignBitPartition } from "../../src/db/sign-bit-index";
 import { openSqlite, type SqliteStorage } from "../../src/db/sqlite";
 import { assetPaths } from "../../src/runtime/assets";
 import { WorkspaceScope } from "../../src/tenancy/scope";
 import { createWorkspace } from "../../src/tenancy/service";
-import { tempDir } from "../support/sieve";
+import { sharedEmbedder, tempDir } from "../support/sieve";
 
 function seeded(seed: number): () => number {
   return () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
@@ -60,6 +60,20 @@ describe("SignBitPartition", () => {
       expect(found.map((id) => hamming(stored[id]!.bits, query))).toEqual(bruteForce);
     }
     expect(nearestAcross([], signBits(unitVector(random)), 10)).toEqual([]);
+  });
+
+  test("entries further than maxDistance are left out, however few the others", () => {
+    const random = seeded(13);
+    const partition = new SignBitPartition(12);
+    const query = unitVector(random);
+    const near = Float32Array.from(query, (x, i) => (i < 20 ? -x : x)); // 20 signs flipped
+    const far = unitVector(random);
+    partition.append(1, signBits(near));
+    partition.append(2, signBits(far));
+    const distanceOfFar = hamming(signBits(far), signBits(query));
+    expect(partition.nearest(signBits(query), 24, 20)).toEqual([1]);
+    expect(partition.nearest(signBits(query), 24, 19)).toEqual([]);
+    expect(partition.nearest(signBits(query), 24, distanceOfFar)).toEqual([1, 2]);
   });
 
   test("fewer entries than k: all of them; none: nothing", () => {
@@ -198,7 +212,7 @@ describe("on SQLite", () => {
     const second = open(dataDir);
     const scope = new WorkspaceScope(second, workspace.id);
     for (const n of [0, 17, 49, 5099]) {
-      const [best] = (await semanticCandidates(scope, "scope-a", vectors[n]!, Date.now())).sort((a, b) => b.similarity - a.similarity);
+      const [best] = (await semanticCandidates(scope, "scope-a", vectors[n]!, Date.now(), DEFAULT_SEMANTIC_THRESHOLD)).sort((a, b) => b.similarity - a.similarity);
       expect(best!.entry.key).toBe(`key-${n}`);
       expect(best!.similarity).toBeCloseTo(1, 5);
     }
@@ -212,7 +226,7 @@ describe("on SQLite", () => {
     const storage = open(dataDir);
     const random = seeded(33);
     const { scope, vectors } = await workspaceWith(storage, 10, random);
-    await semanticCandidates(scope, "scope-a", vectors[0]!, Date.now()); // loads the partition
+    await semanticCandidates(scope, "scope-a", vectors[0]!, Date.now(), DEFAULT_SEMANTIC_THRESHOLD); // loads the partition
     expect(await loadedSize(scope, "scope-a")).toBe(10);
 
     await storeEntry(scope, entry(3), 1000, Date.now(), unitVector(random)); // replaced: same key, new id
@@ -226,7 +240,7 @@ describe("on SQLite", () => {
     expect(await loadedSize(scope, "scope-a")).toBe(8);
     await purgeEntries(scope);
     expect(await loadedSize(scope, "scope-a").catch((error: Error) => error.message)).toBe("not loaded");
-    expect(await semanticCandidates(scope, "scope-a", vectors[9]!, Date.now())).toEqual([]);
+    expect(await semanticCandidates(scope, "scope-a", vectors[9]!, Date.now(), DEFAULT_SEMANTIC_THRESHOLD)).toEqual([]);
     await storage.close();
   });
 
@@ -235,9 +249,10 @@ describe("on SQLite", () => {
     dirs.push(dataDir);
     const storage = open(dataDir);
     const { workspace, scope, vectors } = await workspaceWith(storage, 5, seeded(44));
-    await semanticCandidates(scope, "scope-a", vectors[0]!, Date.now());
+    // Random vectors are far apart: a threshold of -1 lifts the distance bound, so every entry is a candidate.
+    await semanticCandidates(scope, "scope-a", vectors[0]!, Date.now(), -1);
     storage.sqlite.query("DELETE FROM cache_entries WHERE workspace_id = $w AND key = 'key-2'").run({ w: workspace.id });
-    const candidates = await semanticCandidates(scope, "scope-a", vectors[2]!, Date.now());
+    const candidates = await semanticCandidates(scope, "scope-a", vectors[2]!, Date.now(), -1);
     expect(candidates.map((c) => c.entry.key).sort()).toEqual(["key-0", "key-1", "key-3", "key-4"]);
     expect(await loadedSize(scope, "scope-a")).toBe(4);
     await storage.close();
@@ -277,7 +292,7 @@ describe("on SQLite", () => {
       ["key-1", true],
     ]);
     expect(migrated.sqlite.query("SELECT count(*) AS n FROM sqlite_master WHERE name LIKE 'cache_vectors%'").get()).toEqual({ n: 0 });
-    const [best] = (await semanticCandidates(new WorkspaceScope(migrated, workspace.id), "scope-a", vectors[1]!, Date.now())).sort((a, b) => b.similarity - a.similarity);
+    const [best] = (await semanticCandidates(new WorkspaceScope(migrated, workspace.id), "scope-a", vectors[1]!, Date.now(), DEFAULT_SEMANTIC_THRESHOLD)).sort((a, b) => b.similarity - a.similarity);
     expect(best!.entry.key).toBe("key-1");
     await migrated.close();
   });
@@ -293,4 +308,40 @@ test("a stored vector reads back the same from an aligned blob (a view) and from
   expect(floatsFromBlob(aligned)).toEqual(vector);
   expect(floatsFromBlob(unaligned)).toEqual(vector);
   expect(floatsFromBlob(aligned).buffer).toBe(aligned.buffer);
+});
+
+test("the distance bound keeps every pair of real sentences at or above a threshold, and leaves out unrelated ones", async () => {
+  const embedder = await sharedEmbedder();
+  // Written for this test: rewordings, near questions and unrelated ones.
+  const texts = [
+    "How do I reset my password?",
+    "What are the steps to reset my password?",
+    "I forgot my password, how can I change it?",
+    "How can I change the email address on my account?",
+    "What is the capital of France?",
+    "Which city is the capital of France?",
+    "Tell me the capital city of Germany.",
+    "Write a haiku about autumn leaves.",
+    "Compose a short poem about falling leaves in autumn.",
+    "How many grams of protein are in an egg?",
+    "Explain how a binary search works.",
+    "What does binary search do and how does it work?",
+    "Recommend a good book about the history of Rome.",
+    "Summarise this invoice for me.",
+    "Translate 'good morning' into Spanish.",
+    "What's the weather like in Lisbon tomorrow?",
+  ];
+  const vectors = await embedder.embedMany(texts);
+  const bits = vectors.map(signBits);
+  let unrelatedBeyond = 0;
+  for (let i = 0; i < texts.length; i++) {
+    for (let j = i + 1; j < texts.length; j++) {
+      const cosine = vectors[i]!.reduce((sum, x, d) => sum + x * vectors[j]![d]!, 0);
+      const distance = hamming(bits[i]!, bits[j]!);
+      for (const threshold of [0.5, 0.6, 0.7, 0.8, 0.9, 0.95]) if (cosine >= threshold) expect(distance).toBeLessThanOrEqual(candidateDistanceBound(threshold));
+      if (cosine < 0.3 && distance > candidateDistanceBound(DEFAULT_SEMANTIC_THRESHOLD)) unrelatedBeyond++;
+    }
+  }
+  expect(unrelatedBeyond).toBeGreaterThan(20);
+  expect(candidateDistanceBound(-1)).toBeGreaterThanOrEqual(384); // no bound at all
 });
