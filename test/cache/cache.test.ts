@@ -23,7 +23,15 @@ type Body = { model?: string; messages?: Message[]; stream?: boolean } & Record<
 
 const user = (content: string, model = "gpt-test"): Body => ({ model, messages: [{ role: "user", content }] });
 
-function post(tenant: Tenant, body: Body, headers: Record<string, string> = {}) {
+/**
+ * Answers are stored off the response's path (src/runtime/after-response.ts). Each request here
+ * waits until the earlier ones' work is done, as a later client would find it: on PostgreSQL a
+ * store takes a few round trips, and a paraphrase sent at once could arrive before it.
+ */
+const settled = () => sieve.ctx.afterResponse.idle();
+
+async function post(tenant: Tenant, body: Body, headers: Record<string, string> = {}) {
+  await settled();
   return fetch(`${sieve.url}/v1/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: "Bearer sk-provider", ...tenant.serviceHeaders, ...headers },
@@ -48,14 +56,26 @@ function sseText(raw: string): string {
     .join("");
 }
 
-const client = (tenant: Tenant) => new OpenAI({ apiKey: "sk-provider", baseURL: `${sieve.url}/v1`, defaultHeaders: tenant.serviceHeaders, maxRetries: 0 });
+const client = (tenant: Tenant) =>
+  new OpenAI({
+    apiKey: "sk-provider",
+    baseURL: `${sieve.url}/v1`,
+    defaultHeaders: tenant.serviceHeaders,
+    maxRetries: 0,
+    fetch: async (url: string | URL | Request, init?: RequestInit) => {
+      await settled();
+      return fetch(url, init);
+    },
+  });
 
-const api = (tenant: Tenant, method: string, path: string, body?: unknown) =>
-  fetch(`${sieve.url}/v1/cache${path}`, {
+async function api(tenant: Tenant, method: string, path: string, body?: unknown) {
+  await settled();
+  return fetch(`${sieve.url}/v1/cache${path}`, {
     method,
     headers: { ...tenant.serviceHeaders, ...(body === undefined ? {} : { "content-type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+}
 
 const evidenceFor = (t: Tenant, requestId: string) => evidenceOf(sieve, t, requestId);
 
