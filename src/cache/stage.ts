@@ -95,7 +95,7 @@ export class ResponseCache implements CacheStage {
    * a microtask). A semantic lookup that has begun by then computes them itself if it needs them.
    */
   prepare(request: CacheRequest): void {
-    if (!request.workspace.cacheEnabled || !request.cacheControl.lookup) return;
+    if (!request.workspace.cacheEnabled || !request.workspace.cacheSemantic || !request.cacheControl.lookup) return;
     setImmediate(() => {
       if (this.#lookingUp.has(request)) return;
       try {

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_SEMANTIC_THRESHOLD, deleteEntry, purgeEntries, semanticCandidates, storeEntry, updateCacheSettings, type NewEntry } from "../../src/cache/service";
-import { candidateDistanceBound, floatsFromBlob, floatsToBlob, signBits } from "../../src/cache/vector-codec";
+import { candidateDistanceBound, dot, floatsFromBlob, floatsToBlob, signBits } from "../../src/cache/vector-codec";
 import { nearestAcross, SignBitIndex, SignBitPartition } from "../../src/db/sign-bit-index";
 import { openSqlite, type SqliteStorage } from "../../src/db/sqlite";
 import { assetPaths } from "../../src/runtime/assets";
@@ -336,7 +336,7 @@ test("the distance bound keeps every pair of real sentences at or above a thresh
   let unrelatedBeyond = 0;
   for (let i = 0; i < texts.length; i++) {
     for (let j = i + 1; j < texts.length; j++) {
-      const cosine = vectors[i]!.reduce((sum, x, d) => sum + x * vectors[j]![d]!, 0);
+      const cosine = dot(vectors[i]!, vectors[j]!);
       const distance = hamming(bits[i]!, bits[j]!);
       for (const threshold of [0.5, 0.6, 0.7, 0.8, 0.9, 0.95]) if (cosine >= threshold) expect(distance).toBeLessThanOrEqual(candidateDistanceBound(threshold));
       if (cosine < 0.3 && distance > candidateDistanceBound(DEFAULT_SEMANTIC_THRESHOLD)) unrelatedBeyond++;
