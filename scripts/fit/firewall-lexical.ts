@@ -1,12 +1,13 @@
 /**
- * npm run fit:firewall-lexical [-- --harmful-pairs] [--persona-prompts] [--task-prompts] [--v3 | --v3-benign]
+ * npm run fit:firewall-lexical [-- --harmful-pairs] [--persona-prompts] [--task-prompts] [--v3-all | --v3-benign | --no-v3]
  *
  * Fits the firewall's lexical signal (src/firewall/lexical.ts) and writes
  * models/sieve-firewall/lexical-model.json (numbers only, no training text) and that folder's
  * MODEL_CARD.md (firewall-model-card.ts). Run it after fit:firewall:
  * its weight is chosen on the scores the shipped calibration gives.
  *
- * Rows: firewall-train-v2.jsonl and firewall-train.jsonl, the project-written examples with the
+ * Rows: firewall-train-v2.jsonl and firewall-train.jsonl, firewall-train-v3-additions.jsonl's benign
+ * rows and its direct-attack pools (V3_ATTACK_POOLS), the project-written examples with the
  * matched pairs (a harmless text and an attack on the same subject: what tells them apart is the
  * instruction, not the topic) and the built-in input patterns; every row windowed as the server
  * windows it (keptWindows). Each source group weighs the same within its label. Never
@@ -55,11 +56,28 @@ const TRAINING = { epochs: 40, batch: 256, learningRate: 0.5, l2: 1e-6, seed: 14
 const config = loadConfig([]);
 const { readability } = firewallScanOptions(config);
 const split = encoderDataRows();
-// --v3 (issue #51, an experiment): firewall-train-v3-additions' rows join the fitted public rows, each
-// row in its repository's source group as v2's are (never scored by the validation, which reads v2's fifth);
-// --v3-benign: only its benign rows (the hard negatives).
-const V3 = process.argv.includes("--v3") || process.argv.includes("--v3-benign");
-const v3Rows = V3 ? readLabelled(join(DATASETS, "firewall-train-v3-additions.jsonl")).filter((row) => !process.argv.includes("--v3-benign") || !row.attack) : [];
+/**
+ * firewall-train-v3-additions' attacks of these pools join the fitted rows, with every benign row
+ * (its hard negatives): short hijacks in ten languages and extraction queries are user-channel
+ * attacks. Its agent and document pools are left out: their wrappers' words ("you are", "reply",
+ * "instructions") weighed as attack words and doubled the trigger-word probes blocked
+ * (research/firewall-experiments.md, *The lexical signal with v3's direct attacks*). Each row joins
+ * its repository's source group, as v2's rows do, and is never scored by the validation (which
+ * reads v2's fifth). Experiments: --v3-all (every v3 row), --v3-benign (its benign rows only),
+ * --no-v3 (none: the lexical model shipped before 2026-11-29 23:00).
+ */
+const V3_ATTACK_POOLS = new Set(["fw3-constructed-short-hijack", "fw3-prompt-extraction"]);
+const v3Selection = process.argv.includes("--no-v3") ? "none" : process.argv.includes("--v3-all") ? "all" : process.argv.includes("--v3-benign") ? "benign" : "benign and direct attacks";
+const v3Rows =
+  v3Selection === "none"
+    ? []
+    : readLabelled(join(DATASETS, "firewall-train-v3-additions.jsonl")).filter(
+        (row) => !row.attack || v3Selection === "all" || (v3Selection !== "benign" && V3_ATTACK_POOLS.has(v3Pool(row.id))),
+      );
+/** A v3 row's pool: its id without the hash ("fw3-prompt-extraction-1a2b3c" → "fw3-prompt-extraction"). */
+function v3Pool(id: string): string {
+  return id.replace(/-[0-9a-f]+$/, "");
+}
 const encoder = [...split.encoder, ...v3Rows];
 const { calibration } = split;
 const { own, patterns } = projectRows({ matchedPairs: true, harmfulPairs: process.argv.includes("--harmful-pairs"), personaPrompts: process.argv.includes("--persona-prompts"), taskPrompts: process.argv.includes("--task-prompts") });
@@ -211,7 +229,7 @@ const stored: LexicalModel = {
   fit: {
     // What the model card (firewall-model-card.ts) shows: the data, seed and settings, the commit, the validation.
     data: {
-      public: `firewall-train-v2.jsonl + firewall-train.jsonl (rows not in v2)${V3 ? ` + firewall-train-v3-additions.jsonl${process.argv.includes("--v3-benign") ? " (benign rows)" : ""}` : ""}`,
+      public: `firewall-train-v2.jsonl + firewall-train.jsonl (rows not in v2)${v3Description()}`,
       publicRows: encoder.length + calibration.length,
       projectWritten: "scripts/fit/firewall-own-examples.ts with scripts/fit/firewall-own-pairs.jsonl, and the built-in input patterns",
       projectRows: own.length + patterns.length,
@@ -249,4 +267,11 @@ console.log(`\nwrote models/sieve-firewall/lexical-model.json and MODEL_CARD.md:
 
 function round4(x: number): number {
   return Math.round(x * 1e4) / 1e4;
+}
+
+function v3Description(): string {
+  if (v3Selection === "none") return "";
+  if (v3Selection === "all") return " + firewall-train-v3-additions.jsonl";
+  if (v3Selection === "benign") return " + firewall-train-v3-additions.jsonl (benign rows)";
+  return ` + firewall-train-v3-additions.jsonl (benign rows; attacks of its pools ${[...V3_ATTACK_POOLS].map((pool) => pool.replace(/^fw3-/, "")).join(", ")})`;
 }

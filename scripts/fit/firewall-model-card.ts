@@ -15,11 +15,11 @@ import { DATA_SOURCES } from "../train/model-card";
 /** Where the fits write and the server reads (bundled into the executable by the imports of src/firewall/). */
 export const FITTED_DIR = resolve(import.meta.dir, "../../models/sieve-firewall");
 
-/** What the data-channel threshold adds to the trained model's sources (shared/datasets/README.md). */
-const DATA_CHANNEL_SOURCE = [
+/** What the lexical signal and the data channel's rule add to the trained model's sources (shared/datasets/README.md). */
+const V3_SOURCE = [
   "firewall-train-v3-additions.jsonl",
-  "data channel's rule only: its injecagent, agentdojo and constructed-agent pools",
-  "InjecAgent via enkryptai/xInjectAgent (MIT), AgentDojo (MIT), tau-bench (MIT), BFCL (Apache-2.0), XQuAD (CC-BY-SA-4.0), and constructed rows wrapping those (their licences)",
+  "lexical signal: every benign pool and the attacks of its constructed-short-hijack and prompt-extraction pools; data channel's rule: its injecagent, agentdojo and constructed-agent pools",
+  "InjecAgent via enkryptai/xInjectAgent (MIT), AgentDojo (MIT), Agent Security Bench (MIT), tau-bench (MIT), prompt-extraction (MIT), BFCL (Apache-2.0), FuzzyAI (Apache-2.0), WebArena (Apache-2.0), CLINC (CC-BY-3.0), XQuAD and xSID (CC-BY-SA-4.0), fabric and unnatural-instructions (MIT), cheatsheets (CC0-1.0), and constructed rows wrapping those (their licences, with CC0-1.0 phrases)",
 ];
 
 /** calibration.json's `fit` record (scripts/fit/firewall.ts). */
@@ -137,7 +137,7 @@ Never fitted or tuned on \`firewall-dev.jsonl\` (it is for reporting only).
 
 ## Data
 
-${markdownTable(["data", "rows", "sources and licences"], [...DATA_SOURCES.map((source) => [...source]), DATA_CHANNEL_SOURCE])}
+${markdownTable(["data", "rows", "sources and licences"], [...DATA_SOURCES.map((source) => [...source]), V3_SOURCE])}
 
 ## Measured by the fits
 
