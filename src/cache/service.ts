@@ -64,6 +64,14 @@ const POSTGRES_VECTOR_SQL = {
 
 type CandidateRow = { id: number; key: string; prompt: string; embedding: Uint8Array };
 
+/**
+ * What a semantic search needs of an entry, kept in memory on SQLite beside its sign bits
+ * (WorkspaceSignBits.keep) when it is stored or read: a search that finds it then reads no row.
+ * In templated traffic every prompt has two dozen near neighbours, and reading their rows was
+ * ~0.2 ms of each lookup (docs/performance.md). None of it changes while the entry lives.
+ */
+type KeptCandidate = { id: number; key: string; prompt: string; vector: Float32Array; expiresAt: number };
+
 /** Rows a delete removed: the in-memory index (SQLite) forgets them once the transaction has committed. */
 type RemovedRow = { id: number; scope_key: string };
 
@@ -78,27 +86,44 @@ export async function semanticCandidates(scope: WorkspaceScope, scopeKey: string
   const maxDistance = candidateDistanceBound(threshold, vector.length);
   const rows = scope.signBits
     ? await nearestInMemory(scope, scope.signBits, scopeKey, bits, maxDistance, now)
-    : await scope.all<CandidateRow>(POSTGRES_VECTOR_SQL.nearest, { bits, k: SEMANTIC_CANDIDATES, max_distance: maxDistance, scope_key: scopeKey, now });
-  return rows.map((row) => ({ entry: { id: row.id, key: row.key }, prompt: row.prompt, similarity: dot(vector, floatsFromBlob(row.embedding)) }));
+    : (await scope.all<CandidateRow>(POSTGRES_VECTOR_SQL.nearest, { bits, k: SEMANTIC_CANDIDATES, max_distance: maxDistance, scope_key: scopeKey, now })).map((row) => ({ ...row, vector: floatsFromBlob(row.embedding) }));
+  return rows.map((row) => ({ entry: { id: row.id, key: row.key }, prompt: row.prompt, similarity: dot(vector, row.vector) }));
 }
 
-async function nearestInMemory(scope: WorkspaceScope, index: WorkspaceSignBits, scopeKey: string, bits: Uint8Array, maxDistance: number, now: number): Promise<CandidateRow[]> {
+async function nearestInMemory(scope: WorkspaceScope, index: WorkspaceSignBits, scopeKey: string, bits: Uint8Array, maxDistance: number, now: number): Promise<KeptCandidate[]> {
   const partition = await index.partition(scopeKey, () => partitionRows(scope, scopeKey));
   const ids = partition.nearest(bits, SEMANTIC_CANDIDATES, maxDistance);
-  if (ids.length === 0) return [];
+  const found: KeptCandidate[] = [];
+  const unread: number[] = [];
+  for (const id of ids) {
+    const kept = index.kept<KeptCandidate>(scopeKey, id);
+    if (kept && kept.expiresAt > now) found.push(kept);
+    else unread.push(id);
+  }
+  if (unread.length === 0) return found;
   // CROSS JOIN keeps the plan "each id, then its row": left to itself SQLite scans the workspace's entries.
-  const rows = await scope.all<CandidateRow>(
-    `SELECT e.id, e.key, e.prompt, e.embedding FROM json_each($ids) AS nearest CROSS JOIN cache_entries e ON e.id = nearest.value
+  const rows = await scope.all<CandidateRow & { expires_at: number }>(
+    `SELECT e.id, e.key, e.prompt, e.embedding, e.expires_at FROM json_each($ids) AS nearest CROSS JOIN cache_entries e ON e.id = nearest.value
      WHERE e.workspace_id = $workspace_id AND e.expires_at > $now AND e.prompt IS NOT NULL AND e.embedding IS NOT NULL`,
-    { ids: JSON.stringify(ids), now },
+    { ids: JSON.stringify(unread), now },
   );
+  for (const row of rows) {
+    const read: KeptCandidate = { id: row.id, key: row.key, prompt: row.prompt, vector: floatsFromBlob(row.embedding), expiresAt: Number(row.expires_at) };
+    index.keep(scopeKey, row.id, read);
+    found.push(read);
+  }
   // An id no live row backs (expired, or deleted by a path that reports nothing here, such as a
   // workspace's cascade) can never be served again: it leaves the index.
-  if (rows.length < ids.length) {
+  if (rows.length < unread.length) {
     const live = new Set(rows.map((row) => row.id));
-    for (const id of ids) if (!live.has(id)) index.remove(scopeKey, id);
+    for (const id of unread) if (!live.has(id)) index.remove(scopeKey, id);
   }
-  return rows;
+  return found;
+}
+
+/** An entry whose row a lookup found gone: out of the in-memory index (SQLite) and its kept row. */
+export function forgetCandidate(scope: WorkspaceScope, scopeKey: string, id: number): void {
+  scope.signBits?.remove(scopeKey, id);
 }
 
 /** A scope's ids and sign bits. */
@@ -151,7 +176,10 @@ export async function storeEntry(scope: WorkspaceScope, entry: NewEntry, maxEntr
     return { id: inserted!.id, removed: [...replaced, ...expired, ...evicted] };
   });
   forgetRemoved(scope, removed);
-  if (bits) scope.signBits?.add(entry.scopeKey, id, bits);
+  if (bits) {
+    scope.signBits?.add(entry.scopeKey, id, bits);
+    if (entry.prompt !== undefined) scope.signBits?.keep(entry.scopeKey, id, { id, key: entry.key, prompt: entry.prompt, vector: vector!.slice(), expiresAt: now + entry.ttlSeconds * 1000 } satisfies KeptCandidate);
+  }
   return id;
 }
 

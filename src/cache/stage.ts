@@ -17,6 +17,7 @@ import {
   attachVector,
   DEFAULT_SEMANTIC_THRESHOLD,
   findExact,
+  forgetCandidate,
   loadEntry,
   semanticCandidates,
   storeEntry,
@@ -156,19 +157,27 @@ export class ResponseCache implements CacheStage {
       const threshold = workspace.cacheThreshold ?? DEFAULT_SEMANTIC_THRESHOLD;
       const candidates = await metrics.cache.database.time("cache_semantic_lookup", () => semanticCandidates(scope, keys.scopeKey, vector, Date.now(), threshold));
       const readability = this.#deps.embedder.require().readability;
-      const { hit, rejected } = chooseMatch(prompt, candidates, threshold, {
-        readability,
-        factsOf: (candidate) => this.#factsOf(candidate, readability),
-        queryFacts: () => this.#queryFactsOf(request, prompt),
-      });
-      for (const { candidate, check, reason } of rejected) {
-        metrics.cache.rejected(check);
-        this.#deps.log.debug("cache: semantic candidate rejected by the verifier", { key: candidate.entry.key, similarity: candidate.similarity, reason });
+      for (let remaining = candidates; ; ) {
+        const { hit, rejected } = chooseMatch(prompt, remaining, threshold, {
+          readability,
+          factsOf: (candidate) => this.#factsOf(candidate, readability),
+          queryFacts: () => this.#queryFactsOf(request, prompt),
+        });
+        for (const { candidate, check, reason } of rejected) {
+          metrics.cache.rejected(check);
+          this.#deps.log.debug("cache: semantic candidate rejected by the verifier", { key: candidate.entry.key, similarity: candidate.similarity, reason });
+        }
+        const [first] = rejected;
+        if (first && !this.#rejections.has(request)) this.#rejections.set(request, { similarity: Number(first.candidate.similarity.toFixed(4)), reason: first.reason });
+        if (!hit) break;
+        const entry = await loadEntry(scope, hit.entry.id);
+        if (entry) return this.#hit(request, entry, "semantic", hit.similarity);
+        // Its row is gone (deleted behind the in-memory index's back): it leaves the index, and a
+        // less similar candidate the verifier has not judged yet may still answer.
+        forgetCandidate(scope, keys.scopeKey, hit.entry.id);
+        const judged = new Set([hit, ...rejected.map((r) => r.candidate)]);
+        remaining = remaining.filter((candidate) => !judged.has(candidate));
       }
-      const [first] = rejected;
-      if (first) this.#rejections.set(request, { similarity: Number(first.candidate.similarity.toFixed(4)), reason: first.reason });
-      const entry = hit && (await loadEntry(scope, hit.entry.id));
-      if (hit && entry) return this.#hit(request, entry, "semantic", hit.similarity);
     }
     this.#deps.cacheCounters.miss(scope);
     metrics.cache.misses.inc();

@@ -168,6 +168,12 @@ type Entry = { partition: SignBitPartition; loading?: undefined } | { loading: P
  */
 export type SignBitLimits = { maxPartitions: number; maxEntries: number };
 
+/**
+ * Rows kept beside recently added or read entries (the cache's candidate rows: key, prompt, vector),
+ * so a search that finds them reads no row from the database; ~2 KB each, so ~8 MB in all.
+ */
+export const KEPT_ROWS = 4096;
+
 /** At most ~55–110 MB of entries (1,000,000) and ~6 MB of partition overhead (20,000). */
 export const DEFAULT_SIGN_BIT_LIMITS: SignBitLimits = { maxPartitions: 20_000, maxEntries: 1_000_000 };
 
@@ -178,6 +184,8 @@ export const DEFAULT_SIGN_BIT_LIMITS: SignBitLimits = { maxPartitions: 20_000, m
  */
 export class SignBitIndex {
   readonly #partitions = new Map<string, Entry>();
+  /** Rows callers keep for entries (`keep`), by partition key and id, least recently kept or read first. */
+  readonly #kept = new Map<string, unknown>();
   /** Entries in the loaded partitions. */
   #entries = 0;
 
@@ -199,11 +207,32 @@ export class SignBitIndex {
     return {
       partition: (scopeKey, load) => this.#partition(key(workspaceId, scopeKey), load),
       add: (scopeKey, id, bits) => this.#change(key(workspaceId, scopeKey), { add: { id, bits } }),
-      remove: (scopeKey, id) => this.#change(key(workspaceId, scopeKey), { remove: id }),
-      drop: (scopeKey) => this.#drop(key(workspaceId, scopeKey)),
+      remove: (scopeKey, id) => {
+        this.#kept.delete(keptKey(key(workspaceId, scopeKey), id));
+        this.#change(key(workspaceId, scopeKey), { remove: id });
+      },
+      drop: (scopeKey) => {
+        this.#forgetKept(key(workspaceId, scopeKey) + "\0");
+        this.#drop(key(workspaceId, scopeKey));
+      },
       clear: () => {
         const prefix = key(workspaceId, "");
+        this.#forgetKept(prefix);
         for (const k of [...this.#partitions.keys()]) if (k.startsWith(prefix)) this.#drop(k);
+      },
+      keep: (scopeKey, id, row) => {
+        const k = keptKey(key(workspaceId, scopeKey), id);
+        this.#kept.delete(k);
+        this.#kept.set(k, row);
+        if (this.#kept.size > KEPT_ROWS) this.#kept.delete(this.#kept.keys().next().value!);
+      },
+      kept: <T>(scopeKey: string, id: number) => {
+        const k = keptKey(key(workspaceId, scopeKey), id);
+        const row = this.#kept.get(k);
+        if (row === undefined) return undefined;
+        this.#kept.delete(k);
+        this.#kept.set(k, row);
+        return row as T;
       },
     };
   }
@@ -258,6 +287,10 @@ export class SignBitIndex {
     else this.#evictBeyondLimits(k);
   }
 
+  #forgetKept(prefix: string): void {
+    for (const k of [...this.#kept.keys()]) if (k.startsWith(prefix)) this.#kept.delete(k);
+  }
+
   #drop(k: string): void {
     const entry = this.#partitions.get(k);
     if (!entry) return;
@@ -283,6 +316,14 @@ export type WorkspaceSignBits = {
   drop(scopeKey: string): void;
   /** Forgets every partition of the workspace (purge): the next lookups load them again. */
   clear(): void;
+  /**
+   * Keeps a row beside an entry (bounded: KEPT_ROWS in all, the least recently used go first),
+   * forgotten when the entry is removed or its partition dropped or cleared. Only what never
+   * changes while the entry lives belongs here.
+   */
+  keep(scopeKey: string, id: number, row: unknown): void;
+  /** The row kept beside an entry, if any. */
+  kept<T>(scopeKey: string, id: number): T | undefined;
 };
 
 /** Rows read per statement when a partition is loaded: 100,000 entries take ~0.2 s, so other requests run between pages. */
@@ -305,6 +346,7 @@ export async function readPaged(page: (after: number, limit: number) => Promise<
 }
 
 const key = (workspaceId: string, scopeKey: string) => `${workspaceId}\0${scopeKey}`;
+const keptKey = (partitionKey: string, id: number) => `${partitionKey}\0${id}`;
 
 function apply(partition: SignBitPartition, change: Change): void {
   if ("add" in change) partition.add(change.add.id, change.add.bits);

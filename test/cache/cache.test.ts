@@ -161,6 +161,23 @@ describe("semantic hits and the precision guard", () => {
     expect(record.cache_hit).toEqual({ key: paraphrase.response.headers.get("x-service-cache-key"), kind: "semantic", similarity: Number(similarity.toFixed(4)) });
   });
 
+  test("an entry whose row was deleted behind the server's back is not served; the next candidate that agrees answers", async () => {
+    const tenant = await sieve.tenant();
+    // Two near entries (no-cache: the second is stored, not answered by the first).
+    await chat(tenant, user("What is the capital of France?"), { "X-Service-Cache-Control": "no-cache" });
+    await chat(tenant, user("What's the capital city of France?"), { "X-Service-Cache-Control": "no-cache" });
+    const first = await chat(tenant, user("What's the capital of France?"));
+    expect(first.cache).toBe("hit");
+    const best = first.response.headers.get("x-service-cache-key")!;
+    // As another process editing the file would: the server's in-memory index still holds the entry.
+    await sieve.ctx.database.run("DELETE FROM cache_entries WHERE workspace_id = $id AND key = $key", { id: tenant.workspaceId, key: best });
+    const second = await chat(tenant, user("What's the capital of France?"));
+    expect(second.cache).toBe("hit");
+    expect(second.providerCalls).toBe(0);
+    expect(second.response.headers.get("x-service-cache-key")).not.toBe(best);
+    expect(Number(second.response.headers.get("x-service-cache-similarity"))).toBeLessThanOrEqual(Number(first.response.headers.get("x-service-cache-similarity")));
+  });
+
   test("text hidden in invisible tag characters counts, as the provider's model reads it; invisible-only prompts match only exactly", async () => {
     const tenant = await sieve.tenant();
     const tag = (ascii: string) => [...ascii].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join("");

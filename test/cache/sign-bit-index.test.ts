@@ -7,10 +7,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_SEMANTIC_THRESHOLD, deleteEntry, purgeEntries, semanticCandidates, storeEntry, updateCacheSettings, type NewEntry } from "../../src/cache/service";
+import { DEFAULT_SEMANTIC_THRESHOLD, deleteEntry, forgetCandidate, loadEntry, purgeEntries, semanticCandidates, storeEntry, updateCacheSettings, type NewEntry } from "../../src/cache/service";
 import { candidateDistanceBound, dot, floatsFromBlob, floatsToBlob, signBits } from "../../src/cache/vector-codec";
 import { nearestAcross, SignBitIndex, SignBitPartition } from "../../src/db/sign-bit-index";
-import { openSqlite, type SqliteStorage } from "../../src/db/sqlite";
+import { openSqlite, SqliteStorage } from "../../src/db/sqlite";
 import { assetPaths } from "../../src/runtime/assets";
 import { WorkspaceScope } from "../../src/tenancy/scope";
 import { createWorkspace } from "../../src/tenancy/service";
@@ -25,6 +25,9 @@ function unitVector(random: () => number): Float32Array {
   const norm = Math.hypot(...v);
   return v.map((x) => x / norm);
 }
+
+/** The same database seen through an index of its own (nothing loaded or kept), as after a restart. */
+const withFreshIndex = (storage: SqliteStorage) => new SqliteStorage(storage.sqlite, storage.db, storage.location, false, new SignBitIndex());
 
 const hamming = (a: Uint8Array, b: Uint8Array) => a.reduce((sum, byte, i) => sum + bitCount(byte ^ b[i]!), 0);
 const bitCount = (x: number) => x.toString(2).replaceAll("0", "").length;
@@ -244,17 +247,64 @@ describe("on SQLite", () => {
     await storage.close();
   });
 
-  test("a row deleted behind the index's back is never a candidate and leaves the index at the next lookup", async () => {
+  test("a row deleted behind the index's back: read from the database it is no candidate and leaves the index; kept in memory it is a candidate whose row is gone until forgotten", async () => {
     const dataDir = tempDir("sieve-signbits-");
     dirs.push(dataDir);
     const storage = open(dataDir);
-    const { workspace, scope, vectors } = await workspaceWith(storage, 5, seeded(44));
-    // Random vectors are far apart: a threshold of -1 lifts the distance bound, so every entry is a candidate.
-    await semanticCandidates(scope, "scope-a", vectors[0]!, Date.now(), -1);
+    const { workspace, vectors } = await workspaceWith(storage, 5, seeded(44));
+    // A scope of a fresh index: nothing kept, every row is read from the database.
+    const reread = new WorkspaceScope(withFreshIndex(storage), workspace.id);
+    const stored = new WorkspaceScope(storage, workspace.id);
+    // Loads the partition; at 0.99 only key-0 itself is near enough to be read (and kept).
+    await semanticCandidates(reread, "scope-a", vectors[0]!, Date.now(), 0.99);
+    await semanticCandidates(stored, "scope-a", vectors[0]!, Date.now(), 0.99);
     storage.sqlite.query("DELETE FROM cache_entries WHERE workspace_id = $w AND key = 'key-2'").run({ w: workspace.id });
-    const candidates = await semanticCandidates(scope, "scope-a", vectors[2]!, Date.now(), -1);
+    // Random vectors are far apart: a threshold of -1 lifts the distance bound, so every entry is a candidate.
+    const candidates = await semanticCandidates(reread, "scope-a", vectors[2]!, Date.now(), -1);
     expect(candidates.map((c) => c.entry.key).sort()).toEqual(["key-0", "key-1", "key-3", "key-4"]);
-    expect(await loadedSize(scope, "scope-a")).toBe(4);
+    expect(await loadedSize(reread, "scope-a")).toBe(4);
+
+    // The storing scope kept key-2's row when it stored it: the lookup (CacheStage) loads the chosen entry, finds nothing and forgets it.
+    const kept = await semanticCandidates(stored, "scope-a", vectors[2]!, Date.now(), -1);
+    const best = kept.toSorted((a, b) => b.similarity - a.similarity)[0]!;
+    expect(best.entry.key).toBe("key-2");
+    expect(await loadEntry(stored, best.entry.id)).toBeUndefined();
+    forgetCandidate(stored, "scope-a", best.entry.id);
+    const after = await semanticCandidates(stored, "scope-a", vectors[2]!, Date.now(), -1);
+    expect(after.map((c) => c.entry.key).sort()).toEqual(["key-0", "key-1", "key-3", "key-4"]);
+    await storage.close();
+  });
+
+  test("a stored entry's row is kept beside its sign bits: a search that finds it reads nothing, with the same similarity as from its row; expired or removed, it is not kept", async () => {
+    const dataDir = tempDir("sieve-signbits-");
+    dirs.push(dataDir);
+    const storage = open(dataDir);
+    const random = seeded(55);
+    const { workspace, scope, vectors } = await workspaceWith(storage, 6, random);
+    const queries: string[] = [];
+    const spied = new WorkspaceScope(
+      new Proxy(storage, { get: (target, name) => (name === "all" ? (sql: string, params: object) => (queries.push(sql), target.all(sql, params as never)) : Reflect.get(target, name)) }),
+      workspace.id,
+    );
+    const fromMemory = await semanticCandidates(spied, "scope-a", vectors[1]!, Date.now(), -1);
+    expect(queries.filter((sql) => sql.includes("cache_entries e"))).toEqual([]); // no row read, only the partition's load
+    const fromRows = await semanticCandidates(new WorkspaceScope(withFreshIndex(storage), workspace.id), "scope-a", vectors[1]!, Date.now(), -1);
+    const byKey = (list: typeof fromRows) => Object.fromEntries(list.map((c) => [c.entry.key, [c.entry.id, c.prompt, c.similarity]]));
+    expect(byKey(fromMemory)).toEqual(byKey(fromRows));
+    expect(fromMemory).toHaveLength(6);
+
+    // Past its expiry a kept row is not used: the row is read, and the database no longer offers it.
+    queries.length = 0;
+    const later = await semanticCandidates(spied, "scope-a", vectors[1]!, Date.now() + 3_700_000, -1);
+    expect(later).toEqual([]);
+    expect(queries.some((sql) => sql.includes("cache_entries e"))).toBe(true);
+
+    // Removed entries take their kept rows with them (here: deleted through the service).
+    const fresh = (await workspaceWith(storage, 0, random)).scope;
+    const v = unitVector(random);
+    await storeEntry(fresh, entry(1), 1000, Date.now(), v);
+    expect(await deleteEntry(fresh, "key-1")).toBe(true);
+    expect(await semanticCandidates(fresh, "scope-a", v, Date.now(), -1)).toEqual([]);
     await storage.close();
   });
 
