@@ -5,7 +5,9 @@
  * document search one per document variant (rows: chunk_embeddings.sign_bits,
  * src/documents/search/vector-index.ts). One process owns a SQLite file, so this copy is the only
  * one; the rows stay the record and a partition is loaded from them on its first lookup.
- * PostgreSQL, shared by several instances, searches in SQL instead.
+ * Beside recent entries a caller may keep a row of its own (`keep`: the cache's candidate rows),
+ * so a search that finds them reads nothing. PostgreSQL, shared by several instances, searches in
+ * SQL instead.
  *
  * Measured (docs/cache.md, *Storage*): sqlite-vec 0.1.9's KNN costs ~60 ns per entry at k = 24
  * (its per-chunk selection is O(chunk × k)); this scan ~11–18 ns (a 16-bit popcount table),
