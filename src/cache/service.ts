@@ -72,6 +72,17 @@ type CandidateRow = { id: number; key: string; prompt: string; embedding: Uint8A
  */
 type KeptCandidate = { id: number; key: string; prompt: string; vector: Float32Array; expiresAt: number };
 
+/**
+ * Longer prompts are read from their row each time: a semantic prompt may hold up to ~25,000
+ * characters (254 tokens of long words), and 4,096 of those would hold ~200 MB. With this bound
+ * the kept rows stay under ~25 MB whatever a tenant sends.
+ */
+const MAX_KEPT_PROMPT_CHARS = 2048;
+
+function keepCandidate(index: WorkspaceSignBits, scopeKey: string, row: KeptCandidate): void {
+  if (row.prompt.length <= MAX_KEPT_PROMPT_CHARS) index.keep(scopeKey, row.id, row);
+}
+
 /** Rows a delete removed: the in-memory index (SQLite) forgets them once the transaction has committed. */
 type RemovedRow = { id: number; scope_key: string };
 
@@ -109,7 +120,7 @@ async function nearestInMemory(scope: WorkspaceScope, index: WorkspaceSignBits, 
   );
   for (const row of rows) {
     const read: KeptCandidate = { id: row.id, key: row.key, prompt: row.prompt, vector: floatsFromBlob(row.embedding), expiresAt: Number(row.expires_at) };
-    index.keep(scopeKey, row.id, read);
+    keepCandidate(index, scopeKey, read);
     found.push(read);
   }
   // An id no live row backs (expired, or deleted by a path that reports nothing here, such as a
@@ -178,7 +189,7 @@ export async function storeEntry(scope: WorkspaceScope, entry: NewEntry, maxEntr
   forgetRemoved(scope, removed);
   if (bits) {
     scope.signBits?.add(entry.scopeKey, id, bits);
-    if (entry.prompt !== undefined) scope.signBits?.keep(entry.scopeKey, id, { id, key: entry.key, prompt: entry.prompt, vector: vector!.slice(), expiresAt: now + entry.ttlSeconds * 1000 } satisfies KeptCandidate);
+    if (entry.prompt !== undefined && scope.signBits) keepCandidate(scope.signBits, entry.scopeKey, { id, key: entry.key, prompt: entry.prompt, vector: vector!.slice(), expiresAt: now + entry.ttlSeconds * 1000 });
   }
   return id;
 }

@@ -172,7 +172,8 @@ export type SignBitLimits = { maxPartitions: number; maxEntries: number };
 
 /**
  * Rows kept beside recently added or read entries (the cache's candidate rows: key, prompt, vector),
- * so a search that finds them reads no row from the database; ~2 KB each, so ~8 MB in all.
+ * so a search that finds them reads no row from the database; ~2 KB each, so ~8 MB in all (the
+ * cache keeps no row whose prompt is longer than 2,048 characters: at most ~25 MB).
  */
 export const KEPT_ROWS = 4096;
 

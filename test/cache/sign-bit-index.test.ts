@@ -299,6 +299,17 @@ describe("on SQLite", () => {
     expect(later).toEqual([]);
     expect(queries.some((sql) => sql.includes("cache_entries e"))).toBe(true);
 
+    // A long prompt is never kept (a tenant's long prompts must not fill the server's memory): its row is read each time.
+    const long = unitVector(random);
+    await storeEntry(scope, { ...entry(7), prompt: "word ".repeat(600) }, 1000, Date.now(), long);
+    queries.length = 0;
+    const longFound = await semanticCandidates(spied, "scope-a", long, Date.now(), 0.99);
+    expect(longFound.map((c) => c.entry.key)).toEqual(["key-7"]);
+    expect(queries.filter((sql) => sql.includes("cache_entries e"))).toHaveLength(1);
+    queries.length = 0;
+    await semanticCandidates(spied, "scope-a", long, Date.now(), 0.99);
+    expect(queries.filter((sql) => sql.includes("cache_entries e"))).toHaveLength(1);
+
     // Removed entries take their kept rows with them (here: deleted through the service).
     const fresh = (await workspaceWith(storage, 0, random)).scope;
     const v = unitVector(random);
