@@ -41,7 +41,8 @@ try {
     const label = wrapper === "all" ? "all" : `${wrapper} (.${EXTENSIONS[wrapper]})`;
     console.log(`| ${label} | ${rate(kind("injected"))} | ${rate(kind("plain"))} | ${rate(kind("human-request"))} |`);
   }
-  for (const position of ["start", "middle", "end"]) console.log(`injected at the ${position}: ${rate(outcomes.filter((o) => o.row.position === position))} flagged`);
+  for (const position of ["start", "middle", "end"]) console.log(`injected at the ${position}: ${rate(outcomes.filter((o) => o.row.position === position && o.row.kind === "injected"))} flagged`);
+  console.log(`instructions about the answer that name no AI: ${rate(outcomes.filter((o) => o.row.kind === "answer-instruction"))} flagged; requests about a reply addressed to a person: ${rate(outcomes.filter((o) => o.row.kind === "reply-request"))}`);
 
   const realDir = join(import.meta.dir, "../../test/fixtures/real");
   const documentation = [

@@ -39,7 +39,7 @@ import { BuiltinIndex, WorkspacePatterns } from "../../src/firewall/pattern-inde
 import { DATA_CHANNEL } from "../../src/firewall/data-channel";
 import { planWindows, scanTexts, SECOND_LOOK_FROM, type ScanOptions, type ScanResult } from "../../src/firewall/scan";
 import { assetPaths } from "../../src/runtime/assets";
-import { dataChannelRows } from "./firewall-data-channel-set";
+import { ADDRESSED_KINDS, dataChannelRows } from "./firewall-data-channel-set";
 import { DATASETS, FirstSightEmbedding, readLabelled, type LabelledRow } from "./firewall-data";
 import { percent, rocAuc, tprAtFpr, type Scored } from "./firewall-metrics";
 
@@ -251,10 +251,11 @@ function report(s: Setup, file: string, outcomes: Outcome[]) {
  * as a tool result or document (channel data) and, for comparison, as user text; per wrapper and kind.
  */
 async function reportDataChannel(s: Setup): Promise<void> {
-  const rows = dataChannelRows();
-  await s.embedding.embedMany(rows.flatMap((row) => planWindows([row.text], () => false, { ...s.options, budgetTokens: 0 }).windows));
+  const allRows = dataChannelRows();
+  const rows = allRows.filter((row) => ADDRESSED_KINDS.includes(row.kind));
+  await s.embedding.embedMany(allRows.flatMap((row) => planWindows([row.text], () => false, { ...s.options, budgetTokens: 0 }).windows));
   const scanned: { row: (typeof rows)[number]; data: boolean; user: boolean; score: number }[] = [];
-  for (const row of rows) {
+  for (const row of allRows) {
     const data = await scanTexts([{ text: row.text, channel: "data" }], s.patterns, s.embedding, s.options);
     const user = await scanTexts([{ text: row.text, channel: "user" }], s.patterns, s.embedding, s.options);
     scanned.push({ row, data: data.verdict.action === "block", user: user.verdict.action === "block", score: data.best?.score ?? 0 });
@@ -263,13 +264,21 @@ async function reportDataChannel(s: Setup): Promise<void> {
   console.log(`\n### Data channel (${s.name}; project-written set, ${rows.length} rows; data-channel threshold ${DATA_CHANNEL.threshold})\n`);
   console.log("| wrapper | injected blocked (data / as user text) | plain blocked (data / user) | human-addressed requests blocked (data / user) | ROC AUC |\n|---|---|---|---|---|");
   const rate = (list: typeof scanned, key: "data" | "user") => (list.length ? percent(list.filter((x) => x[key]).length / list.length) : "–");
-  for (const wrapper of [...new Set(rows.map((r) => r.wrapper)), "all"]) {
-    const some = scanned.filter((x) => wrapper === "all" || x.row.wrapper === wrapper);
+  const wrappers = [...new Set(rows.map((r) => r.wrapper)), "all"];
+  for (const wrapper of wrappers) {
+    const some = scanned.filter((x) => (wrapper === "all" || x.row.wrapper === wrapper) && ADDRESSED_KINDS.includes(x.row.kind));
     const kind = (k: string) => some.filter((x) => x.row.kind === k);
     console.log(`| ${wrapper} | ${rate(kind("injected"), "data")} / ${rate(kind("injected"), "user")} | ${rate(kind("plain"), "data")} / ${rate(kind("plain"), "user")} | ${rate(kind("human-request"), "data")} / ${rate(kind("human-request"), "user")} | ${rocAuc(some.map((x) => ({ score: x.score, attack: x.row.attack }))).toFixed(3)} |`);
   }
+  console.log(`\nInstructions about the answer that name no AI (${allRows.filter((r) => r.kind === "answer-instruction").length} rows), against requests about a reply addressed to a person (${allRows.filter((r) => r.kind === "reply-request").length}):\n`);
+  console.log("| wrapper | answer instructions blocked (data / as user text) | reply requests to a person blocked (data / user) | ROC AUC of the two |\n|---|---|---|---|");
+  for (const wrapper of wrappers) {
+    const some = scanned.filter((x) => (wrapper === "all" || x.row.wrapper === wrapper) && (x.row.kind === "answer-instruction" || x.row.kind === "reply-request"));
+    const kind = (k: string) => some.filter((x) => x.row.kind === k);
+    console.log(`| ${wrapper} | ${rate(kind("answer-instruction"), "data")} / ${rate(kind("answer-instruction"), "user")} | ${rate(kind("reply-request"), "data")} / ${rate(kind("reply-request"), "user")} | ${rocAuc(some.map((x) => ({ score: x.score, attack: x.row.attack }))).toFixed(3)} |`);
+  }
   for (const position of ["start", "middle", "end"]) {
-    const some = scanned.filter((x) => x.row.position === position);
+    const some = scanned.filter((x) => x.row.position === position && x.row.kind === "injected");
     console.log(`injected at the ${position}: ${rate(some, "data")} blocked on the data channel, ${rate(some, "user")} as user text`);
   }
   const wrong = scanned.filter((x) => !x.row.attack && x.data);
