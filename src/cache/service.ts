@@ -106,11 +106,12 @@ async function nearestInMemory(scope: WorkspaceScope, index: WorkspaceSignBits, 
   const ids = partition.nearest(bits, SEMANTIC_CANDIDATES, maxDistance);
   const found: KeptCandidate[] = [];
   const unread: number[] = [];
-  for (const id of ids) {
-    const kept = index.kept<KeptCandidate>(scopeKey, id);
-    if (kept && kept.expiresAt > now) found.push(kept);
+  const kept = index.kept<KeptCandidate>(scopeKey, ids);
+  ids.forEach((id, i) => {
+    const row = kept[i];
+    if (row && row.expiresAt > now) found.push(row);
     else unread.push(id);
-  }
+  });
   if (unread.length === 0) return found;
   // CROSS JOIN keeps the plan "each id, then its row": left to itself SQLite scans the workspace's entries.
   const rows = await scope.all<CandidateRow & { expires_at: number }>(

@@ -187,7 +187,7 @@ export const DEFAULT_SIGN_BIT_LIMITS: SignBitLimits = { maxPartitions: 20_000, m
  */
 export class SignBitIndex {
   readonly #partitions = new Map<string, Entry>();
-  /** Rows callers keep for entries (`keep`), by partition key and id, least recently kept or read first. */
+  /** Rows callers keep for entries (`keep`), by partition key and id, the longest kept first. */
   readonly #kept = new Map<string, unknown>();
   /** Entries in the loaded partitions. */
   #entries = 0;
@@ -229,13 +229,9 @@ export class SignBitIndex {
         this.#kept.set(k, row);
         if (this.#kept.size > KEPT_ROWS) this.#kept.delete(this.#kept.keys().next().value!);
       },
-      kept: <T>(scopeKey: string, id: number) => {
-        const k = keptKey(key(workspaceId, scopeKey), id);
-        const row = this.#kept.get(k);
-        if (row === undefined) return undefined;
-        this.#kept.delete(k);
-        this.#kept.set(k, row);
-        return row as T;
+      kept: <T>(scopeKey: string, ids: number[]) => {
+        const partition = key(workspaceId, scopeKey);
+        return ids.map((id) => this.#kept.get(keptKey(partition, id)) as T | undefined);
       },
     };
   }
@@ -320,13 +316,14 @@ export type WorkspaceSignBits = {
   /** Forgets every partition of the workspace (purge): the next lookups load them again. */
   clear(): void;
   /**
-   * Keeps a row beside an entry (bounded: KEPT_ROWS in all, the least recently used go first),
-   * forgotten when the entry is removed or its partition dropped or cleared. Only what never
-   * changes while the entry lives belongs here.
+   * Keeps a row beside an entry (bounded: KEPT_ROWS in all, the longest kept go first; a search
+   * reads from the database what it no longer finds, and keeps it again), forgotten when the entry
+   * is removed or its partition dropped or cleared. Only what never changes while the entry lives
+   * belongs here.
    */
   keep(scopeKey: string, id: number, row: unknown): void;
-  /** The row kept beside an entry, if any. */
-  kept<T>(scopeKey: string, id: number): T | undefined;
+  /** The rows kept beside these entries, undefined for those with none. */
+  kept<T>(scopeKey: string, ids: number[]): (T | undefined)[];
 };
 
 /** Rows read per statement when a partition is loaded: 100,000 entries take ~0.2 s, so other requests run between pages. */

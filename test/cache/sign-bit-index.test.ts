@@ -9,7 +9,7 @@ import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_SEMANTIC_THRESHOLD, deleteEntry, forgetCandidate, loadEntry, purgeEntries, semanticCandidates, storeEntry, updateCacheSettings, type NewEntry } from "../../src/cache/service";
 import { candidateDistanceBound, dot, floatsFromBlob, floatsToBlob, signBits } from "../../src/cache/vector-codec";
-import { nearestAcross, SignBitIndex, SignBitPartition } from "../../src/db/sign-bit-index";
+import { KEPT_ROWS, nearestAcross, SignBitIndex, SignBitPartition } from "../../src/db/sign-bit-index";
 import { openSqlite, SqliteStorage } from "../../src/db/sqlite";
 import { assetPaths } from "../../src/runtime/assets";
 import { WorkspaceScope } from "../../src/tenancy/scope";
@@ -122,6 +122,28 @@ describe("SignBitIndex", () => {
     expect(partition.nearest(bits, 10)).toEqual([2]);
     // A second lookup gets the same partition without loading again.
     expect(await index.partition("s", () => Promise.reject(new Error("loaded twice")))).toBe(partition);
+  });
+
+  test("kept rows: per workspace and scope, forgotten with their entry, their scope (drop) or workspace (clear), at most KEPT_ROWS, the longest kept going first", () => {
+    const index = new SignBitIndex();
+    const [a, b] = [index.forWorkspace("wa"), index.forWorkspace("wb")];
+    a.keep("s", 1, "a-s-1");
+    a.keep("t", 1, "a-t-1");
+    b.keep("s", 1, "b-s-1");
+    expect(a.kept("s", [1, 2])).toEqual(["a-s-1", undefined]);
+    expect(b.kept("t", [1])).toEqual([undefined]); // another workspace's scope of the same name holds nothing of a's
+    a.remove("s", 1);
+    expect(a.kept("s", [1])).toEqual([undefined]);
+    a.keep("s", 2, "a-s-2");
+    a.drop("s");
+    expect(a.kept("s", [2])).toEqual([undefined]);
+    expect(a.kept("t", [1])).toEqual(["a-t-1"]);
+    a.clear();
+    expect(a.kept("t", [1])).toEqual([undefined]);
+    expect(b.kept("s", [1])).toEqual(["b-s-1"]);
+    for (let id = 100; id < 100 + KEPT_ROWS; id++) a.keep("s", id, id);
+    expect(b.kept("s", [1])).toEqual([undefined]); // the longest kept went first
+    expect(a.kept("s", [100, 100 + KEPT_ROWS - 1])).toEqual([100, 100 + KEPT_ROWS - 1]);
   });
 
   test("a partition is per workspace and scope; clear forgets only its own workspace", async () => {
