@@ -187,8 +187,13 @@ export const DEFAULT_SIGN_BIT_LIMITS: SignBitLimits = { maxPartitions: 20_000, m
  */
 export class SignBitIndex {
   readonly #partitions = new Map<string, Entry>();
-  /** Rows callers keep for entries (`keep`), by partition key and id, the longest kept first. */
-  readonly #kept = new Map<string, unknown>();
+  /**
+   * Rows callers keep for entries (`keep`): per partition key, by id. Partitions in the order they
+   * were last kept into, rows in the order they were kept: the first row of the first partition goes
+   * first. A partition's rows go with it in one step (drop, clear).
+   */
+  readonly #kept = new Map<string, Map<number, unknown>>();
+  #keptRows = 0;
   /** Entries in the loaded partitions. */
   #entries = 0;
 
@@ -211,27 +216,22 @@ export class SignBitIndex {
       partition: (scopeKey, load) => this.#partition(key(workspaceId, scopeKey), load),
       add: (scopeKey, id, bits) => this.#change(key(workspaceId, scopeKey), { add: { id, bits } }),
       remove: (scopeKey, id) => {
-        this.#kept.delete(keptKey(key(workspaceId, scopeKey), id));
+        this.#forgetKept(key(workspaceId, scopeKey), id);
         this.#change(key(workspaceId, scopeKey), { remove: id });
       },
       drop: (scopeKey) => {
-        this.#forgetKept(key(workspaceId, scopeKey) + "\0");
+        this.#forgetKept(key(workspaceId, scopeKey));
         this.#drop(key(workspaceId, scopeKey));
       },
       clear: () => {
         const prefix = key(workspaceId, "");
-        this.#forgetKept(prefix);
+        for (const k of [...this.#kept.keys()]) if (k.startsWith(prefix)) this.#forgetKept(k);
         for (const k of [...this.#partitions.keys()]) if (k.startsWith(prefix)) this.#drop(k);
       },
-      keep: (scopeKey, id, row) => {
-        const k = keptKey(key(workspaceId, scopeKey), id);
-        this.#kept.delete(k);
-        this.#kept.set(k, row);
-        if (this.#kept.size > KEPT_ROWS) this.#kept.delete(this.#kept.keys().next().value!);
-      },
+      keep: (scopeKey, id, row) => this.#keep(key(workspaceId, scopeKey), id, row),
       kept: <T>(scopeKey: string, ids: number[]) => {
-        const partition = key(workspaceId, scopeKey);
-        return ids.map((id) => this.#kept.get(keptKey(partition, id)) as T | undefined);
+        const rows = this.#kept.get(key(workspaceId, scopeKey));
+        return ids.map((id) => rows?.get(id) as T | undefined);
       },
     };
   }
@@ -286,8 +286,32 @@ export class SignBitIndex {
     else this.#evictBeyondLimits(k);
   }
 
-  #forgetKept(prefix: string): void {
-    for (const k of [...this.#kept.keys()]) if (k.startsWith(prefix)) this.#kept.delete(k);
+  #keep(k: string, id: number, row: unknown): void {
+    const rows = this.#kept.get(k) ?? new Map<number, unknown>();
+    // Last kept into: last in line to lose a row.
+    this.#kept.delete(k);
+    this.#kept.set(k, rows);
+    if (!rows.delete(id)) this.#keptRows++;
+    rows.set(id, row);
+    while (this.#keptRows > KEPT_ROWS) {
+      const [first, firstRows] = this.#kept.entries().next().value!;
+      firstRows.delete(firstRows.keys().next().value!);
+      this.#keptRows--;
+      if (firstRows.size === 0) this.#kept.delete(first);
+    }
+  }
+
+  /** One kept row, or (without `id`) all of a partition's. */
+  #forgetKept(k: string, id?: number): void {
+    const rows = this.#kept.get(k);
+    if (!rows) return;
+    if (id === undefined) {
+      this.#keptRows -= rows.size;
+      this.#kept.delete(k);
+    } else if (rows.delete(id)) {
+      this.#keptRows--;
+      if (rows.size === 0) this.#kept.delete(k);
+    }
   }
 
   #drop(k: string): void {
@@ -316,10 +340,10 @@ export type WorkspaceSignBits = {
   /** Forgets every partition of the workspace (purge): the next lookups load them again. */
   clear(): void;
   /**
-   * Keeps a row beside an entry (bounded: KEPT_ROWS in all, the longest kept go first; a search
-   * reads from the database what it no longer finds, and keeps it again), forgotten when the entry
-   * is removed or its partition dropped or cleared. Only what never changes while the entry lives
-   * belongs here.
+   * Keeps a row beside an entry (bounded: KEPT_ROWS in all; the oldest row of the partition kept
+   * into longest ago goes first, and a search reads from the database what it no longer finds),
+   * forgotten when the entry is removed or its partition dropped or cleared. Only what never
+   * changes while the entry lives belongs here.
    */
   keep(scopeKey: string, id: number, row: unknown): void;
   /** The rows kept beside these entries, undefined for those with none. */
@@ -346,7 +370,6 @@ export async function readPaged(page: (after: number, limit: number) => Promise<
 }
 
 const key = (workspaceId: string, scopeKey: string) => `${workspaceId}\0${scopeKey}`;
-const keptKey = (partitionKey: string, id: number) => `${partitionKey}\0${id}`;
 
 function apply(partition: SignBitPartition, change: Change): void {
   if ("add" in change) partition.add(change.add.id, change.add.bits);

@@ -124,7 +124,7 @@ describe("SignBitIndex", () => {
     expect(await index.partition("s", () => Promise.reject(new Error("loaded twice")))).toBe(partition);
   });
 
-  test("kept rows: per workspace and scope, forgotten with their entry, their scope (drop) or workspace (clear), at most KEPT_ROWS, the longest kept going first", () => {
+  test("kept rows: per workspace and scope, forgotten with their entry, their scope (drop) or workspace (clear), at most KEPT_ROWS, the oldest row of the partition kept into longest ago going first", () => {
     const index = new SignBitIndex();
     const [a, b] = [index.forWorkspace("wa"), index.forWorkspace("wb")];
     a.keep("s", 1, "a-s-1");
