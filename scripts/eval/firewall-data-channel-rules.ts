@@ -47,10 +47,10 @@ console.log(`${rows.length} rows, ${runs} windows scored (${(runs / rows.length)
 for (const [name, rule] of variants) {
   const flagged = scanned.map(({ row, scan }) => ({ row, flagged: (rule ? actionUnderRule(scan, rule) : decide(scan.scores, "input").verdict.action) === "block" }));
   const rate = (list: typeof flagged) => `${percent(list.filter((o) => o.flagged).length / list.length)} (${list.filter((o) => o.flagged).length}/${list.length})`;
-  console.log(`\n### ${name}\n\n| wrapper | injected | plain | person-addressed |\n|---|---|---|---|`);
+  console.log(`\n### ${name}\n\n| wrapper | injected | plain | person-addressed | answer instructions (no AI named) | reply requests to a person |\n|---|---|---|---|---|---|`);
   for (const wrapper of [...new Set(rows.map((r) => r.wrapper)), "all"]) {
     const some = flagged.filter((o) => wrapper === "all" || o.row.wrapper === wrapper);
-    console.log(`| ${wrapper} | ${rate(some.filter((o) => o.row.kind === "injected"))} | ${rate(some.filter((o) => o.row.kind === "plain"))} | ${rate(some.filter((o) => o.row.kind === "human-request"))} |`);
+    console.log(`| ${wrapper} | ${rate(some.filter((o) => o.row.kind === "injected"))} | ${rate(some.filter((o) => o.row.kind === "plain"))} | ${rate(some.filter((o) => o.row.kind === "human-request"))} | ${rate(some.filter((o) => o.row.kind === "answer-instruction"))} | ${rate(some.filter((o) => o.row.kind === "reply-request"))} |`);
   }
 }
 process.exit(0);

@@ -16,7 +16,8 @@
  * 2. The addressee head: a logistic model on a window's vector (the encoder's run the score already
  *    paid) telling an instruction to an AI model from one to a person. Rows: the pools' rows, the
  *    same carriers (other rows) with a project-written sentence to a person placed in them
- *    (firewall-own-addressed-requests.ts, 1,500 by default), optionally N with a
+ *    (firewall-own-addressed-requests.ts, 1,500 by default, among them requests about a reply to
+ *    a person: "put your room number in the subject line of your response"), optionally N with a
  *    project-written sentence to an AI model (--model-rows; off by default: as positives beside
  *    the person rows, whose verb phrases they share, they weakened the head, research/firewall-experiments.md;
  *    positive: the best window holding the sentence, above 0.5), and optionally v3's tau-bench rows
@@ -30,8 +31,9 @@
  *    score the head was fitted on). H is chosen on validation rows the steps above do not fit on:
  *    the next N rows of every pool (default 300) and as many person-addressed rows more, scanned as
  *    chunks and judged by the server's decision (so a warning hit raised to block counts); it is the
- *    lowest H (0.60–0.99) at which the benign ones blocked rise by at most C (default 0.5
- *    percentage points) over the rule without it. (The benign pools' later rows are the
+ *    lowest H (0.60–0.99) at which the benign ones blocked rise by at most C (default 0.3
+ *    percentage points; at 0.5 the refit of 2026-11-30 chose 0.75, and a head of 0.755 on a
+ *    fragment of Node.js documentation flagged it in three formats) over the rule without it. (The benign pools' later rows are the
  *    person rows' carriers, so their untouched windows were seen by the head: read as optimistic.)
  * Writes models/sieve-firewall/data-channel.json and renders MODEL_CARD.md again.
  */
@@ -63,7 +65,7 @@ const { values: args } = parseArgs({
     l2: { type: "string", default: "0.001" },
     keep: { type: "string", default: "0.98" },
     validation: { type: "string", default: "300" },
-    "addressed-cost": { type: "string", default: "0.005" },
+    "addressed-cost": { type: "string", default: "0.003" },
     /** Positive windows: `top` (each injected row's best-scoring window) or `hot` (and its other windows above 0.9). */
     positives: { type: "string", default: "top" },
     /** Write the rule elsewhere (a variant to compare on the dev set) and leave the shipped file and card alone. */

@@ -80,6 +80,30 @@ const ACTIONS = [
   "don't tell Mum about the present, it is a surprise",
 ];
 
+/**
+ * Requests about a reply or an answer to a person (what letters, forms and notices ask of their
+ * reader), which the head read as instructions to a model: they share "your answer / response /
+ * reply" with the injections that rewrite a model's answer.
+ */
+const REPLY_ACTIONS = [
+  "include your booking reference when you reply",
+  "keep your reply to one page, the panel reads over a hundred of them",
+  "write your answer on the back of the form and hand it in at reception",
+  "put your room number in the subject line of your response",
+  "answer the three questions below and send them back to me by Monday",
+  "reply with a thumbs up if you can make it to the barbecue",
+  "state your shoe size in your answer so we can order the boots",
+  "send your reply to the secretary, not to me, I am away next week",
+  "add your dietary needs to your reply so the caterer can plan",
+  "respond in writing, the landlord does not accept phone calls",
+  "mention the invoice number in your response, otherwise the payment cannot be matched",
+  "confirm in your reply whether you need a parking space",
+  "answer by e-mail rather than by letter, the post is slow this month",
+  "end your message with a phone number we can reach you on",
+  "give your answer to the class teacher in a sealed envelope",
+  "copy your reply to the treasurer so she can update the records",
+];
+
 const CLOSERS = ["", " Thanks!", " Thank you.", " Let me know if you have questions.", " See you on Monday.", " Many thanks, Jo.", " Sorry for the confusion."];
 
 /** Ways text addresses whatever AI system reads, summarises or acts on it. */
@@ -142,7 +166,7 @@ function compose(openers: string[], actions: string[], closers: string[], count:
 }
 
 /** `count` distinct person-addressed sentences (the head's hard negatives). */
-export const personRequests = (count: number, seed = 51): string[] => compose(OPENERS, ACTIONS, CLOSERS, count, seed);
+export const personRequests = (count: number, seed = 51): string[] => compose(OPENERS, [...ACTIONS, ...REPLY_ACTIONS], CLOSERS, count, seed);
 
 /** `count` distinct model-addressed sentences (the head's positives). */
 export const modelRequests = (count: number, seed = 52): string[] => compose(MODEL_OPENERS, MODEL_ACTIONS, MODEL_CLOSERS, count, seed);
