@@ -66,6 +66,8 @@ export type DataChannelFit = {
   /** The addressed rule's choice: validation rows per pool, the benign cost allowed, and per pool rows blocked without and with it. */
   addressed: { validationRowsPerPool: number; cost: number; byPool: Record<string, { rows: number; attack: boolean; blockedWithout: number; blockedWith: number }> };
   commit: string;
+  /** The lexical model's commit the rule was scored with (fits before 2026-11-30 lack it: their own commit). */
+  lexicalCommit?: string;
   note: string;
 };
 
@@ -123,7 +125,7 @@ by the validation below.
 **Data-channel rule** (\`scripts/fit/firewall-data-channel.ts\`, commit \`${dc.commit}\`): ${dc.perPool} rows from each of
 ${Object.keys(dc.byPool).length} pools of firewall-train-v2.jsonl and firewall-train-v3-additions.jsonl (injections inside
 constructed documents and agent tool outputs, and benign ones), ${dc.rows.toLocaleString("en")} rows, chosen by a hash of their ids (no random
-draw: a rerun gives the same file), scored by the calibration and the lexical signal of its commit${dc.commit === lex.commit ? "" : ` (the lexical signal was refitted later, at \`${lex.commit}\`; refitted on its scores the rule flagged more benign documentation on the data-channel dev set, so it was kept: docs/research/firewall-experiments.md)`}; the threshold is the score that
+draw: a rerun gives the same file), scored by the calibration and the lexical signal of its commit${(dc.lexicalCommit ?? dc.commit) === lex.commit ? "" : ` (the lexical signal was refitted later, at \`${lex.commit}\`; refitted on its scores the rule flagged more benign documentation on the data-channel dev set, so it was kept: docs/research/firewall-experiments.md)`}; the threshold is the score that
 ${percent(dc.targetFpr)} of the benign rows exceed. The addressee head: the same rows and ${dc.addressee.personRows.toLocaleString("en")} more, untouched carriers of the
 benign pools with a sentence addressed to a person placed in them (project-written, composed with a fixed seed:
 \`scripts/fit/firewall-own-addressed-requests.ts\`)${dc.addressee.tauRows ? ", and " + dc.addressee.tauRows + " tau-bench rows" : ""}, each scanned as a document chunk; ${dc.addressee.windows.toLocaleString("en")} windows scoring above 0.5
