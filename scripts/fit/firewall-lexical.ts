@@ -27,8 +27,16 @@
  *      The report ends with each source's share of benign and of attack rows above 0.9.
  *   2. scoreWeight: the a with the highest TPR@1% + TPR@5% (0 switches the signal off).
  *   3. The lexical model refitted on every row, its weights stored as int8.
+ *   4. Leave one cluster out (the model card's table over firewall-train-v2 and -v3-additions):
+ *      for each cluster of attack pools that share templates, carriers or injected strings
+ *      (scripts/train/firewall-clusters.json), a lexical model fitted without the cluster's rows
+ *      and without the measured benign rows scores the cluster's attacks (at most LOSO_CAP a pool)
+ *      against benign rows no fit here saw (v2's calibration fifth and half of v3's benign rows, at
+ *      most LOSO_CAP a pool). Beside it: the calibration alone (which never saw v2 or v3) and the
+ *      shipped lexical model (which saw the cluster's v2 rows and, for hijack and extraction, its
+ *      v3 rows).
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
 import { libraryIndexInput } from "../../src/firewall/builtins";
@@ -42,13 +50,14 @@ import { textSha } from "../../src/firewall/shipped-vectors";
 import { DATASETS, FirstSightEmbedding, readLabelled, type LabelledRow } from "../eval/firewall-data";
 import { percent, rocAuc, tprAtFpr } from "../eval/firewall-metrics";
 import { seededRandom } from "../seeded-random";
-import { encoderDataRows, keptWindows, projectRows } from "../train/firewall-training-rows";
+import { encoderDataRows, keptWindows, pooledPublicRows, poolOf, projectRows } from "../train/firewall-training-rows";
 import { FITTED_DIR, gitCommit, writeFirewallModelCard, type LexicalFit } from "./firewall-model-card";
 import { HARMFUL_PAIR_CATEGORY, OWN_GROUP } from "./firewall-own-examples";
 
 const OUT = join(FITTED_DIR, "lexical-model.json");
 const BUCKETS = 1 << 18;
 const FOLDS = 5;
+const LOSO_CAP = 300;
 const WEIGHTS = [0, 0.25, 0.5, 0.75, 1, 1.5, 2];
 /** Plain SGD on the log loss; little L2, many epochs (chosen on the validation of step 1). */
 const TRAINING = { epochs: 40, batch: 256, learningRate: 0.5, l2: 1e-6, seed: 14 };
@@ -223,6 +232,35 @@ const aboveRecord: LexicalFit["aboveByGroup"] = [false, true].flatMap((attack) =
 // 3. Final fit on every row.
 console.error("fit: final lexical model on every row …");
 const final = train(examplesOf([...encoder, ...calibration, ...own, ...patterns]));
+
+// 4. Leave one cluster out.
+const CLUSTERS: Record<string, string[]> = JSON.parse(readFileSync(join(import.meta.dir, "../train/firewall-clusters.json"), "utf8"));
+const inCluster = (row: LabelledRow, cluster: string) => CLUSTERS[cluster]!.includes(poolOf(row) ?? row.group);
+/** Half of v3's benign rows are measured, never fitted, by the cluster fits. */
+const measuredV3Benign = (row: LabelledRow) => !row.attack && row.id.startsWith("fw3-") && textSha(`loso ${row.id}`).charCodeAt(0) % 2 === 0;
+const pooled = pooledPublicRows(LOSO_CAP);
+const losoBenign = await scoreRows([...calibration.filter((row) => !row.attack && poolOf(row)), ...pooled.filter(measuredV3Benign)]);
+const finalScorer = new LexicalScorer(modelOf(final), final.weights);
+const rowScore = (s: Scored, a: number, scorer?: LexicalScorer) => Math.max(...s.logits.map((z, w) => z + (scorer ? a * scorer.logit(s.windows[w]!) : 0)));
+const metricsOf = (attacks: Scored[], benign: Scored[], score: (s: Scored) => number) => {
+  const rows = [...attacks.map((s) => ({ attack: true, score: score(s) })), ...benign.map((s) => ({ attack: false, score: score(s) }))];
+  return { rocAuc: round4(rocAuc(rows)), tprAt1: round4(tprAtFpr(rows, 0.01)), tprAt5: round4(tprAtFpr(rows, 0.05)) };
+};
+const loso: NonNullable<LexicalFit["loso"]> = { rowsPerPool: LOSO_CAP, benignRows: losoBenign.length, clusters: [] };
+for (const cluster of Object.keys(CLUSTERS)) {
+  const attacks = await scoreRows(pooled.filter((row) => row.attack && inCluster(row, cluster)));
+  embedding.save();
+  console.error(`fit: leaving out ${cluster} (${attacks.length} attack rows) …`);
+  const fit = train(examplesOf([...encoder, ...own, ...patterns].filter((row) => !inCluster(row, cluster) && !measuredV3Benign(row))));
+  const scorer = new LexicalScorer(modelOf(fit), fit.weights);
+  loso.clusters.push({
+    cluster,
+    attacks: attacks.length,
+    calibrationAlone: metricsOf(attacks, losoBenign, (s) => rowScore(s, 0)),
+    leftOut: metricsOf(attacks, losoBenign, (s) => rowScore(s, chosen.scoreWeight, scorer)),
+    shipped: metricsOf(attacks, losoBenign, (s) => rowScore(s, chosen.scoreWeight, finalScorer)),
+  });
+}
 const stored: LexicalModel = {
   ...modelOf(final, chosen.scoreWeight),
   ...quantise(final.weights),
@@ -239,6 +277,7 @@ const stored: LexicalModel = {
     training: TRAINING,
     validation: validation.map((v) => ({ scoreWeight: v.scoreWeight, rocAuc: round4(v.auc), tprAt1: round4(v.tpr1), tprAt5: round4(v.tpr5) })),
     aboveByGroup: aboveRecord,
+    loso,
   } satisfies LexicalFit,
 };
 writeFileSync(OUT, `${JSON.stringify(stored)}\n`);
@@ -260,9 +299,12 @@ if (harmScored.length > 0) {
   console.log("| a | ROC AUC vs twins | TPR@1% FPR | TPR@5% FPR |\n|---|---|---|---|");
   for (const v of harmValidation) console.log(`| ${v.scoreWeight} | ${v.twinAuc.toFixed(3)} | ${percent(v.tpr1)} | ${percent(v.tpr5)} |`);
 }
+console.log(`\n### Leave one cluster out: each cluster's attacks (at most ${LOSO_CAP} a pool) against ${loso.benignRows} benign rows no fit saw (ROC AUC / TPR@1% / TPR@5%)\n`);
+console.log("| cluster | attacks | calibration alone | lexical fitted without the cluster | shipped lexical model |\n|---|---|---|---|---|");
+const cell = (m: { rocAuc: number; tprAt1: number; tprAt5: number }) => `${m.rocAuc.toFixed(3)} / ${percent(m.tprAt1)} / ${percent(m.tprAt5)}`;
+for (const c of loso.clusters) console.log(`| ${c.cluster} | ${c.attacks} | ${cell(c.calibrationAlone)} | ${cell(c.leftOut)} | ${cell(c.shipped)} |`);
 const quantised = new LexicalScorer(stored);
-const floatScorer = new LexicalScorer(modelOf(final), final.weights);
-const drift = Math.max(...scored.slice(0, 500).flatMap((s) => s.windows.map((w) => Math.abs(quantised.logit(w) - floatScorer.logit(w)))));
+const drift = Math.max(...scored.slice(0, 500).flatMap((s) => s.windows.map((w) => Math.abs(quantised.logit(w) - finalScorer.logit(w)))));
 console.log(`\nwrote models/sieve-firewall/lexical-model.json and MODEL_CARD.md: ${BUCKETS} buckets, int8 (largest logit change from quantising, 500 rows: ${drift.toFixed(3)}), scoreWeight ${chosen.scoreWeight}`);
 
 function round4(x: number): number {

