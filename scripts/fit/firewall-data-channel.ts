@@ -52,7 +52,7 @@ import { planWindows, scanTexts, type ScanOptions } from "../../src/firewall/sca
 import { actionUnderRule, DATASETS, FirstSightEmbedding, readLabelled, scanRecording, type LabelledRow, type RecordedScan } from "../eval/firewall-data";
 import { percent, rocAuc, tprAtFpr } from "../eval/firewall-metrics";
 import { fitLogistic } from "./firewall-logistic";
-import { gitCommit, readFitted, writeFirewallModelCard } from "./firewall-model-card";
+import { gitCommit, lexicalFingerprint, readFitted, writeFirewallModelCard } from "./firewall-model-card";
 import { assertNotFromDataChannelDev, modelRequests, personRequests, placeInCarrier } from "./firewall-own-addressed-requests";
 
 const { values: args } = parseArgs({
@@ -209,8 +209,8 @@ const fit = {
   addressee: { windows: x.length, positives, positiveWindows: args.positives, personRows: personRows.length, modelRows: modelRows.length, tauRows: tauRows.length, l2: Number(args.l2), keep: Number(args.keep), byPool: headByPool },
   addressed: { validationRowsPerPool: validationRows, cost: Number(args["addressed-cost"]), byPool: addressedByPool },
   commit: gitCommit(),
-  /** The lexical model whose scores the rule was fitted on (the model card says so when it was refitted since). */
-  lexicalCommit: readFitted().lexical.fit.commit,
+  /** The lexical model whose scores the rule was fitted on (the model card says so when it has changed since). */
+  lexicalModel: lexicalFingerprint(readFitted().lexical),
   note: "training rows; the lexical model was fitted on firewall-train-v2, so its rows flatter these figures",
 };
 console.log(`data-channel threshold ${threshold} (benign data rows above it: ${percent(caught(scored.filter((r) => !r.attack)))}; attacks above it: ${percent(caught(scored.filter((r) => r.attack)))}; above 0.9: ${percent(fit.userThresholdTpr)})`);

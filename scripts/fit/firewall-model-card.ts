@@ -6,6 +6,7 @@
  *
  *   bun scripts/fit/firewall-model-card.ts    render it again by hand
  */
+import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { markdownTable } from "../bench/stats";
@@ -70,15 +71,15 @@ export type DataChannelFit = {
   /** The addressed rule's choice: validation rows per pool, the benign cost allowed, and per pool rows blocked without and with it. */
   addressed: { validationRowsPerPool: number; cost: number; byPool: Record<string, { rows: number; attack: boolean; blockedWithout: number; blockedWith: number }> };
   commit: string;
-  /** The lexical model's commit the rule was scored with (fits before 2026-11-30 lack it: their own commit). */
-  lexicalCommit?: string;
+  /** lexicalFingerprint of the lexical model the rule was scored with (fits before 2026-11-30 lack it). */
+  lexicalModel?: string;
   note: string;
 };
 
 type Fitted = {
   vectors: { model: string; dims: number; patterns: Record<string, unknown>; contrast: unknown[] };
   calibration: { model: string; windowTokens: number; window: Record<string, unknown>; head: { weights: number[]; lastLayerWeights?: number[] }; scale: { slope: number; offset: number }; fit: CalibrationFit };
-  lexical: { buckets: number; scoreWeight: number; fit: LexicalFit };
+  lexical: { buckets: number; scoreWeight: number; bias: number; weights: string; fit: LexicalFit };
   dataChannel: { threshold: number; addressee: { weights: number[]; threshold: number }; addressed: { head: number; threshold: number }; fit: DataChannelFit };
 };
 
@@ -129,7 +130,7 @@ by the validation below.
 **Data-channel rule** (\`scripts/fit/firewall-data-channel.ts\`, commit \`${dc.commit}\`): ${dc.perPool} rows from each of
 ${Object.keys(dc.byPool).length} pools of firewall-train-v2.jsonl and firewall-train-v3-additions.jsonl (injections inside
 constructed documents and agent tool outputs, and benign ones), ${dc.rows.toLocaleString("en")} rows, chosen by a hash of their ids (no random
-draw: a rerun gives the same file), scored by the calibration and the lexical signal of its commit${(dc.lexicalCommit ?? dc.commit) === lex.commit ? "" : ` (the lexical signal was refitted later, at \`${lex.commit}\`; refitted on its scores the rule flagged more benign documentation on the data-channel dev set, so it was kept: docs/research/firewall-experiments.md)`}; the threshold is the score that
+draw: a rerun gives the same file), scored by the calibration and the lexical signal of its commit${(dc.lexicalModel ? dc.lexicalModel === lexicalFingerprint(lexical) : dc.commit === lex.commit) ? "" : ` (the lexical signal has been refitted since, at \`${lex.commit}\`, and the rule not on its scores)`}; the threshold is the score that
 ${percent(dc.targetFpr)} of the benign rows exceed. The addressee head: the same rows and ${dc.addressee.personRows.toLocaleString("en")} more, untouched carriers of the
 benign pools with a sentence addressed to a person placed in them (project-written, composed with a fixed seed:
 \`scripts/fit/firewall-own-addressed-requests.ts\`)${dc.addressee.tauRows ? ", and " + dc.addressee.tauRows + " tau-bench rows" : ""}, each scanned as a document chunk; ${dc.addressee.windows.toLocaleString("en")} windows scoring above 0.5
@@ -213,6 +214,11 @@ ${markdownTable(
   [...loso.clusters.map((c) => [c.cluster, c.attacks, cell(c.calibrationAlone), cell(c.leftOut), cell(c.shipped)]), ["mean", "", cell(mean((c) => c.calibrationAlone)), cell(mean((c) => c.leftOut)), cell(mean((c) => c.shipped))]],
 )}
 `;
+}
+
+/** A short hash of what the lexical model computes (its weights, bias and weight in the score): a refit that reproduces it keeps it. */
+export function lexicalFingerprint(model: Pick<Fitted["lexical"], "weights" | "bias" | "scoreWeight">): string {
+  return createHash("sha256").update(`${model.weights}|${model.bias}|${model.scoreWeight}`).digest("hex").slice(0, 12);
 }
 
 export function writeFirewallModelCard(dir = FITTED_DIR): void {
