@@ -1,5 +1,5 @@
 /**
- * npm run fit:firewall-data-channel -- [--per-pool N] [--fpr F] [--person-rows N] [--model-rows N] [--tau-rows N] [--l2 L] [--keep K]
+ * npm run fit:firewall-data-channel -- [--per-pool N] [--fpr F] [--person-rows N] [--model-rows N] [--answer-rows N] [--tau-rows N] [--l2 L] [--keep K]
  *   [--validation N] [--addressed-cost C] [--out FILE]
  *
  * Fits the data channel's rule (src/firewall/data-channel.ts), on training rows only: injections
@@ -20,7 +20,9 @@
  *    a person: "put your room number in the subject line of your response"), optionally N with a
  *    project-written sentence to an AI model (--model-rows; off by default: as positives beside
  *    the person rows, whose verb phrases they share, they weakened the head, research/firewall-experiments.md;
- *    positive: the best window holding the sentence, above 0.5), and optionally v3's tau-bench rows
+ *    positive: the best window holding the sentence, above 0.5), optionally N with a project-written
+ *    instruction about the answer that names no AI (--answer-rows; off by default: the head then
+ *    blocked reply requests to a person as often as the answers' instructions), and optionally v3's tau-bench rows
  *    (--tau-rows; off by default: its user-simulator instructions are written to a model, and as
  *    negatives they blurred the head on the dev set); each scanned as a document chunk is (every
  *    window, second look from 0.3). Positive: the best-scoring window of each injected row (where the injection
@@ -53,7 +55,7 @@ import { actionUnderRule, DATASETS, FirstSightEmbedding, readLabelled, scanRecor
 import { percent, rocAuc, tprAtFpr } from "../eval/firewall-metrics";
 import { fitLogistic } from "./firewall-logistic";
 import { gitCommit, lexicalFingerprint, readFitted, writeFirewallModelCard } from "./firewall-model-card";
-import { assertNotFromDataChannelDev, modelRequests, personRequests, placeInCarrier } from "./firewall-own-addressed-requests";
+import { answerInstructions, assertNotFromDataChannelDev, modelRequests, personRequests, placeInCarrier } from "./firewall-own-addressed-requests";
 
 const { values: args } = parseArgs({
   options: {
@@ -61,6 +63,7 @@ const { values: args } = parseArgs({
     fpr: { type: "string", default: "0.01" },
     "person-rows": { type: "string", default: "1500" },
     "model-rows": { type: "string", default: "0" },
+    "answer-rows": { type: "string", default: "0" },
     "tau-rows": { type: "string", default: "0" },
     l2: { type: "string", default: "0.001" },
     keep: { type: "string", default: "0.98" },
@@ -94,6 +97,11 @@ const modelSentences = modelRequests(Number(args["model-rows"]));
 assertNotFromDataChannelDev(modelSentences);
 const carrierOffset = sentences.length + Number(args.validation);
 const modelRows = modelSentences.map((sentence, i) => ({ text: placeInCarrier(carriers[(carrierOffset + i) % carriers.length]!.text, sentence, (i * 0.53) % 1), attack: true, pool: "project-written model requests", sentence }));
+// Instructions about the answer naming no AI, in the carriers after the model rows'.
+const answerSentences = answerInstructions(Number(args["answer-rows"]));
+assertNotFromDataChannelDev(answerSentences);
+const answerOffset = carrierOffset + modelSentences.length;
+const answerRows = answerSentences.map((sentence, i) => ({ text: placeInCarrier(carriers[(answerOffset + i) % carriers.length]!.text, sentence, (i * 0.61) % 1), attack: true, pool: "project-written answer instructions", sentence }));
 const tauRows = ranked(rows, "fw3-tau-bench").slice(0, Number(args["tau-rows"])).map((row) => ({ text: row.text, attack: false, pool: "fw3-tau-bench" }));
 
 const config = loadConfig([]);
@@ -131,7 +139,7 @@ async function scanAsChunks(list: { text: string; attack: boolean; pool: string;
   embedding.save();
   return out;
 }
-const scanned = await scanAsChunks([...chosen.map((r) => ({ text: r.text, attack: r.attack, pool: poolOf(r)! })), ...personRows, ...modelRows, ...tauRows]);
+const scanned = await scanAsChunks([...chosen.map((r) => ({ text: r.text, attack: r.attack, pool: poolOf(r)! })), ...personRows, ...modelRows, ...answerRows, ...tauRows]);
 
 /** A window holds the placed sentence: it starts with the sentence's first five words, or lies inside it (a second-look piece). */
 const spaced = (text: string) => text.replace(/\s+/g, " ").trim();
