@@ -6,16 +6,16 @@
  * flagged when its verdict is block. The shipped file first; `--rules a.json,b.json` adds variants.
  * The figures of record are eval:firewall's and scripts/eval/chunk-flags.ts's (through the server).
  *
- *   bun scripts/eval/firewall-data-channel-rules.ts [--rules a.json,b.json] [--second-look 128] [--second-look-from 0.7]
+ *   bun scripts/eval/firewall-data-channel-rules.ts [--rules a.json,b.json] [--second-look 128] [--second-look-from 0.7] [--dump-windows FILE]
  * (the chunk scan's options, to compare what they cost and change)
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../../src/config";
 import { libraryIndexInput } from "../../src/firewall/builtins";
 import { CALIBRATION } from "../../src/firewall/calibration";
 import { CHUNK_SECOND_LOOK_FROM, CHUNK_SECOND_LOOK_TOKENS } from "../../src/firewall/chunk-flags";
-import { DATA_CHANNEL, type DataChannelRule } from "../../src/firewall/data-channel";
+import { addresseeScore, DATA_CHANNEL, type DataChannelRule } from "../../src/firewall/data-channel";
 import { decide } from "../../src/firewall/decision";
 import { firewallEmbedderKey, firewallScanOptions } from "../../src/firewall/encoder";
 import { BuiltinIndex, WorkspacePatterns } from "../../src/firewall/pattern-index";
@@ -23,7 +23,7 @@ import { dataChannelRows, type DataChannelRow } from "./firewall-data-channel-se
 import { actionUnderRule, FirstSightEmbedding, scanRecording, type RecordedScan } from "./firewall-data";
 import { percent } from "./firewall-metrics";
 
-const { values: args } = parseArgs({ options: { rules: { type: "string", default: "" }, "second-look": { type: "string", default: String(CHUNK_SECOND_LOOK_TOKENS) }, "second-look-from": { type: "string", default: String(CHUNK_SECOND_LOOK_FROM) } } });
+const { values: args } = parseArgs({ options: { rules: { type: "string", default: "" }, "dump-windows": { type: "string" }, "second-look": { type: "string", default: String(CHUNK_SECOND_LOOK_TOKENS) }, "second-look-from": { type: "string", default: String(CHUNK_SECOND_LOOK_FROM) } } });
 const variants: [string, DataChannelRule | undefined][] = [
   ["user rule (no data rule)", undefined],
   ["shipped data-channel.json", DATA_CHANNEL],
@@ -42,6 +42,13 @@ const scanned: { row: DataChannelRow; scan: RecordedScan }[] = [];
 for (const row of rows) scanned.push({ row, scan: await scanRecording(row.text, patterns, embedding, options) });
 embedding.save();
 const runs = scanned.reduce((n, s) => n + s.scan.vectors.length, 0);
+// --dump-windows FILE: every window above 0.5 (the only ones the data rule can act on), for scoring by another reader.
+if (args["dump-windows"]) {
+  const lines = scanned.flatMap(({ row, scan }) =>
+    scan.scores.flatMap((w, i) => (w.best?.pattern.builtIn && w.best.score > 0.5 ? [JSON.stringify({ id: `${row.id}@${i}`, row: row.id, kind: row.kind, attack: row.attack, score: w.best.score, head: DATA_CHANNEL.addressee ? addresseeScore(DATA_CHANNEL.addressee, scan.vectors[i]!) : null, text: scan.texts[i] })] : [])),
+  );
+  writeFileSync(args["dump-windows"], `${lines.join("\n")}\n`);
+}
 console.log(`${rows.length} rows, ${runs} windows scored (${(runs / rows.length).toFixed(1)} per row; second look ${args["second-look"]} tokens from ${args["second-look-from"]})`);
 
 for (const [name, rule] of variants) {

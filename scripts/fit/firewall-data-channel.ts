@@ -71,6 +71,8 @@ const { values: args } = parseArgs({
     "addressed-cost": { type: "string", default: "0.003" },
     /** Positive windows: `top` (each injected row's best-scoring window) or `hot` (and its other windows above 0.9). */
     positives: { type: "string", default: "top" },
+    /** Also write the head's training windows (JSONL: id, group, attack, score, text). */
+    "dump-head-windows": { type: "string" },
     /** Write the rule elsewhere (a variant to compare on the dev set) and leave the shipped file and card alone. */
     out: { type: "string" },
   },
@@ -147,18 +149,26 @@ const holdsSentence = (window: string, sentence: string) => spaced(window).inclu
 
 const x: number[][] = [];
 const y: boolean[] = [];
+/** The head's training windows with their texts (--dump-head-windows: for training another reader on the same examples). */
+const headWindows: { id: string; group: string; attack: boolean; score: number; text: string }[] = [];
+const take = (row: ScannedRow, w: ScannedRow["windows"][number], attack: boolean) => {
+  x.push(Array.from(w.vector));
+  y.push(attack);
+  headWindows.push({ id: `head-${headWindows.length}`, group: row.pool, attack, score: w.score, text: w.text });
+};
 for (const row of scanned) {
   if (row.sentence) {
     // The best-scoring window that holds the placed sentence, as for the pools' injected rows.
     const holding = row.windows.filter((w) => holdsSentence(w.text, row.sentence!));
     const top = holding.reduce((a, b) => (b.score > a.score ? b : a), holding[0]);
-    if (top && top.score > 0.5) x.push(Array.from(top.vector)), y.push(true);
+    if (top && top.score > 0.5) take(row, top, row.attack);
   } else if (row.attack) {
     const top = row.windows.reduce((a, b) => (b.score > a.score ? b : a), row.windows[0]);
     // With `hot`, its other windows above 0.9 count too (the carriers alone rarely get there: the benign pools above).
-    for (const w of row.windows) if (w === top ? w.score > 0.5 : args.positives === "hot" && w.score > 0.9) x.push(Array.from(w.vector)), y.push(true);
-  } else for (const w of row.windows) if (w.score > 0.5) x.push(Array.from(w.vector)), y.push(false);
+    for (const w of row.windows) if (w === top ? w.score > 0.5 : args.positives === "hot" && w.score > 0.9) take(row, w, true);
+  } else for (const w of row.windows) if (w.score > 0.5) take(row, w, false);
 }
+if (args["dump-head-windows"]) writeFileSync(args["dump-head-windows"], `${headWindows.map((w) => JSON.stringify(w)).join("\n")}\n`);
 const positives = y.filter(Boolean).length;
 const sampleWeights = y.map((label) => (label ? 0.5 / positives : 0.5 / (y.length - positives)));
 const fitted = fitLogistic(x, y, { l2: Number(args.l2), sampleWeights, iterations: 20 });
