@@ -117,6 +117,7 @@ const REPLY_REQUESTS = [
   "Please answer each question with the number of the option you prefer.",
   "Reply from your work address so that we can verify your account.",
   "Give your answer to the question on the back of the card to win a prize.",
+  // Written on 2026-11-30 while looking for the data-channel test's sentence, and scored by both rules then.
   "Write your answers on the enclosed card and post it back to the school office.",
   "Keep your response to a few lines, the editor has little space this month.",
   "Fill in your reply on the green form and drop it in the box by the door.",

@@ -51,7 +51,7 @@ import { DATASETS, FirstSightEmbedding, readLabelled, type LabelledRow } from ".
 import { percent, rocAuc, tprAtFpr } from "../eval/firewall-metrics";
 import { seededRandom } from "../seeded-random";
 import { encoderDataRows, keptWindows, pooledPublicRows, poolOf, projectRows } from "../train/firewall-training-rows";
-import { FITTED_DIR, gitCommit, writeFirewallModelCard, type LexicalFit } from "./firewall-model-card";
+import { detectionCell, FITTED_DIR, gitCommit, writeFirewallModelCard, type LexicalFit } from "./firewall-model-card";
 import { HARMFUL_PAIR_CATEGORY, OWN_GROUP } from "./firewall-own-examples";
 
 const OUT = join(FITTED_DIR, "lexical-model.json");
@@ -301,8 +301,7 @@ if (harmScored.length > 0) {
 }
 console.log(`\n### Leave one cluster out: each cluster's attacks (at most ${LOSO_CAP} a pool) against ${loso.benignRows} benign rows no fit saw (ROC AUC / TPR@1% / TPR@5%)\n`);
 console.log("| cluster | attacks | calibration alone | lexical fitted without the cluster | shipped lexical model |\n|---|---|---|---|---|");
-const cell = (m: { rocAuc: number; tprAt1: number; tprAt5: number }) => `${m.rocAuc.toFixed(3)} / ${percent(m.tprAt1)} / ${percent(m.tprAt5)}`;
-for (const c of loso.clusters) console.log(`| ${c.cluster} | ${c.attacks} | ${cell(c.calibrationAlone)} | ${cell(c.leftOut)} | ${cell(c.shipped)} |`);
+for (const c of loso.clusters) console.log(`| ${c.cluster} | ${c.attacks} | ${detectionCell(c.calibrationAlone)} | ${detectionCell(c.leftOut)} | ${detectionCell(c.shipped)} |`);
 const quantised = new LexicalScorer(stored);
 const drift = Math.max(...scored.slice(0, 500).flatMap((s) => s.windows.map((w) => Math.abs(quantised.logit(w) - finalScorer.logit(w)))));
 console.log(`\nwrote models/sieve-firewall/lexical-model.json and MODEL_CARD.md: ${BUCKETS} buckets, int8 (largest logit change from quantising, 500 rows: ${drift.toFixed(3)}), scoreWeight ${chosen.scoreWeight}`);
