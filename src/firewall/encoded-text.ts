@@ -67,6 +67,12 @@ function variationSelectorBytes(run: string): Uint8Array {
   });
 }
 
+/** Whether `text` holds a run decodedPayloads could decode, without a reader for ciphers (a regex test, no decoding). */
+export function mayHoldEncodedRun(text: string): boolean {
+  // search, not test: test would move the shared global regexes' lastIndex, where matchAll starts.
+  return text.search(VARIATION_SELECTOR_RUN) >= 0 || text.search(ENCODED_RUN) >= 0;
+}
+
 function decodedRuns(text: string, attempts: { left: number }): string[] {
   const payloads: string[] = [];
   for (const [run] of text.matchAll(VARIATION_SELECTOR_RUN)) {

@@ -15,7 +15,8 @@ import { decide } from "./decision";
 import { SystemPromptLeak } from "./leak";
 import { cueStems, OutputCues } from "./output-cues";
 import type { WorkspacePatterns } from "./pattern-index";
-import { planWindows, type Embedding, type ScanOptions } from "./scan";
+import { mayHoldEncodedRun } from "./encoded-text";
+import { planWindows, readAsModel, type Embedding, type ScanOptions } from "./scan";
 import { scoreOutputWindows, type PatternHit, type WindowScore } from "./scoring";
 import { estimateTokens } from "./windows";
 
@@ -87,10 +88,7 @@ export class FirewallOutputMonitor implements OutputMonitor {
   async finish(fullText: string): Promise<FirewallVerdict> {
     this.#leak?.observeText(fullText, true);
     if (fullText.trim().length > 0 && fullText.length > this.#checkedUpTo) {
-      const windows =
-        this.#checkedUpTo === 0
-          ? planWindows([fullText], () => false, { budgetTokens: this.options.budgetTokens, windowTokens: this.options.windowTokens }).windows
-          : [recentWindow(fullText, this.options.windowTokens)];
+      const windows = this.#checkedUpTo === 0 ? this.#answerWindows(fullText) : [recentWindow(fullText, this.options.windowTokens)];
       await this.#check(windows);
       this.#checkedUpTo = fullText.length;
     }
@@ -99,6 +97,19 @@ export class FirewallOutputMonitor implements OutputMonitor {
       this.#compareWithPrompt();
     }
     return this.#decide();
+  }
+
+  /**
+   * A whole answer's windows, or none when the cue gate would let none through: every window is cut
+   * at word boundaries from the answer as the model reads it, so an answer holding no cue stem and
+   * no encoded run (whose decoded text would be windows of its own) is judged without planning any.
+   */
+  #answerWindows(text: string): string[] {
+    if (this.#cues) {
+      const read = readAsModel(text);
+      if (!mayHoldEncodedRun(read) && !this.#cues.mayMatch(read)) return [];
+    }
+    return planWindows([text], () => false, { budgetTokens: this.options.budgetTokens, windowTokens: this.options.windowTokens }).windows;
   }
 
   async #check(windows: string[]): Promise<void> {

@@ -201,10 +201,8 @@ export function planWindows(
       else fresh.push({ text: window, tokens: estimateTokens(window), whole: !decoded && windows.length === 1, decoded, cues: 0, spread: spread[i]!, recency: -message });
     });
   };
-  // Text is judged as the provider's model reads it: tag characters spelled out, compatibility
-  // forms folded, look-alike letters inside Latin words made Latin, and what an encoding hides as
-  // text of its own.
-  const read = (raw: string) => foldLookalikes(foldForModels(raw));
+  // What an encoding hides is judged as text of its own.
+  const read = readAsModel;
   const decodeAttempts = { left: MAX_DECODE_ATTEMPTS };
   texts.forEach((text, message) => {
     // With a budget only a few windows are embedded: a huge text is planned from a bounded sample.
@@ -230,6 +228,14 @@ export function planWindows(
     spent += c.tokens;
   }
   return { windows: [...free, ...chosen], skipped: fresh.length - chosen.length, spent, unreadable, origins };
+}
+
+/**
+ * Text as the provider's model reads it: tag characters spelled out, compatibility forms folded,
+ * look-alike letters inside Latin words made Latin. Every window is cut from such a reading.
+ */
+export function readAsModel(raw: string): string {
+  return foldLookalikes(foldForModels(raw));
 }
 
 /** rank[i] = when window i comes in a first, last, middle, quarters, … traversal of n windows. */
