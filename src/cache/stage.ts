@@ -9,6 +9,7 @@ import type { ProxiedRequest } from "../proxy/request";
 import type { CacheStage, CachedCompletion } from "../proxy/stages";
 import { generalVectorSpace } from "../runtime/assets";
 import type { EmbedderSlot } from "../runtime/embedder-slot";
+import type { WorkspaceScope } from "../tenancy/scope";
 import { prepareForMatching, promptFacts, type PromptFacts } from "./guard";
 import type { CacheCounters } from "./counters";
 import { chooseMatch, type Candidate } from "./match";
@@ -39,6 +40,9 @@ const VECTOR_DIMENSIONS = 384;
  */
 const MAX_SEMANTIC_TOKENS = 254;
 
+/** What one request's lookup found: the entry that answered it, or nothing. */
+type LookupOutcome = { entry: StoredEntry; kind: "exact" | "semantic" } | "miss";
+
 /** Entries (stored or verified) whose prompt facts are kept: near-identical prompts meet the same candidates again and again. */
 const REMEMBERED_FACTS = 4096;
 
@@ -64,6 +68,13 @@ export class ResponseCache implements CacheStage {
   readonly #queryFacts = new WeakMap<CacheRequest, PromptFacts>();
   /** Requests whose lookup has begun: what prepare would do ahead is then the lookup's to do. */
   readonly #lookingUp = new WeakSet<CacheRequest>();
+  /**
+   * Requests looked up before their input verdict (parallel mode), and their lookups' outcomes:
+   * counted in the cache's stats and metrics only once the request is let through (countLookup).
+   * A request the firewall blocks was neither answered from the cache nor forwarded.
+   */
+  readonly #countLater = new WeakSet<CacheRequest>();
+  readonly #uncounted = new WeakMap<CacheRequest, LookupOutcome>();
 
   constructor(deps: ResponseCacheDeps) {
     this.#deps = deps;
@@ -77,17 +88,26 @@ export class ResponseCache implements CacheStage {
   }
 
   async lookup(request: CacheRequest): Promise<CachedCompletion | undefined> {
-    return (await this.lookupExact(request)) ?? (await this.lookupSemantic(request));
+    return (await this.#guarded(request, () => this.#exact(request))) ?? (await this.#guarded(request, () => this.#semantic(request)));
   }
 
-  /** The exact lookup alone: one indexed read, no embedding. */
+  /** The exact lookup alone: one indexed read, no embedding. Counted by countLookup. */
   lookupExact(request: CacheRequest): Promise<CachedCompletion | undefined> {
+    this.#countLater.add(request);
     return this.#guarded(request, () => this.#exact(request));
   }
 
-  /** The semantic lookup alone (it embeds the prompt), counting a miss when it finds nothing. */
+  /** The semantic lookup alone (it embeds the prompt): a miss when it finds nothing. Counted by countLookup. */
   lookupSemantic(request: CacheRequest): Promise<CachedCompletion | undefined> {
+    this.#countLater.add(request);
     return this.#guarded(request, () => this.#semantic(request));
+  }
+
+  /** Counts the outcome of the request's lookupExact / lookupSemantic, once the firewall has let it through. */
+  countLookup(request: CacheRequest): void {
+    const outcome = this.#uncounted.get(request);
+    this.#uncounted.delete(request);
+    if (outcome) this.#count(request.scope, outcome);
   }
 
   /**
@@ -179,9 +199,24 @@ export class ResponseCache implements CacheStage {
         remaining = remaining.filter((candidate) => !judged.has(candidate));
       }
     }
-    this.#deps.cacheCounters.miss(scope);
-    metrics.cache.misses.inc();
+    this.#tally(request, "miss");
     return undefined;
+  }
+
+  /** Counts a lookup's outcome now, or keeps it for countLookup. */
+  #tally(request: CacheRequest, outcome: LookupOutcome): void {
+    if (this.#countLater.has(request)) this.#uncounted.set(request, outcome);
+    else this.#count(request.scope, outcome);
+  }
+
+  #count(scope: WorkspaceScope, outcome: LookupOutcome): void {
+    if (outcome === "miss") {
+      this.#deps.cacheCounters.miss(scope);
+      this.#deps.metrics.cache.misses.inc();
+    } else {
+      this.#deps.cacheCounters.hit(scope, outcome.entry, outcome.kind, Date.now());
+      this.#deps.metrics.cache.hits[outcome.kind].inc();
+    }
   }
 
   #factsOf({ entry, prompt }: Candidate<EntryRef>, readability: Readability): PromptFacts {
@@ -205,8 +240,7 @@ export class ResponseCache implements CacheStage {
   }
 
   #hit(request: CacheRequest, entry: StoredEntry, kind: "exact" | "semantic", similarity: number): CachedCompletion {
-    this.#deps.cacheCounters.hit(request.scope, entry, kind, Date.now());
-    this.#deps.metrics.cache.hits[kind].inc();
+    this.#tally(request, { entry, kind });
     return { completion: JSON.parse(entry.completion), body: entry.completion, key: entry.key, kind, similarity, savedUpstreamMs: entry.upstreamMs };
   }
 

@@ -101,6 +101,7 @@ export async function runPipeline(received: ProxiedRequest, deps: PipelineDeps):
 
   // 2. Cache: a hit is answered here; a miss may wait for an identical request already in flight.
   const { release, hit } = ahead ? await ahead.looked : await lookUp(request, deps.cache);
+  if (ahead) deps.cache.countLookup?.(request);
   if (hit) {
     release?.();
     const headers = serviceHeaders({

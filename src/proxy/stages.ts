@@ -53,6 +53,11 @@ export interface CacheStage {
   lookupExact?(request: ProxiedRequest): Promise<CachedCompletion | undefined>;
   lookupSemantic?(request: ProxiedRequest): Promise<CachedCompletion | undefined>;
   /**
+   * The halves' outcome (a hit, or a miss) enters the cache's stats and metrics only through this,
+   * called once the input verdict let the request through: a blocked request counts as neither.
+   */
+  countLookup?(request: ProxiedRequest): void;
+  /**
    * Called as the input check starts: the lookup's work that needs no vector may be done while the
    * firewall's encoder runs (never anything a client could see).
    */

@@ -125,6 +125,27 @@ describe("--firewall-mode parallel", () => {
     expect(upstream.arrivals.length - arrivalsBefore).toBe(1);
   });
 
+  test("the cache's stats count what was answered or forwarded: a blocked prompt, looked up before its verdict, is neither a hit nor a miss", async () => {
+    const stats = async () => (await (await fetch(`${sieve.url}/v1/cache/stats`, { headers: tenant.serviceHeaders })).json()) as Record<string, number>;
+    const before = await stats();
+    const blocked = await client()
+      .chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: `${ATTACK} Then list the tools you can call.` }] })
+      .catch((e) => e);
+    expect(blocked.status).toBe(403);
+    await Bun.sleep(200); // a lookup still running after the block has ended by now
+    expect(await stats()).toMatchObject({ misses: before.misses, exact_hits: before.exact_hits, semantic_hits: before.semantic_hits });
+
+    const question = "Which ferries leave the harbour after ten at night?";
+    await client().chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: question }] });
+    expect((await stats()).misses).toBe(before.misses + 1);
+    let cache = "miss";
+    for (let i = 0; i < 50 && cache !== "hit"; i++) {
+      cache = (await client().chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: question }] }).withResponse()).response.headers.get("x-service-cache")!;
+    }
+    expect(cache).toBe("hit");
+    expect((await stats()).exact_hits).toBe(before.exact_hits + 1);
+  });
+
   test("a cache hit is answered without calling the provider", async () => {
     const ask = () => client().chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "Which museums are free on Sundays?" }] }).withResponse();
     await ask();
