@@ -15,8 +15,9 @@
  * at concurrency 1 and 8, installed at bench time into node_modules/.cache (a bench-only download
  * from the npm registry, never an install or test dependency; --peer false skips it). Parallel mode:
  * against a provider with a 100 ms time to first byte, the bare proxy, defaults inline and
- * defaults with --firewall-mode parallel. A request-path encoder run (a 16-token text, as
- * bench:embed measures it) is timed in the same run. The summary prints the ratios issue #24 asks for.
+ * defaults with --firewall-mode parallel, their requests taking turns with each other and with
+ * direct calls. A request-path encoder run (a 16-token text, as bench:embed measures it) is timed
+ * in the same run. The summary prints the ratios issue #24 asks for.
  *
  *   bun scripts/bench/proxy.ts [--requests 400] [--embed-backend auto|native|wasm] [--database postgres://…|cluster] [--peer true|false]
  */
@@ -171,18 +172,50 @@ for (const stages of [false, true]) {
 }
 
 // Parallel mode against a provider with a realistic time to first byte: the bare proxy, defaults
-// inline and defaults with --firewall-mode parallel, each on its own server.
+// inline and defaults with --firewall-mode parallel, each on its own server. Their requests (and
+// the direct calls) take turns one by one, so a spell of the VM weighs on all four alike: run one
+// cell after another, 100 requests each, the bare proxy's overhead moved 1.5–4.2 ms between runs.
 {
-  const slow: Scenario = { stream: false, concurrency: 1, prompt: fresh("ttfb"), model: `ttfb:${PROVIDER_TTFB_MS}`, requests: Math.min(REQUEST_COUNT, 100) };
+  const count = Math.min(REQUEST_COUNT, 200);
+  const servers = [];
   for (const [label, stages, args, name] of [
     ["off", false, [], "ttfb off"],
     ["on (inline)", true, [], "ttfb inline"],
     ["on (parallel)", true, ["--firewall-mode", "parallel"], "ttfb parallel"],
   ] as const) {
-    const sieve = await startSieve(upstreamUrl, stages, "", [...args]);
-    await cell(sieve, label, `fresh prompt, provider TTFB ${PROVIDER_TTFB_MS} ms`, { ...slow, prompt: fresh(`ttfb-${name}`) }, "sqlite", name);
-    await sieve.stop();
+    servers.push({ label, name, sieve: await startSieve(upstreamUrl, stages, "", [...args]) });
   }
+  const targets = [{ url: upstreamUrl, headers: {} }, ...servers.map(({ sieve }) => sieve)];
+  const scenario = (tag: string): Scenario => ({ stream: false, concurrency: 1, prompt: fresh(`ttfb-${tag}`), model: `ttfb:${PROVIDER_TTFB_MS}`, requests: 1 });
+  run++;
+  for (const [i, target] of targets.entries()) await measure(target.url, target.headers, { ...scenario(`warm-${i}`), concurrency: 4, requests: 20 });
+  const latencies: number[][] = targets.map(() => []);
+  for (let round = 0; round < count; round++) {
+    // Each round in another order: none of the four always goes right after the same one.
+    for (let k = 0; k < targets.length; k++) {
+      const i = (round + k) % targets.length;
+      const { p50 } = await measure(targets[i]!.url, targets[i]!.headers, { ...scenario(`${i}`), prompt: () => fresh(`ttfb-${i}`)(round) });
+      latencies[i]!.push(p50);
+    }
+  }
+  const [direct, ...proxied] = latencies.map(summarize);
+  servers.forEach(({ label, name }, i) => {
+    const via = proxied[i]!;
+    measured.set(name, { overheadP50: via.p50 - direct!.p50, rps: 1000 / via.p50 });
+    rows.push([
+      "sqlite",
+      label,
+      `fresh prompt, provider TTFB ${PROVIDER_TTFB_MS} ms (interleaved)`,
+      1,
+      `${ms(direct!.p50)} / ${ms(direct!.p95)} / ${ms(direct!.p99)}`,
+      `${ms(via.p50)} / ${ms(via.p95)} / ${ms(via.p99)}`,
+      `${ms(via.p50 - direct!.p50)} / ${ms(via.p99 - direct!.p99)}`,
+      `${ms(via.p50 / direct!.p50)}×`,
+      `${(1000 / direct!.p50).toFixed(0)} / ${(1000 / via.p50).toFixed(0)}`,
+      `0/${count}`,
+    ]);
+  });
+  for (const { sieve } of servers) await sieve.stop();
 }
 
 // Routing: the same plain-proxy cells through a routing file (stages off, so the routes' cost shows alone).
