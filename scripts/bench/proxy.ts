@@ -28,7 +28,7 @@ import { parseArgs } from "node:util";
 import { startCluster, type PgCluster } from "../pg/cluster";
 import { startPeerGateway, type PeerGateway } from "./peer-gateway";
 import { startProcess, startSieveProcess } from "./processes";
-import { markdownTable, ms, summarize } from "./stats";
+import { markdownTable, ms, summarize, type Summary } from "./stats";
 
 const { values } = parseArgs({
   options: { requests: { type: "string", default: "400" }, "embed-backend": { type: "string", default: "auto" }, database: { type: "string", default: "" }, peer: { type: "string", default: "true" } },
@@ -121,18 +121,25 @@ async function cell(proxy: Proxy, stages: boolean | string, label: string, scena
   await measure(proxy.url, proxy.headers, warm);
   const direct = await measure(upstreamUrl, {}, scenario);
   const proxied = await measure(proxy.url, proxy.headers, scenario);
+  record(database, typeof stages === "string" ? stages : stages ? "on" : "off", label, scenario.concurrency, direct, proxied, scenario.requests ?? REQUEST_COUNT, name);
+}
+
+type Measured = Summary & { rps: number; cacheHits: number };
+
+/** One row of the table (and, when named, the figures the summary compares). */
+function record(database: string, stages: string, label: string, concurrency: number, direct: Measured, proxied: Measured, requests: number, name?: string) {
   if (name) measured.set(name, { overheadP50: proxied.p50 - direct.p50, rps: proxied.rps });
   rows.push([
     database,
-    typeof stages === "string" ? stages : stages ? "on" : "off",
+    stages,
     label,
-    scenario.concurrency,
+    concurrency,
     `${ms(direct.p50)} / ${ms(direct.p95)} / ${ms(direct.p99)}`,
     `${ms(proxied.p50)} / ${ms(proxied.p95)} / ${ms(proxied.p99)}`,
     `${ms(proxied.p50 - direct.p50)} / ${ms(proxied.p99 - direct.p99)}`,
     `${ms(proxied.p50 / direct.p50)}×`,
     `${direct.rps.toFixed(0)} / ${proxied.rps.toFixed(0)}`,
-    `${proxied.cacheHits}/${scenario.requests ?? REQUEST_COUNT}`,
+    `${proxied.cacheHits}/${requests}`,
   ]);
 }
 
@@ -190,31 +197,22 @@ for (const stages of [false, true]) {
   run++;
   for (const [i, target] of targets.entries()) await measure(target.url, target.headers, { ...scenario(`warm-${i}`), concurrency: 4, requests: 20 });
   const latencies: number[][] = targets.map(() => []);
+  const cacheHits = targets.map(() => 0);
   for (let round = 0; round < count; round++) {
-    // Each round in another order: none of the four always goes right after the same one.
+    // Each round starts with another of the four, so none is always the first after a pause.
     for (let k = 0; k < targets.length; k++) {
       const i = (round + k) % targets.length;
-      const { p50 } = await measure(targets[i]!.url, targets[i]!.headers, { ...scenario(`${i}`), prompt: () => fresh(`ttfb-${i}`)(round) });
-      latencies[i]!.push(p50);
+      const one = await measure(targets[i]!.url, targets[i]!.headers, { ...scenario(`${i}`), prompt: () => fresh(`ttfb-${i}`)(round) });
+      latencies[i]!.push(one.p50);
+      cacheHits[i]! += one.cacheHits;
     }
   }
-  const [direct, ...proxied] = latencies.map(summarize);
-  servers.forEach(({ label, name }, i) => {
-    const via = proxied[i]!;
-    measured.set(name, { overheadP50: via.p50 - direct!.p50, rps: 1000 / via.p50 });
-    rows.push([
-      "sqlite",
-      label,
-      `fresh prompt, provider TTFB ${PROVIDER_TTFB_MS} ms (interleaved)`,
-      1,
-      `${ms(direct!.p50)} / ${ms(direct!.p95)} / ${ms(direct!.p99)}`,
-      `${ms(via.p50)} / ${ms(via.p95)} / ${ms(via.p99)}`,
-      `${ms(via.p50 - direct!.p50)} / ${ms(via.p99 - direct!.p99)}`,
-      `${ms(via.p50 / direct!.p50)}×`,
-      `${(1000 / direct!.p50).toFixed(0)} / ${(1000 / via.p50).toFixed(0)}`,
-      `0/${count}`,
-    ]);
+  // One request at a time: requests/s is 1000 / the median.
+  const [direct, ...proxied] = latencies.map((samples, i): Measured => {
+    const summary = summarize(samples);
+    return { ...summary, rps: 1000 / summary.p50, cacheHits: cacheHits[i]! };
   });
+  servers.forEach(({ label, name }, i) => record("sqlite", label, `fresh prompt, provider TTFB ${PROVIDER_TTFB_MS} ms (interleaved)`, 1, direct!, proxied[i]!, count, name));
   for (const { sieve } of servers) await sieve.stop();
 }
 
