@@ -26,9 +26,14 @@ const runs: { name: string; args: string[]; env: Record<string, string> }[] =
         { name: "all", args: [], env: {} },
         { name: "wasm", args: ["test/embeddings", "test/firewall", "test/cache"], env: { SIEVE_EMBED_BACKEND: "wasm" } },
         // The tenancy isolation suites, the response cache (on PostgreSQL its nearest-entry search is
-        // SQL of its own) and document search again on PostgreSQL (a throw-away cluster the suite
-        // starts itself, scripts/pg/cluster.ts); test/fleet, in the first run, covers two instances on one database.
-        { name: "postgres", args: ["test/tenancy", "test/hardening/tenants.test.ts", "test/cache/cache.test.ts", "test/documents/search.test.ts"], env: { SIEVE_TEST_DATABASE: "postgres" } },
+        // SQL of its own), document search and chunk flags (their rescans claim variants in SQL) again
+        // on PostgreSQL (a throw-away cluster the suite starts itself, scripts/pg/cluster.ts);
+        // test/fleet, in the first run, covers two instances on one database.
+        {
+          name: "postgres",
+          args: ["test/tenancy", "test/hardening/tenants.test.ts", "test/cache/cache.test.ts", "test/documents/search.test.ts", "test/documents/chunk-flags.test.ts"],
+          env: { SIEVE_TEST_DATABASE: "postgres" },
+        },
       ];
 
 let total = 0;

@@ -14,13 +14,14 @@ import { and, eq, inArray, isNull, lt, or } from "drizzle-orm";
 import type { AppContext } from "../runtime/context";
 import { WorkspaceScope } from "../tenancy/scope";
 import type { ParsedDocument } from "./parsing";
-import { JobAborted, runVariantJob, VariantDeleted, type JobEnv } from "./processing";
+import { JobAborted, runVariantJob, VariantDeleted, type ChunkFlagScanner, type JobEnv } from "./processing";
 import { documentVariants } from "./schema";
 import { DocumentParser } from "./document-parser";
 import { JobLeases } from "./leases";
 import { DocumentAdmission } from "./admission";
 import type { DocumentWork } from "../metrics/documents";
 import { firewallService } from "../firewall/service";
+import { FlagRescans } from "./flag-rescans";
 
 type Job = { workspaceId: string; variantId: string };
 
@@ -55,6 +56,8 @@ export class DocumentJobs {
   /** Recent jobs' wall time (an exponential moving average): what a client told to come back waits for one job. */
   #averageJobMs = FIRST_JOB_ESTIMATE_MS;
   readonly #env: JobEnv;
+  /** Chunk flags scanned again after a workspace changed its patterns (when the worker has no job); undefined with chunk flags off. */
+  readonly #rescans: FlagRescans | undefined;
   /** Every parse of this server, at upload or in a job. */
   readonly parser: DocumentParser;
   /** Back-pressure: who may add work to this queue. */
@@ -64,6 +67,8 @@ export class DocumentJobs {
   #running: string | undefined;
   #runningDeleted = false;
   #stopping = false;
+  /** The embedding model failed to load: the worker does not start again (until a restart). */
+  #embedderFailed = false;
   #orphanScan: Timer | undefined;
   /** Parked jobs (variant id → what it waits for), and the timer that checks on them. */
   readonly #parked = new Map<string, Parked>();
@@ -90,7 +95,7 @@ export class DocumentJobs {
       // Bulk: every request-path text (firewall, cache, /v1/embeddings) is served before a document's chunks.
       embedTexts: async (texts) => (await ctx.embedder.loaded).embedMany(texts, { priority: "bulk" }),
       // Chunk flags: the firewall's data channel on every new chunk, with the workspace's own patterns and switches.
-      scanData: ctx.config.firewall && ctx.config.firewallDocumentChunks ? (scope, texts) => firewallService(ctx).scanDocumentTexts(scope, texts) : undefined,
+      chunkFlags: this.#chunkFlags("new"),
       checkpoint: () => {
         if (this.#stopping) throw new JobAborted("server stopping");
         if (this.#runningDeleted) throw new VariantDeleted();
@@ -99,6 +104,39 @@ export class DocumentJobs {
       settled: (variantId) => this.#settled(variantId),
       waitFor: (workspaceId, variantId, sourceVariantId) => this.#park(workspaceId, variantId, sourceVariantId),
       leases: new JobLeases(ctx.database.shared ? crypto.randomUUID() : "local", LEASE_MS),
+    };
+    const rescanFlags = this.#chunkFlags("rescan");
+    if (rescanFlags) {
+      const rescans = new FlagRescans({
+        log: ctx.log,
+        flags: rescanFlags,
+        leases: this.#env.leases,
+        scope: (workspaceId) => new WorkspaceScope(ctx.database, workspaceId),
+        workspacesWithDocuments: async () =>
+          (await ctx.database.db.selectDistinct({ workspaceId: documentVariants.workspaceId }).from(documentVariants).where(eq(documentVariants.status, "completed"))).map((row) => row.workspaceId),
+        checkpoint: () => {
+          if (this.#stopping) throw new JobAborted("server stopping");
+        },
+      });
+      firewallService(ctx).onPatternsChanged((workspaceId) => {
+        rescans.request(workspaceId);
+        this.#startWorker();
+      });
+      this.#rescans = rescans;
+    }
+  }
+
+  /** The firewall's data channel on chunk texts, counted by why they are scanned; undefined when the firewall or its chunk check is off. */
+  #chunkFlags(reason: "new" | "rescan"): ChunkFlagScanner | undefined {
+    if (!this.#ctx.config.firewall || !this.#ctx.config.firewallDocumentChunks) return undefined;
+    const firewall = firewallService(this.#ctx);
+    return {
+      scan: async (scope, texts) => {
+        const scanned = await firewall.scanDocumentTexts(scope, texts);
+        this.#ctx.metrics.documents.chunksScanned(reason, texts.length);
+        return scanned;
+      },
+      current: (scope) => firewall.chunkPatternsFingerprint(scope),
     };
   }
 
@@ -127,6 +165,9 @@ export class DocumentJobs {
       .orderBy(documentVariants.createdAt);
     for (const job of unfinished) this.enqueue(job.workspaceId, job.variantId);
     if (unfinished.length > 0) this.#ctx.log.info("resuming document jobs", { count: unfinished.length });
+    // Patterns may have changed while this server was down (another instance, or chunk flags switched on).
+    this.#rescans?.request(null);
+    this.#startWorker();
     if (this.#ctx.database.shared) this.#scanForOrphans();
     return unfinished.length;
   }
@@ -134,7 +175,7 @@ export class DocumentJobs {
   /** Fleet mode: queue jobs nobody runs — pending for a while (their instance died before claiming) or with an expired lease. */
   #scanForOrphans(): void {
     this.#orphanScan = setInterval(async () => {
-      if (this.#stopping || this.#queue.length > 0) return;
+      if (this.#stopping || this.#queue.length > 0 || this.#rescans?.pending) return;
       const now = Date.now();
       const { status, leaseUntil, createdAt } = documentVariants;
       try {
@@ -151,6 +192,15 @@ export class DocumentJobs {
           .orderBy(createdAt)
           .limit(10);
         for (const job of orphans) this.enqueue(job.workspaceId, job.variantId);
+        // A completed variant with an expired lease: its rescan's instance died (flag-rescans.ts).
+        const abandoned = this.#rescans
+          ? await this.#ctx.database.db
+              .selectDistinct({ workspaceId: documentVariants.workspaceId })
+              .from(documentVariants)
+              .where(and(eq(status, "completed"), lt(leaseUntil, new Date(now))))
+          : [];
+        for (const { workspaceId } of abandoned) this.#rescans!.request(workspaceId);
+        if (abandoned.length > 0) this.#startWorker();
       } catch (error) {
         this.#ctx.log.warn("document jobs: looking for orphaned jobs failed", { error: (error as Error).message });
       }
@@ -279,8 +329,8 @@ export class DocumentJobs {
     if (this.#worker || this.#stopping) return;
     this.#worker = this.#drain().finally(() => {
       this.#worker = undefined;
-      // Jobs queued while the last one was finishing.
-      if (this.#queue.length > 0) this.#startWorker();
+      // Jobs queued (or rescans requested) while the last one was finishing.
+      if (!this.#embedderFailed && (this.#queue.length > 0 || this.#rescans?.pending)) this.#startWorker();
     });
   }
 
@@ -288,16 +338,25 @@ export class DocumentJobs {
     try {
       await this.#ctx.embedder.loaded;
     } catch {
+      this.#embedderFailed = true;
       this.#ctx.log.error("document jobs wait: the embedding model failed to load; variants stay pending until a restart");
       return;
     }
-    for (let job = this.#queue.shift(); job && !this.#stopping; job = this.#queue.shift()) {
+    while (!this.#stopping) {
+      const job = this.#queue.shift();
+      if (!job) {
+        // No upload waits: scan one variant's chunk flags again, if any is due, then look at the queue again.
+        if (await this.#rescanOne()) continue;
+        break;
+      }
       const started = performance.now();
       this.#running = job.variantId;
       this.#runningDeleted = false;
       try {
         await runVariantJob(this.#env, new WorkspaceScope(this.#ctx.database, job.workspaceId), job.variantId);
         this.#averageJobMs = 0.8 * this.#averageJobMs + 0.2 * (performance.now() - started);
+        // Flags it copied (a duplicate's, a parent's) may have been scanned with other patterns.
+        this.#rescans?.request(job.workspaceId);
       } catch (error) {
         if (error instanceof JobAborted) return;
         this.#ctx.log.error("document job crashed", { variant_id: job.variantId, error });
@@ -309,6 +368,16 @@ export class DocumentJobs {
     if (this.#queue.length === 0) {
       this.#hints.clear();
       this.#hintBytes = 0;
+    }
+  }
+
+  /** One due rescan of chunk flags; false when none is left (or it was cut short by stop). */
+  async #rescanOne(): Promise<boolean> {
+    try {
+      return (await this.#rescans?.runOne()) ?? false;
+    } catch (error) {
+      if (!(error instanceof JobAborted)) this.#ctx.log.error("chunk flag rescan crashed", { error });
+      return false;
     }
   }
 

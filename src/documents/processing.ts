@@ -76,8 +76,8 @@ export type JobEnv = {
   embedder: () => Promise<Embedder>;
   /** Chunk vectors, computed at bulk priority (after every request-path text). */
   embedTexts: (texts: string[]) => Promise<Float32Array[]>;
-  /** Each chunk text's verdict on the firewall's data channel (chunk flags, bulk priority); undefined when the firewall or its chunk check is off. */
-  scanData?: (scope: WorkspaceScope, texts: string[]) => Promise<ChunkInjection[]>;
+  /** Chunk flags: the firewall's data channel on chunk texts (bulk priority); undefined when the firewall or its chunk check is off. */
+  chunkFlags?: ChunkFlagScanner;
   /** Throws JobAborted when the server is stopping, VariantDeleted when the running job's document was deleted. */
   checkpoint: () => void;
   /** The document parsed at upload (handed out once), so the first job of a version does not parse it twice. */
@@ -89,6 +89,13 @@ export type JobEnv = {
   leases: JobLeases;
 };
 
+export type ChunkFlagScanner = {
+  /** Each text's verdict, and the fingerprint of the workspace's patterns they were scanned with. */
+  scan: (scope: WorkspaceScope, texts: string[]) => Promise<{ injections: ChunkInjection[]; checkedWith: string }>;
+  /** The fingerprint a scan would give now. */
+  current: (scope: WorkspaceScope) => Promise<string>;
+};
+
 /** Everything a completed variant consists of, ready to be written. */
 export type VariantResult = {
   chunks: NewChunk[];
@@ -98,6 +105,8 @@ export type VariantResult = {
   pagesSaved: number;
   embeddingsComputed: number;
   embeddingsReused: number;
+  /** The patterns all its chunk flags were scanned with; null when not all were scanned with the same ones. */
+  flagsCheckedWith: string | null;
 };
 
 /**
@@ -216,6 +225,7 @@ async function completeVariant(tx: WorkspaceScope, variantId: string, result: Va
       embeddingsComputed: result.embeddingsComputed,
       embeddingsReused: result.embeddingsReused,
       flaggedChunks: flaggedCount(result.chunks),
+      flagsCheckedWith: result.flagsCheckedWith,
       completedAt: new Date(),
       leaseUntil: null,
     },
@@ -280,6 +290,7 @@ export async function copyOfVariant(scope: WorkspaceScope, source: VariantRow, v
     pagesSaved: pages,
     embeddingsComputed: 0,
     embeddingsReused: rows.length,
+    flagsCheckedWith: source.flagsCheckedWith,
   };
 }
 
@@ -342,7 +353,7 @@ async function processDocument(
       await slice.pause();
     }
   }
-  await flagChunks(env, scope, drafts, results, parent);
+  const flagsCheckedWith = await flagChunks(env, scope, drafts, results, parent);
 
   const ids = drafts.map(() => crypto.randomUUID());
   const embedded = new Set(toEmbed);
@@ -362,6 +373,7 @@ async function processDocument(
     pagesSaved: 0,
     embeddingsComputed: toEmbed.length,
     embeddingsReused: drafts.length - toEmbed.length,
+    flagsCheckedWith,
   };
 }
 
@@ -375,7 +387,7 @@ async function parentIndex(chunks: ParentChunk[], slice: TimeSlice): Promise<Par
 }
 
 /** `run` over batches of about EMBED_BATCH_CHARS characters (at least one text each), a turn of the event loop after each. */
-async function inBatches<T>(run: (texts: string[]) => Promise<T[]>, texts: string[], afterBatch?: (done: number) => void): Promise<T[]> {
+export async function inBatches<T>(run: (texts: string[]) => Promise<T[]>, texts: string[], afterBatch?: (done: number) => void): Promise<T[]> {
   const out: T[] = [];
   for (let start = 0; start < texts.length; ) {
     let end = start + 1;
@@ -396,19 +408,32 @@ const isFlagged = (injection: ChunkInjection | undefined) => injection?.verdict 
  * same text, keeps its parent chunk's verdict (as it keeps its vector); every other chunk is scanned
  * (with the firewall off, only the carried verdicts are set). Same text, not just the same
  * dedup-normalised text: normalising drops case and some invisible characters, which an injection
- * can hide in.
+ * can hide in. Returns the fingerprint of the patterns every flag was scanned with (null when they
+ * were not all scanned with the same ones: the variant is then scanned again, flag-rescans.ts).
  */
-async function flagChunks(env: JobEnv, scope: WorkspaceScope, drafts: ChunkDraft[], results: DedupResult[], parent: ParentChunks | null): Promise<void> {
+async function flagChunks(env: JobEnv, scope: WorkspaceScope, drafts: ChunkDraft[], results: DedupResult[], parent: ParentChunks | null): Promise<string | null> {
   const toScan: number[] = [];
   drafts.forEach((draft, i) => {
     const source = results[i].is_reused && results[i].dedup_source_chunk_id ? parent?.carried.get(results[i].dedup_source_chunk_id) : undefined;
     if (source?.injection && source.text === draft.text) draft.metadata.injection = source.injection;
     else toScan.push(i);
   });
-  if (!env.scanData || toScan.length === 0) return;
-  const scan = env.scanData;
-  const injections = await inBatches((texts) => scan(scope, texts), toScan.map((i) => drafts[i].text), () => env.checkpoint());
-  toScan.forEach((i, k) => (drafts[i].metadata.injection = injections[k]));
+  const carriedWith = toScan.length < drafts.length ? (parent?.flagsCheckedWith ?? null) : undefined;
+  if (!env.chunkFlags) return null;
+  if (toScan.length === 0) return carriedWith ?? null;
+  const flags = env.chunkFlags;
+  const scans = await inBatches(
+    async (texts) => {
+      const { injections, checkedWith } = await flags.scan(scope, texts);
+      return injections.map((injection) => ({ injection, checkedWith }));
+    },
+    toScan.map((i) => drafts[i].text),
+    () => env.checkpoint(),
+  );
+  toScan.forEach((i, k) => (drafts[i].metadata.injection = scans[k]!.injection));
+  const used = [...new Set(scans.map((scan) => scan.checkedWith))];
+  const agree = used.length === 1 && (carriedWith === undefined || carriedWith === used[0]);
+  return agree ? used[0]! : null;
 }
 
 async function parseStored(env: JobEnv, scope: WorkspaceScope, document: DocumentRow): Promise<ParsedDocument> {
@@ -417,9 +442,10 @@ async function parseStored(env: JobEnv, scope: WorkspaceScope, document: Documen
   return env.parse(document.filename, bytes, document.mimeType);
 }
 
-/** `prefixes`: each parent chunk's embedded_text_prefix (undefined without contextual_prefix); `carried`: its text and chunk flag. */
+/** `prefixes`: each parent chunk's embedded_text_prefix (undefined without contextual_prefix); `carried`: its text and chunk flag, scanned with `flagsCheckedWith`. */
 type ParentChunks = {
   versionId: string;
+  flagsCheckedWith: string | null;
   chunks: ParentChunk[];
   vectors: Map<string, Float32Array>;
   prefixes: Map<string, string | undefined>;
@@ -434,6 +460,7 @@ async function parentChunks(env: JobEnv, scope: WorkspaceScope, parentVersionId:
   const chunks = rows.map((row) => ({ id: row.id, text: row.text, embedding: vectors.get(row.id) ?? null }));
   return {
     versionId: parentVersionId,
+    flagsCheckedWith: source.flagsCheckedWith,
     chunks,
     vectors,
     prefixes: new Map(rows.map((row) => [row.id, row.metadata.embedded_text_prefix])),

@@ -86,6 +86,12 @@ export const documentVariants = sqliteTable(
     embeddingsReused: integer("embeddings_reused").notNull().default(0),
     /** Chunks the firewall's data channel flagged (metadata.injection verdict block); null when the chunks were not scanned (firewall off, or processed before chunk flags). */
     flaggedChunks: integer("flagged_chunks"),
+    /**
+     * The workspace's patterns every chunk flag was scanned with (WorkspacePatterns.inputFingerprint);
+     * null when not all were (chunk flags off, mixed, or stored before this column). A variant whose
+     * value differs from the workspace's current one is scanned again (src/documents/flag-rescans.ts).
+     */
+    flagsCheckedWith: text("flags_checked_with"),
     createdAt: createdAt(),
     startedAt: timestamp("started_at"),
     completedAt: timestamp("completed_at"),

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { type Calibration, familyIndex } from "./calibration";
 import { LEXICAL, type LexicalScorer } from "./lexical";
 import { SYSTEM_PROMPT_PATTERN_ID, type PatternAction, type PatternSide } from "./model";
@@ -96,6 +97,27 @@ export class WorkspacePatterns {
     this.customOutput = customOut.map((p) => p.meta);
     this.customInputMatrix = new VectorMatrix(customIn.map((p) => p.vector), builtins.dims);
     this.customOutputMatrix = new VectorMatrix(customOut.map((p) => p.vector), builtins.dims);
+    this.#customInputVectors = customIn.map((p) => p.vector);
+  }
+
+  readonly #customInputVectors: Float32Array[];
+  #inputFingerprint: string | undefined;
+
+  /**
+   * What the workspace chose for the input side (the built-ins it has on, with its own action and
+   * threshold, and its enabled custom patterns with their vectors), as a digest: document chunks
+   * remember the one they were scanned with, and are scanned again when it changes.
+   */
+  get inputFingerprint(): string {
+    if (this.#inputFingerprint) return this.#inputFingerprint;
+    const describe = (meta: PatternMeta) => `${meta.id}\t${meta.family}\t${meta.action}\t${meta.threshold}`;
+    const vectorDigest = (vector: Float32Array) => createHash("sha256").update(new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength)).digest("base64url");
+    const lines = [
+      ...this.builtinInput.filter((_, row) => this.inputEnabled[row]).map(describe),
+      ...this.customInput.map((meta, i) => `${describe(meta)}\t${vectorDigest(this.#customInputVectors[i]!)}`),
+    ];
+    // Sorted: the database returns rows in no set order, and every instance of a fleet must agree.
+    return (this.#inputFingerprint = createHash("sha256").update(lines.sort().join("\n")).digest("base64url").slice(0, 22));
   }
 
   /** Every built-in on at its defaults, no custom patterns: what the evaluation and a fresh workspace use. */

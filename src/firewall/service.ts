@@ -52,6 +52,8 @@ export class FirewallService {
   #builtins: BuiltinIndex | undefined;
   readonly #building: Promise<BuiltinIndex>;
   readonly #workspaces = new Map<string, Promise<WorkspacePatterns>>();
+  /** Told when a workspace's patterns change, here or on another instance (null: maybe any workspace's). */
+  readonly #patternListeners: ((workspaceId: string | null) => void)[] = [];
 
   constructor(private readonly ctx: AppContext) {
     this.store = new PatternStore(ctx.database);
@@ -70,8 +72,13 @@ export class FirewallService {
     }
     // Fleet mode: another instance changed a workspace's patterns (null: maybe anything, after a missed notification).
     ctx.database.onChange((topic, workspaceId) => {
-      if (topic === null || workspaceId === null) this.#workspaces.clear();
-      else if (topic === "patterns") this.forget(workspaceId);
+      if (topic === null || workspaceId === null) {
+        this.#workspaces.clear();
+        this.#patternsChanged(null);
+      } else if (topic === "patterns") {
+        this.forget(workspaceId);
+        this.#patternsChanged(workspaceId);
+      }
     });
     this.#building = this.#loadBuiltins();
     this.#building.then(
@@ -150,8 +157,18 @@ export class FirewallService {
     this.#workspaces.delete(workspaceId);
   }
 
+  /** Calls `listener` whenever a workspace's patterns change, on this instance or another (null: maybe any workspace's). */
+  onPatternsChanged(listener: (workspaceId: string | null) => void): void {
+    this.#patternListeners.push(listener);
+  }
+
+  #patternsChanged(workspaceId: string | null): void {
+    for (const listener of this.#patternListeners) listener(workspaceId);
+  }
+
   #changed(scope: WorkspaceScope): void {
     this.forget(scope.workspaceId);
+    this.#patternsChanged(scope.workspaceId);
     void scope.announce("patterns").catch((error: Error) => this.ctx.log.warn("firewall: announcing a pattern change failed", { error: error.message }));
   }
 
@@ -187,16 +204,24 @@ export class FirewallService {
    * capped and starts higher: CHUNK_SECOND_LOOK_TOKENS, CHUNK_SECOND_LOOK_FROM). Windows are embedded
    * at bulk priority through a memo of this call's own, so a document's windows neither run before
    * request-path texts nor push them out of the shared LRU; all texts are scanned at once, so the
-   * pool's workers share the whole batch's windows.
+   * pool's workers share the whole batch's windows. `checkedWith` names the patterns they were
+   * scanned with (WorkspacePatterns.inputFingerprint).
    */
-  async scanDocumentTexts(scope: WorkspaceScope, texts: string[]): Promise<ChunkInjection[]> {
+  async scanDocumentTexts(scope: WorkspaceScope, texts: string[]): Promise<{ injections: ChunkInjection[]; checkedWith: string }> {
     await this.ctx.firewallEncoder.loaded;
     const patterns = await this.patternsFor(scope);
     const memo = new VectorMemo(() => this.ctx.firewallEncoder.require(), Number.POSITIVE_INFINITY, undefined, undefined, "bulk");
     const view = firewallView(this.ctx.config);
     const embedding = this.#scanEmbedding(scope.workspaceId, memo, view ? memo.withView(view) : memo);
     const options = { ...this.options, budgetTokens: 0, secondLookTokens: CHUNK_SECOND_LOOK_TOKENS, secondLookFrom: CHUNK_SECOND_LOOK_FROM };
-    return Promise.all(texts.map(async (text) => chunkInjection(await scanTexts([{ text, channel: "data" }], patterns, embedding, options))));
+    const injections = await Promise.all(texts.map(async (text) => chunkInjection(await scanTexts([{ text, channel: "data" }], patterns, embedding, options))));
+    return { injections, checkedWith: patterns.inputFingerprint };
+  }
+
+  /** The fingerprint of the patterns a chunk scanned now would be scanned with. */
+  async chunkPatternsFingerprint(scope: WorkspaceScope): Promise<string> {
+    await this.ctx.firewallEncoder.loaded;
+    return (await this.patternsFor(scope)).inputFingerprint;
   }
 
   // — POST /v1/firewall/test —

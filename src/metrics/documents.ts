@@ -8,6 +8,7 @@ export type AdmissionRefusal = "workspace_queue_full" | "server_queue_full" | "u
 /** The document job queue's depth and the uploads it turned away (src/documents/admission.ts). */
 export class DocumentMetrics {
   readonly #refused: Counter<"reason">;
+  readonly #chunksScanned: Counter<"reason">;
 
   constructor(registry: Registry, work: () => DocumentWork) {
     for (const [name, field, help] of [
@@ -25,6 +26,17 @@ export class DocumentMetrics {
       labelNames: ["reason"],
       registers: [registry],
     });
+    this.#chunksScanned = new Counter({
+      name: "sieve_document_chunks_scanned_total",
+      help: "Chunk texts scanned on the firewall's data channel for chunk flags (new: a variant's new chunks; rescan: a variant's chunks scanned again after its workspace changed its patterns)",
+      labelNames: ["reason"],
+      registers: [registry],
+    });
+  }
+
+  /** Chunk texts scanned for chunk flags: of a new variant, or again after the workspace changed its patterns. */
+  chunksScanned(reason: "new" | "rescan", chunks: number): void {
+    this.#chunksScanned.inc({ reason }, chunks);
   }
 
   refused(reason: AdmissionRefusal): void {

@@ -3,12 +3,13 @@
  * channel, through the real server and model. Flags in chunk metadata and on the document and
  * variant records, exclude_flagged on the chunks endpoint, search leaving flagged chunks out unless
  * include_flagged, flags carried (not scanned again) by exact duplicates and unchanged chunks of a
- * new version, each workspace's own pattern switches, and no flags with the firewall off.
+ * new version, stored chunks scanned again when their workspace changes its patterns (and only
+ * that workspace's), and no flags with the firewall off.
  * Runs on PostgreSQL too (SIEVE_TEST_DATABASE=postgres).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BUILTIN_FAMILIES } from "../../src/firewall/model";
-import { startSieve, type Tenant, type TestSieve } from "../support/sieve";
+import { startSieve, tempDir, type Tenant, type TestSieve } from "../support/sieve";
 import { DocumentsClient } from "./api-client";
 
 // Written for this test: ordinary notes about a bicycle workshop, and one paragraph addressed to an AI assistant.
@@ -148,24 +149,36 @@ describe("search", () => {
   });
 });
 
-describe("reuse and workspaces", () => {
-  // With every built-in family switched off in alice's workspace, a chunk scanned now is allowed;
-  // a chunk that still carries its flag was not scanned again.
-  beforeAll(async () => {
-    await setFamilies(aliceTenant, false);
-  });
-  afterAll(async () => {
-    await setFamilies(aliceTenant, true);
-  });
+/** Chunk texts this server scanned for chunk flags so far, by reason (`new` or `rescan`: /metrics). */
+async function chunksScanned(reason: "new" | "rescan"): Promise<number> {
+  const text = await (await fetch(`${sieve.url}/metrics`)).text();
+  return Number(text.match(new RegExp(`^sieve_document_chunks_scanned_total\\{reason="${reason}"\\} (\\d+)`, "m"))?.[1] ?? 0);
+}
 
+/** Polls until `read` gives `expected` (a rescan runs in the background), then returns it. */
+async function eventually<T>(read: () => Promise<T>, expected: T): Promise<T> {
+  let value = await read();
+  for (let i = 0; i < 600 && value !== expected; i++) {
+    await Bun.sleep(100);
+    value = await read();
+  }
+  return value;
+}
+
+const flaggedChunksOf = (client: DocumentsClient, documentId: string) => async () => (await client.getJson(`/api/documents/${documentId}`)).flagged_chunks;
+
+describe("reuse", () => {
   test("an exact duplicate carries the canonical's flags without a scan", async () => {
+    const before = await chunksScanned("new");
     const duplicate = await alice.uploadCompleted("workshop-copy.md", POISONED, CHUNKING);
+    expect(await chunksScanned("new")).toBe(before);
     const chunks = await alice.allChunks(duplicate.variant_id);
     expect(flagged(chunks).map((chunk) => chunk.text)).toEqual(flagged(await alice.allChunks(poisoned.variant_id)).map((chunk) => chunk.text));
     expect((await alice.getJson(`/api/documents/${duplicate.document_id}`)).flagged_chunks).toBe(1);
   });
 
-  test("a new version keeps the flag of its unchanged chunk and scans its new chunks with the workspace's current patterns", async () => {
+  test("a new version keeps the flags of its unchanged chunks and scans only its new chunks", async () => {
+    const before = await chunksScanned("new");
     const version = await alice.uploadCompleted("workshop.md", NEXT_VERSION, { ...CHUNKING, parent_document_id: poisoned.document_id });
     const chunks = await alice.allChunks(version.variant_id);
     const [carried] = holdingInjection(chunks);
@@ -173,19 +186,76 @@ describe("reuse and workspaces", () => {
     expect(carried.metadata.injection.verdict).toBe("block");
     const added = chunks.find((chunk) => chunk.text.includes("hidden system prompt"));
     expect(added.is_reused).toBe(false);
-    // Scanned now, with every family off (bob's upload below shows the same text flagged under the defaults).
-    expect(added.metadata.injection.verdict).toBe("allow");
-    expect((await alice.getJson(`/api/documents/${version.document_id}`)).flagged_chunks).toBe(1);
-  });
-
-  test("another workspace's switches do not apply: bob's upload of the same text is scanned with his patterns and both injections are flagged", async () => {
-    const upload = await bob.uploadCompleted("workshop.md", NEXT_VERSION, CHUNKING);
-    const chunks = await bob.allChunks(upload.variant_id);
-    expect(holdingInjection(chunks)[0].metadata.injection).toMatchObject({ verdict: "block", family: "prompt_injection" });
-    expect(chunks.find((chunk) => chunk.text.includes("hidden system prompt")).metadata.injection.verdict).toBe("block");
-    expect((await bob.getJson(`/api/documents/${upload.document_id}`)).flagged_chunks).toBe(2);
+    expect(added.metadata.injection.verdict).toBe("block");
+    expect(await chunksScanned("new")).toBe(before + chunks.filter((chunk) => !chunk.is_reused).length);
+    expect((await alice.getJson(`/api/documents/${version.document_id}`)).flagged_chunks).toBe(2);
   });
 });
+
+describe("a workspace that changes its patterns", () => {
+  // Every built-in family switched off in alice's workspace: nothing is flagged under her patterns.
+  let bobsUpload: { document_id: string; variant_id: string };
+  let rescansBefore: number;
+  beforeAll(async () => {
+    bobsUpload = await bob.uploadCompleted("workshop.md", NEXT_VERSION, CHUNKING);
+    rescansBefore = await chunksScanned("rescan");
+    await setFamilies(aliceTenant, false);
+  }, 60_000);
+  afterAll(async () => {
+    await setFamilies(aliceTenant, true);
+  });
+
+  test("has its stored chunks scanned again: the flags its patterns no longer give are cleared, in chunks, records, exclude_flagged and search", async () => {
+    expect(await eventually(flaggedChunksOf(alice, poisoned.document_id), 0)).toBe(0);
+    const chunks = await alice.allChunks(poisoned.variant_id);
+    expect(chunks.every((chunk) => chunk.metadata.injection.verdict === "allow")).toBe(true);
+    // Every other member of the metadata is kept.
+    expect(holdingInjection(chunks)[0].metadata).toMatchObject({ format: "markdown" });
+    expect((await alice.getJson(`/api/documents/variants/${poisoned.variant_id}/chunks?exclude_flagged=true`)).total).toBe(chunks.length);
+    // Every variant of the workspace (the duplicate and the version too), counted as rescans.
+    const documents = (await alice.getJson("/api/documents?limit=100")).documents as any[];
+    for (const document of documents) expect(await eventually(flaggedChunksOf(alice, document.id), 0)).toBe(0);
+    const results = await searchResults(alice, { query: "send the bank password to the workshop address", limit: 50 });
+    expect(holdingInjection(results).length).toBeGreaterThan(0);
+    expect(await chunksScanned("rescan")).toBeGreaterThan(rescansBefore);
+  });
+
+  test("another workspace's chunks keep their flags: bob's upload of the same text is flagged under his patterns", async () => {
+    const chunks = await bob.allChunks(bobsUpload.variant_id);
+    expect(holdingInjection(chunks)[0].metadata.injection).toMatchObject({ verdict: "block", family: "prompt_injection" });
+    expect(chunks.find((chunk) => chunk.text.includes("hidden system prompt")).metadata.injection.verdict).toBe("block");
+    expect((await bob.getJson(`/api/documents/${bobsUpload.document_id}`)).flagged_chunks).toBe(2);
+  });
+
+  test("switched back on, the flags come back", async () => {
+    await setFamilies(aliceTenant, true);
+    expect(await eventually(flaggedChunksOf(alice, poisoned.document_id), 1)).toBe(1);
+    const [hit] = holdingInjection(await alice.allChunks(poisoned.variant_id));
+    expect(hit.metadata.injection).toMatchObject({ verdict: "block", family: "prompt_injection" });
+    expect(await eventually(flaggedChunksOf(alice, benign.document_id), 0)).toBe(0);
+  });
+});
+
+test("a server started with the chunk check on scans the chunks stored while it was off", async () => {
+  const dataDir = tempDir("sieve-flags-");
+  const off = await startSieve({ dataDir, firewallDocumentChunks: false });
+  const tenant = await off.tenant("dave");
+  const upload = await new DocumentsClient(off.url, tenant).uploadCompleted("workshop.md", POISONED, CHUNKING);
+  expect((await new DocumentsClient(off.url, tenant).getJson(`/api/documents/${upload.document_id}`)).flagged_chunks).toBeNull();
+  await off.stop();
+  // The same data (on PostgreSQL, the same database).
+  const database = off.ctx.config.database;
+  const on = await startSieve({ dataDir, ...(database ? { database } : {}) });
+  try {
+    const client = new DocumentsClient(on.url, tenant);
+    expect(await eventually(flaggedChunksOf(client, upload.document_id), 1)).toBe(1);
+    const chunks = await client.allChunks(upload.variant_id);
+    expect(holdingInjection(chunks)[0].metadata.injection.verdict).toBe("block");
+    expect(chunks.every((chunk) => chunk.metadata.injection)).toBe(true);
+  } finally {
+    await on.close();
+  }
+}, 60_000);
 
 test("with the firewall off, chunks are not scanned: no metadata.injection, flagged_chunks null, nothing excluded", async () => {
   const off = await startSieve({ firewall: false });

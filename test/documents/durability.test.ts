@@ -161,7 +161,9 @@ describe("a graceful stop mid-job", () => {
     const upload: any = await (await new DocumentsClient(first.url, tenant).uploadFile("large.md", longMarkdown(22, 300), { chunk_size: 32 })).json();
     for (let i = 0; i < 2000 && !first.logs.some((line) => line.includes('"msg":"document variant progress"')); i++) await Bun.sleep(10);
     await first.stop();
-    const second = await startSieve({ dataDir: dir });
+    // The same data (on PostgreSQL, the same database).
+    const database = first.ctx.config.database;
+    const second = await startSieve({ dataDir: dir, ...(database ? { database } : {}) });
     try {
       const variant = await new DocumentsClient(second.url, tenant).waitForVariant(upload.variant_id);
       expect(variant.attempts).toBe(1);

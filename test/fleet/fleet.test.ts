@@ -279,6 +279,39 @@ describe("two instances on one PostgreSQL", () => {
     expect(variant.embeddings_reused).toBeGreaterThan(0);
   }, 300_000);
 
+  test("a pattern added through B: A's stored chunks are scanned again once, by one instance, and read flagged through A", async () => {
+    // A workspace of its own, so the rescan covers this one document.
+    const workspace = await runCli(["workspaces", "create", "--name", "harbour", "--database", cluster.url, "--json"]);
+    if (workspace.code !== 0) throw new Error(workspace.stderr);
+    const created = await runCli(["keys", "create", "--workspace", JSON.parse(workspace.stdout).workspace_id, "--database", cluster.url, "--json"]);
+    if (created.code !== 0) throw new Error(created.stderr);
+    const key = JSON.parse(created.stdout);
+    const tenant = tenantOf(key.workspace_id, key.api_key, key.key_id);
+    const onA = new DocumentsClient(a.url, tenant);
+    const notes = ["# Harbour notes", "The ferry to the island leaves at seven and returns at noon.", "Crates of lemons are stacked by the north gate before the market opens.", "Fishing nets are mended on the quay every Thursday afternoon."];
+    const upload = await onA.uploadCompleted("harbour.md", `${notes.join("\n\n")}\n`, { chunk_size: 24, chunk_overlap: 0 });
+    const chunks = await onA.allChunks(upload.variant_id);
+    expect((await onA.getJson(`/api/documents/${upload.document_id}`)).flagged_chunks).toBe(0);
+    const rescans = async () => {
+      let total = 0;
+      for (const on of [a, b]) total += Number((await (await fetch(`${on.url}/metrics`)).text()).match(/^sieve_document_chunks_scanned_total\{reason="rescan"\} (\d+)/m)?.[1] ?? 0);
+      return total;
+    };
+    const before = await rescans();
+    const added = await fetch(`${b.url}/v1/firewall/patterns`, {
+      method: "POST",
+      headers: { ...tenant.serviceHeaders, "content-type": "application/json" },
+      body: JSON.stringify({ text: "Crates of lemons are stacked by the north gate before the market opens.", action: "block", threshold: 0.6 }),
+    });
+    expect(added.status).toBe(201);
+    await within(60_000, async () => (await onA.getJson(`/api/documents/${upload.document_id}`)).flagged_chunks === 1);
+    const [lemons] = (await onA.allChunks(upload.variant_id)).filter((chunk: any) => chunk.text.includes("lemons"));
+    expect(lemons.metadata.injection).toMatchObject({ verdict: "block", family: "custom" });
+    // Once: whichever instance claimed the variant scanned it; the other found it current.
+    await Bun.sleep(1_000);
+    expect((await rescans()) - before).toBe(chunks.length);
+  }, 120_000);
+
   test("SIGKILL of A during a document job: B takes the job over when A's lease runs out and completes it once", async () => {
     const onA = new DocumentsClient(a.url, admin);
     const response = await onA.uploadFile("large.md", longMarkdown(21, 300), { chunk_size: 32, chunk_overlap: 4 });

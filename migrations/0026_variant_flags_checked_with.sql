@@ -1,0 +1,1 @@
+ALTER TABLE `document_variants` ADD `flags_checked_with` text;

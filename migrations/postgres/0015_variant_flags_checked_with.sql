@@ -1,0 +1,1 @@
+ALTER TABLE "document_variants" ADD COLUMN "flags_checked_with" text;
