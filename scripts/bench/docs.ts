@@ -17,7 +17,8 @@
  *    processing and proxy traffic cost each other (the firewall's texts run before a job's chunks).
  * 6. Chunk flags (the firewall's data channel on every new chunk, issue #51): the same first and next
  *    versions on two servers, one with --firewall-document-chunks false (no chunk scan), one with the defaults,
- *    taking turns (one job at a time): what the scan adds per job and per chunk.
+ *    taking turns (one job at a time): what the scan adds per job and per chunk; then, on the second
+ *    server, how long a workspace's stored chunks take to be scanned again after a pattern change.
  * Reports the Sieve process's peak RSS. Prints markdown tables.
  *
  *   bun scripts/bench/docs.ts [--pages 100] [--runs 5] [--job-runs 2] [--flag-runs 3] [--chunk-flags-only]
@@ -312,7 +313,39 @@ async function chunkFlagCost(): Promise<void> {
         `| ${version} version (${chunks} chunks, ~${scanned} scanned) | ${seconds(off.p50)} / ${seconds(off.p95)} | ${seconds(on.p50)} / ${seconds(on.p95)} | ${(on.p50 / off.p50).toFixed(2)} | ${((on.p50 - off.p50) / Math.max(1, scanned)).toFixed(1)} ms | ${flagged.join(", ")} |`,
       );
     }
+    await rescanCost(servers.on, runs.on.first.map((r, i) => r.chunks + runs.on.next[i]!.chunks));
   } finally {
     await Promise.all([servers.off.stop(), servers.on.stop()]);
   }
+}
+
+/**
+ * 6b. A workspace that changes its patterns has its stored chunks scanned again in the background
+ * (docs/documents.md, *Poisoned-chunk flags*): each counted run's workspace (its first and next
+ * version) switches a family off, then on again; timed from the change until /metrics counts all
+ * of the workspace's chunks as scanned again.
+ */
+async function rescanCost(server: Awaited<ReturnType<typeof startSieveProcess>>, chunksPerWorkspace: number[]): Promise<void> {
+  const rescanned = async () => Number((await (await fetch(`${server.url}/metrics`)).text()).match(/^sieve_document_chunks_scanned_total\{reason="rescan"\} (\d+)/m)?.[1] ?? 0);
+  const perChunk: number[] = [];
+  const totals: number[] = [];
+  for (const [i, chunks] of chunksPerWorkspace.entries()) {
+    const tenant = server.tenants[i + 1]!;
+    for (const enabled of [false, true]) {
+      const before = await rescanned();
+      const start = performance.now();
+      const response = await fetch(`${server.url}/v1/firewall/families/role_manipulation`, { method: "PATCH", headers: { ...tenant.serviceHeaders, "content-type": "application/json" }, body: JSON.stringify({ enabled }) });
+      if (response.status !== 200) throw new Error(`family switch: ${response.status} ${await response.text()}`);
+      while ((await rescanned()) < before + chunks) await Bun.sleep(TIMING_POLL_MS);
+      const ms = performance.now() - start;
+      totals.push(ms);
+      perChunk.push(ms / chunks);
+    }
+  }
+  const total = stats(totals);
+  const each = stats(perChunk);
+  console.log(`\n| chunk flags scanned again after a pattern change (${totals.length} changes, ${chunksPerWorkspace[0]} chunks each) | p50 / p95 |`);
+  console.log("|---|---|");
+  console.log(`| until every chunk of the workspace is scanned again | ${seconds(total.p50)} / ${seconds(total.p95)} s |`);
+  console.log(`| per chunk | ${each.p50.toFixed(1)} / ${each.p95.toFixed(1)} ms |`);
 }

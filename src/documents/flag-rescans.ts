@@ -4,8 +4,9 @@
  * has on with its own actions and thresholds, and of its custom patterns). When a workspace changes
  * its patterns (on this instance or another), and at every start, its completed variants with
  * another fingerprint are scanned again, one at a time, by the document worker when it has no
- * upload to process, at bulk priority. A variant keeps its old flags until its new ones are written,
- * all in one transaction. On a shared database a rescan is claimed with the variant's lease, as a
+ * upload to process, at bulk priority; an upload that arrives meanwhile goes first, and the
+ * variant's rescan then goes on where it stopped. A variant keeps its old flags until its new ones
+ * are written, all in one transaction. On a shared database a rescan is claimed with the variant's lease, as a
  * job is (leases.ts): two instances never scan the same variant at once, and a rescan whose
  * instance died is found by the other instances' orphan scan.
  */
@@ -28,7 +29,14 @@ export type FlagRescanEnv = {
   workspacesWithDocuments: () => Promise<string[]>;
   /** Throws JobAborted when the server is stopping. */
   checkpoint: () => void;
+  /** An upload waits for the worker: the rescan steps aside after its current batch. */
+  uploadWaiting: () => boolean;
 };
+
+type Scanned = { injection: ChunkInjection; checkedWith: string };
+
+/** The rescan stepped aside for an upload; its progress is kept. */
+class SteppedAside extends Error {}
 
 export class FlagRescans {
   /**
@@ -39,6 +47,8 @@ export class FlagRescans {
   readonly #due = new Map<string, { after: string }>();
   /** Every workspace's variants may. */
   #everyWorkspace = false;
+  /** The verdicts of a rescan that stepped aside for an upload (a completed variant's chunks never change). */
+  #stepped: { variantId: string; scans: Scanned[] } | undefined;
 
   constructor(private readonly env: FlagRescanEnv) {}
 
@@ -66,6 +76,7 @@ export class FlagRescans {
           return true;
         }
       } catch (error) {
+        if (error instanceof SteppedAside) return true; // the same variant again, after the upload
         if (error instanceof JobAborted) throw error;
         // Tried again on the workspace's next pattern change, or the next start.
         this.env.log.warn("chunk flags: scanning a variant again failed", { workspace_id: workspaceId, error: (error as Error).message });
@@ -106,13 +117,23 @@ export class FlagRescans {
 
   async #rescan(scope: WorkspaceScope, variantId: string, checkedBefore: string | null): Promise<void> {
     const chunks = await readChunks(scope, variantId);
-    const scans = await inBatches(
+    const resumed = this.#stepped?.variantId === variantId ? this.#stepped : undefined;
+    if (resumed) this.#stepped = undefined;
+    const scans = resumed?.scans ?? [];
+    await inBatches(
       async (texts) => {
         const { injections, checkedWith } = await this.env.flags.scan(scope, texts);
-        return injections.map((injection) => ({ injection, checkedWith }));
+        scans.push(...injections.map((injection) => ({ injection, checkedWith })));
+        return injections;
       },
-      chunks.map((chunk) => chunk.text),
-      () => this.env.checkpoint(),
+      chunks.slice(scans.length).map((chunk) => chunk.text),
+      () => {
+        this.env.checkpoint();
+        if (this.env.uploadWaiting() && scans.length < chunks.length) {
+          this.#stepped = { variantId, scans };
+          throw new SteppedAside();
+        }
+      },
     );
     const used = new Set(scans.map((scan) => scan.checkedWith));
     // Patterns that changed while this ran leave null: the variant is scanned again on the next pass.

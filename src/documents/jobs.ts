@@ -117,6 +117,7 @@ export class DocumentJobs {
         checkpoint: () => {
           if (this.#stopping) throw new JobAborted("server stopping");
         },
+        uploadWaiting: () => this.#queue.length > 0,
       });
       firewallService(ctx).onPatternsChanged((workspaceId) => {
         rescans.request(workspaceId);

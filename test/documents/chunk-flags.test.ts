@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BUILTIN_FAMILIES } from "../../src/firewall/model";
 import { startSieve, tempDir, type Tenant, type TestSieve } from "../support/sieve";
 import { DocumentsClient } from "./api-client";
+import { longMarkdown } from "./documents-gen";
 
 // Written for this test: ordinary notes about a bicycle workshop, and one paragraph addressed to an AI assistant.
 const BENIGN = [
@@ -150,8 +151,8 @@ describe("search", () => {
 });
 
 /** Chunk texts this server scanned for chunk flags so far, by reason (`new` or `rescan`: /metrics). */
-async function chunksScanned(reason: "new" | "rescan"): Promise<number> {
-  const text = await (await fetch(`${sieve.url}/metrics`)).text();
+async function chunksScanned(reason: "new" | "rescan", url = sieve.url): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
   return Number(text.match(new RegExp(`^sieve_document_chunks_scanned_total\\{reason="${reason}"\\} (\\d+)`, "m"))?.[1] ?? 0);
 }
 
@@ -235,6 +236,36 @@ describe("a workspace that changes its patterns", () => {
     expect(await eventually(flaggedChunksOf(alice, benign.document_id), 0)).toBe(0);
   });
 });
+
+test("an upload that arrives during a rescan goes first; the rescan then goes on where it stopped, scanning each chunk once", async () => {
+  // A server of its own: no other workspace's rescan counts here.
+  const own = await startSieve();
+  try {
+    const tenant = await own.tenant("erin");
+    const client = new DocumentsClient(own.url, tenant);
+    const rescanned = () => chunksScanned("rescan", own.url);
+    // Chunks are scanned in batches of ~20,000 characters: this one takes several.
+    const text = longMarkdown(77, 160);
+    expect(text.length).toBeGreaterThan(80_000);
+    const large = await client.uploadCompleted("large.md", text, { chunk_size: 256, chunk_overlap: 0 });
+    const chunks = (await client.getJson(`/api/documents/variants/${large.variant_id}`)).chunks_count;
+    const response = await fetch(`${own.url}/v1/firewall/families/role_manipulation`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json", ...tenant.serviceHeaders },
+      body: JSON.stringify({ enabled: false }),
+    });
+    expect(response.status).toBe(200);
+    while ((await rescanned()) === 0) await Bun.sleep(10);
+    await client.uploadCompleted("small.md", markdown(BENIGN), CHUNKING);
+    // Completed while the rescan still had chunks to go.
+    expect(await rescanned()).toBeLessThan(chunks);
+    expect(await eventually(rescanned, chunks)).toBe(chunks);
+    await Bun.sleep(500);
+    expect(await rescanned()).toBe(chunks);
+  } finally {
+    await own.close();
+  }
+}, 120_000);
 
 test("a server started with the chunk check on scans the chunks stored while it was off", async () => {
   const dataDir = tempDir("sieve-flags-");
