@@ -176,7 +176,7 @@ export class DocumentJobs {
   /** Fleet mode: queue jobs nobody runs — pending for a while (their instance died before claiming) or with an expired lease. */
   #scanForOrphans(): void {
     this.#orphanScan = setInterval(async () => {
-      if (this.#stopping || this.#queue.length > 0 || this.#rescans?.pending) return;
+      if (this.#stopping || this.#queue.length > 0) return;
       const now = Date.now();
       const { status, leaseUntil, createdAt } = documentVariants;
       try {

@@ -77,6 +77,8 @@ export class WorkspacePatterns {
   readonly customOutput: PatternMeta[];
   readonly customInputMatrix: VectorMatrix;
   readonly customOutputMatrix: VectorMatrix;
+  readonly #customInputVectors: Float32Array[];
+  #inputFingerprint: string | undefined;
 
   constructor(
     readonly builtins: BuiltinIndex,
@@ -99,9 +101,6 @@ export class WorkspacePatterns {
     this.customOutputMatrix = new VectorMatrix(customOut.map((p) => p.vector), builtins.dims);
     this.#customInputVectors = customIn.map((p) => p.vector);
   }
-
-  readonly #customInputVectors: Float32Array[];
-  #inputFingerprint: string | undefined;
 
   /**
    * What the workspace chose for the input side (the built-ins it has on, with its own action and
