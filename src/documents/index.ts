@@ -155,7 +155,7 @@ export const documentsController = (ctx: AppContext) => {
         },
       },
     )
-    .get("/documents", ({ scope, query }) => listDocuments(scope, query), {
+    .get("/documents", ({ scope, query }) => listDocuments(env, scope, query), {
       query: documentsQuery,
       detail: {
         summary: "List documents",
@@ -170,7 +170,7 @@ export const documentsController = (ctx: AppContext) => {
         responses: { 200: json("Duplicate groups", duplicateGroupsView), ...errors("sieve", AUTH_ERRORS) },
       },
     })
-    .get("/documents/variants/:variant_id", ({ scope, params }) => getVariant(scope, params.variant_id), {
+    .get("/documents/variants/:variant_id", ({ scope, params }) => getVariant(env, scope, params.variant_id), {
       params: variantParams,
       detail: {
         summary: "Get a variant",
@@ -198,7 +198,7 @@ export const documentsController = (ctx: AppContext) => {
         responses: { 200: json("The summary", dedupSummaryView), ...errors("sieve", [...AUTH_ERRORS, 404, 409], { 404: "Not a variant of the workspace (spec §7)", ...NOT_READY }, VARIANT_NOT_FOUND) },
       },
     })
-    .get("/documents/:document_id", ({ scope, params }) => getDocument(scope, params.document_id), {
+    .get("/documents/:document_id", ({ scope, params }) => getDocument(env, scope, params.document_id), {
       params: documentParams,
       detail: {
         summary: "Get a document",

@@ -22,6 +22,7 @@ import { DocumentAdmission } from "./admission";
 import type { DocumentWork } from "../metrics/documents";
 import { firewallService } from "../firewall/service";
 import { FlagRescans } from "./flag-rescans";
+import type { FlagsCurrent } from "./views";
 
 type Job = { workspaceId: string; variantId: string };
 
@@ -139,6 +140,15 @@ export class DocumentJobs {
       },
       current: (scope) => firewall.chunkPatternsFingerprint(scope),
     };
+  }
+
+  /**
+   * Whether a variant's chunk flags were scanned with the workspace's current patterns; null with
+   * chunk flags off, for a variant not completed, or while the firewall's patterns are loading.
+   */
+  async flagsCurrent(scope: WorkspaceScope): Promise<FlagsCurrent> {
+    const current = this.#rescans ? await firewallService(this.#ctx).chunkPatternsFingerprintIfReady(scope) : undefined;
+    return (variant) => (current === undefined || variant.status !== "completed" ? null : variant.flagsCheckedWith === current);
   }
 
   /** Queues a variant; `parsed` (the upload's parse) may save the job from parsing the stored bytes again. */

@@ -193,6 +193,10 @@ const variantFields = {
   error: z.string().nullable(),
   chunks_count: z.int().nullable(),
   flagged_chunks: z.int().nullable().describe("Chunks the firewall flagged as injected (metadata.injection verdict block); null when not every chunk was scanned"),
+  flags_current: z
+    .boolean()
+    .nullable()
+    .describe("Whether the chunk flags were scanned with the workspace's current firewall patterns: false while a rescan after a pattern change is due; null with chunk flags off, before the variant is completed, or while the firewall is loading"),
 };
 
 export const variantView = z.object({
@@ -226,6 +230,7 @@ export const documentView = z.object({
   ...fileFields,
   status: VARIANT_STATUS.describe("The status of the variant the upload created"),
   flagged_chunks: z.int().nullable().describe("The flagged chunks of that variant (null while it is processing, or when its chunks were not scanned)"),
+  flags_current: variantFields.flags_current.describe("Whether that variant's chunk flags were scanned with the workspace's current firewall patterns (see the variant record)"),
   created_at: time,
   is_canonical: z.boolean(),
   canonical_document_id: z.string().nullable(),

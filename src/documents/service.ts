@@ -32,7 +32,7 @@ import {
 import { documentBlobs, documentChunks, documents, documentVariants, documentVersions } from "./schema";
 import { parseUploadedFile, type Upload } from "./upload";
 import { addUsage } from "./usage";
-import { chunkView, documentView, duplicateInfoView, fileFields, variantFields, variantView, type DocumentParts } from "./views";
+import { chunkView, documentView, duplicateInfoView, fileFields, variantFields, variantView, type DocumentParts, type FlagsCurrent } from "./views";
 
 /** How long an upload waits for its job before answering with status pending/processing. */
 export const SYNC_WAIT_MS = 2_000;
@@ -60,7 +60,7 @@ export async function uploadDocument(env: DocumentsEnv, scope: WorkspaceScope, u
   }
   if (created.variant.status !== "completed") await env.jobs.waitFor(created.variant.id, SYNC_WAIT_MS);
   const variant = (await findVariant(scope, created.variant.id)) ?? created.variant;
-  return created.canonical ? duplicateUploadView(created, variant) : uploadView(created, variant);
+  return created.canonical ? duplicateUploadView(created, variant) : uploadView(created, variant, await env.jobs.flagsCurrent(scope));
 }
 
 async function storeUpload(env: DocumentsEnv, scope: WorkspaceScope, upload: Upload, config: ChunkingConfig): Promise<Created> {
@@ -165,7 +165,7 @@ function duplicateUploadView(created: Created, variant: VariantRow) {
   };
 }
 
-function uploadView({ document, version }: Created, variant: VariantRow) {
+function uploadView({ document, version }: Created, variant: VariantRow, flagsCurrent: FlagsCurrent) {
   return {
     document_id: document.id,
     version_id: version.id,
@@ -176,7 +176,7 @@ function uploadView({ document, version }: Created, variant: VariantRow) {
     parent_document_id: document.parentDocumentId,
     parent_version_id: version.parentVersionId,
     ...fileFields(document),
-    ...variantFields(variant),
+    ...variantFields(variant, flagsCurrent),
     cost: document.pageCount,
   };
 }
@@ -197,7 +197,7 @@ export async function requestVariant(env: DocumentsEnv, scope: WorkspaceScope, d
     env.jobs.enqueue(scope.workspaceId, variant.id);
     await env.jobs.waitFor(variant.id, SYNC_WAIT_MS);
   }
-  return { created, variant: variantView((await findVariant(scope, variant.id)) ?? variant, documentId) };
+  return { created, variant: variantView((await findVariant(scope, variant.id)) ?? variant, documentId, await env.jobs.flagsCurrent(scope)) };
 }
 
 async function documentParts(scope: WorkspaceScope, document: DocumentRow): Promise<DocumentParts> {
@@ -205,20 +205,21 @@ async function documentParts(scope: WorkspaceScope, document: DocumentRow): Prom
   return { document, version, latestVersionId: (await latestVersionOfChain(scope, version.chainId))!.id, variants: await variantsOfVersion(scope, version.id) };
 }
 
-export async function getDocument(scope: WorkspaceScope, documentId: string) {
+export async function getDocument(env: DocumentsEnv, scope: WorkspaceScope, documentId: string) {
   const document = await findDocument(scope, documentId);
   if (!document) throw documentNotFound();
-  return documentView(await documentParts(scope, document));
+  return documentView(await documentParts(scope, document), await env.jobs.flagsCurrent(scope));
 }
 
-export async function listDocuments(scope: WorkspaceScope, query: { limit: number; offset: number }) {
+export async function listDocuments(env: DocumentsEnv, scope: WorkspaceScope, query: { limit: number; offset: number }) {
   const rows = await scope
     .select(documents)
     .orderBy(desc(documents.createdAt), desc(insertionOrder(scope)))
     .limit(query.limit)
     .offset(query.offset);
   const views = [];
-  for (const row of rows) views.push(documentView(await documentParts(scope, row)));
+  const flagsCurrent = await env.jobs.flagsCurrent(scope);
+  for (const row of rows) views.push(documentView(await documentParts(scope, row), flagsCurrent));
   return { documents: views, total: await scope.count(documents), limit: query.limit, offset: query.offset };
 }
 
@@ -301,10 +302,10 @@ export async function duplicateGroups(scope: WorkspaceScope) {
   return { duplicate_groups: groups, total_groups: groups.length, total_duplicates: groups.reduce((sum, group) => sum + group.total_count, 0) };
 }
 
-export async function getVariant(scope: WorkspaceScope, variantId: string) {
+export async function getVariant(env: DocumentsEnv, scope: WorkspaceScope, variantId: string) {
   const variant = await findVariant(scope, variantId);
   if (!variant) throw variantNotFound();
-  return variantView(variant, (await findVersion(scope, variant.versionId))!.documentId);
+  return variantView(variant, (await findVersion(scope, variant.versionId))!.documentId, await env.jobs.flagsCurrent(scope));
 }
 
 /** Chunks and summaries exist once a variant is completed; before that (or after a failure) the answer is 409 with the status. */

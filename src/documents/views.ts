@@ -5,8 +5,11 @@ import { dedupResultOf } from "./dedup-columns";
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
+/** Whether a variant's chunk flags were scanned with the workspace's current patterns (DocumentJobs.flagsCurrent). */
+export type FlagsCurrent = (variant: VariantRow) => boolean | null;
+
 /** A variant's configuration and progress, as the variant record and the upload result both show them. */
-export function variantFields(variant: VariantRow) {
+export function variantFields(variant: VariantRow, flagsCurrent: FlagsCurrent) {
   return {
     chunking_strategy: variant.chunkingStrategy,
     chunk_size: variant.chunkSize,
@@ -19,15 +22,17 @@ export function variantFields(variant: VariantRow) {
     chunks_count: variant.chunksCount,
     /** Chunks the firewall flagged (metadata.injection verdict block); null when not every chunk was scanned. */
     flagged_chunks: variant.flaggedChunks,
+    /** False while a rescan under the workspace's changed patterns is due (flag-rescans.ts). */
+    flags_current: flagsCurrent(variant),
   };
 }
 
-export function variantView(variant: VariantRow, documentId: string) {
+export function variantView(variant: VariantRow, documentId: string, flagsCurrent: FlagsCurrent) {
   return {
     id: variant.id,
     document_id: documentId,
     version_id: variant.versionId,
-    ...variantFields(variant),
+    ...variantFields(variant, flagsCurrent),
     /** Set once completed: the version the chunks were deduplicated against. */
     has_parent: variant.parentVersionId !== null,
     parent_version_id: variant.parentVersionId,
@@ -56,7 +61,7 @@ export function fileFields(document: DocumentRow) {
   };
 }
 
-export function documentView({ document, version, latestVersionId, variants }: DocumentParts) {
+export function documentView({ document, version, latestVersionId, variants }: DocumentParts, flagsCurrent: FlagsCurrent) {
   return {
     id: document.id,
     ...fileFields(document),
@@ -64,6 +69,7 @@ export function documentView({ document, version, latestVersionId, variants }: D
     status: variants[0]?.status ?? "pending",
     /** The flagged chunks of that variant (null while it is processing, or when its chunks were not scanned). */
     flagged_chunks: variants[0]?.flaggedChunks ?? null,
+    flags_current: variants[0] ? flagsCurrent(variants[0]) : null,
     created_at: iso(document.createdAt),
     is_canonical: document.isCanonical,
     canonical_document_id: document.canonicalDocumentId,
@@ -72,7 +78,7 @@ export function documentView({ document, version, latestVersionId, variants }: D
     version_number: version.versionNumber,
     parent_version_id: version.parentVersionId,
     latest_version_id: latestVersionId,
-    variants: variants.map((variant) => variantView(variant, document.id)),
+    variants: variants.map((variant) => variantView(variant, document.id, flagsCurrent)),
   };
 }
 

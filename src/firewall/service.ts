@@ -224,6 +224,11 @@ export class FirewallService {
     return (await this.patternsFor(scope)).inputFingerprint;
   }
 
+  /** The same, or undefined while the built-in patterns are still being loaded (a read need not wait for the model). */
+  async chunkPatternsFingerprintIfReady(scope: WorkspaceScope): Promise<string | undefined> {
+    return this.#builtins ? (await this.patternsFor(scope)).inputFingerprint : undefined;
+  }
+
   // — POST /v1/firewall/test —
 
   async test(scope: WorkspaceScope, text: string, channel: Channel = "user") {

@@ -92,9 +92,9 @@ describe("flags on chunks and records", () => {
     }
   });
 
-  test("the document and variant records count the flagged chunks; a benign document has none", async () => {
-    expect((await alice.getJson(`/api/documents/${poisoned.document_id}`)).flagged_chunks).toBe(1);
-    expect((await alice.getJson(`/api/documents/variants/${poisoned.variant_id}`)).flagged_chunks).toBe(1);
+  test("the document and variant records count the flagged chunks, scanned with the current patterns; a benign document has none", async () => {
+    expect(await alice.getJson(`/api/documents/${poisoned.document_id}`)).toMatchObject({ flagged_chunks: 1, flags_current: true });
+    expect(await alice.getJson(`/api/documents/variants/${poisoned.variant_id}`)).toMatchObject({ flagged_chunks: 1, flags_current: true });
     const clean = await alice.getJson(`/api/documents/${benign.document_id}`);
     expect(clean.flagged_chunks).toBe(0);
     expect(clean.variants[0].flagged_chunks).toBe(0);
@@ -208,6 +208,7 @@ describe("a workspace that changes its patterns", () => {
 
   test("has its stored chunks scanned again: the flags its patterns no longer give are cleared, in chunks, records, exclude_flagged and search", async () => {
     expect(await eventually(flaggedChunksOf(alice, poisoned.document_id), 0)).toBe(0);
+    expect(await alice.getJson(`/api/documents/variants/${poisoned.variant_id}`)).toMatchObject({ flagged_chunks: 0, flags_current: true });
     const chunks = await alice.allChunks(poisoned.variant_id);
     expect(chunks.every((chunk) => chunk.metadata.injection.verdict === "allow")).toBe(true);
     // Every other member of the metadata is kept.
@@ -216,6 +217,7 @@ describe("a workspace that changes its patterns", () => {
     // Every variant of the workspace (the duplicate and the version too), counted as rescans.
     const documents = (await alice.getJson("/api/documents?limit=100")).documents as any[];
     for (const document of documents) expect(await eventually(flaggedChunksOf(alice, document.id), 0)).toBe(0);
+    for (const document of documents) expect(await eventually(async () => (await alice.getJson(`/api/documents/${document.id}`)).flags_current, true)).toBe(true);
     const results = await searchResults(alice, { query: "send the bank password to the workshop address", limit: 50 });
     expect(holdingInjection(results).length).toBeGreaterThan(0);
     expect(await chunksScanned("rescan")).toBeGreaterThan(rescansBefore);
@@ -255,11 +257,14 @@ test("an upload that arrives during a rescan goes first; the rescan then goes on
       body: JSON.stringify({ enabled: false }),
     });
     expect(response.status).toBe(200);
+    // Out of date from the change until its rescan is written.
+    expect((await client.getJson(`/api/documents/variants/${large.variant_id}`)).flags_current).toBe(false);
     while ((await rescanned()) === 0) await Bun.sleep(10);
     await client.uploadCompleted("small.md", markdown(BENIGN), CHUNKING);
     // Completed while the rescan still had chunks to go.
     expect(await rescanned()).toBeLessThan(chunks);
     expect(await eventually(rescanned, chunks)).toBe(chunks);
+    expect(await eventually(async () => (await client.getJson(`/api/documents/variants/${large.variant_id}`)).flags_current, true)).toBe(true);
     await Bun.sleep(500);
     expect(await rescanned()).toBe(chunks);
   } finally {
@@ -272,7 +277,7 @@ test("a server started with the chunk check on scans the chunks stored while it 
   const off = await startSieve({ dataDir, firewallDocumentChunks: false });
   const tenant = await off.tenant("dave");
   const upload = await new DocumentsClient(off.url, tenant).uploadCompleted("workshop.md", POISONED, CHUNKING);
-  expect((await new DocumentsClient(off.url, tenant).getJson(`/api/documents/${upload.document_id}`)).flagged_chunks).toBeNull();
+  expect(await new DocumentsClient(off.url, tenant).getJson(`/api/documents/${upload.document_id}`)).toMatchObject({ flagged_chunks: null, flags_current: null });
   await off.stop();
   // The same data (on PostgreSQL, the same database).
   const database = off.ctx.config.database;
