@@ -102,6 +102,8 @@ export const documentVariants = sqliteTable(
   (t) => [
     uniqueIndex("document_variants_config_unique").on(t.versionId, t.chunkingStrategy, t.chunkSize, t.chunkOverlap, t.contextualPrefix, t.redactFindings, t.tableInlineMaxTokens),
     index("document_variants_status_idx").on(t.status),
+    // A chunk-flag rescan pass walks a workspace's completed variants by id (flag-rescans.ts).
+    index("document_variants_workspace_status_idx").on(t.workspaceId, t.status, t.id),
   ],
 );
 

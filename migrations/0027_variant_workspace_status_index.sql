@@ -1,0 +1,1 @@
+CREATE INDEX `document_variants_workspace_status_idx` ON `document_variants` (`workspace_id`,`status`,`id`);

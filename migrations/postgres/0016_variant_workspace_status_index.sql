@@ -1,0 +1,1 @@
+CREATE INDEX "document_variants_workspace_status_idx" ON "document_variants" USING btree ("workspace_id","status","id");
