@@ -69,12 +69,11 @@ export class ResponseCache implements CacheStage {
   /** Requests whose lookup has begun: what prepare would do ahead is then the lookup's to do. */
   readonly #lookingUp = new WeakSet<CacheRequest>();
   /**
-   * Requests looked up before their input verdict (parallel mode), and their lookups' outcomes:
-   * counted in the cache's stats and metrics only once the request is let through (countLookup).
-   * A request the firewall blocks was neither answered from the cache nor forwarded.
+   * Requests looked up before their input verdict (parallel mode), with their lookup's outcome once
+   * known: counted in the cache's stats and metrics only when the request is let through
+   * (countLookup). A request the firewall blocks was neither answered from the cache nor forwarded.
    */
-  readonly #countLater = new WeakSet<CacheRequest>();
-  readonly #uncounted = new WeakMap<CacheRequest, LookupOutcome>();
+  readonly #countLater = new WeakMap<CacheRequest, LookupOutcome | undefined>();
 
   constructor(deps: ResponseCacheDeps) {
     this.#deps = deps;
@@ -93,21 +92,25 @@ export class ResponseCache implements CacheStage {
 
   /** The exact lookup alone: one indexed read, no embedding. Counted by countLookup. */
   lookupExact(request: CacheRequest): Promise<CachedCompletion | undefined> {
-    this.#countLater.add(request);
+    this.#deferCount(request);
     return this.#guarded(request, () => this.#exact(request));
   }
 
   /** The semantic lookup alone (it embeds the prompt): a miss when it finds nothing. Counted by countLookup. */
   lookupSemantic(request: CacheRequest): Promise<CachedCompletion | undefined> {
-    this.#countLater.add(request);
+    this.#deferCount(request);
     return this.#guarded(request, () => this.#semantic(request));
   }
 
   /** Counts the outcome of the request's lookupExact / lookupSemantic, once the firewall has let it through. */
   countLookup(request: CacheRequest): void {
-    const outcome = this.#uncounted.get(request);
-    this.#uncounted.delete(request);
+    const outcome = this.#countLater.get(request);
+    this.#countLater.delete(request);
     if (outcome) this.#count(request.scope, outcome);
+  }
+
+  #deferCount(request: CacheRequest): void {
+    if (!this.#countLater.has(request)) this.#countLater.set(request, undefined);
   }
 
   /**
@@ -205,7 +208,7 @@ export class ResponseCache implements CacheStage {
 
   /** Counts a lookup's outcome now, or keeps it for countLookup. */
   #tally(request: CacheRequest, outcome: LookupOutcome): void {
-    if (this.#countLater.has(request)) this.#uncounted.set(request, outcome);
+    if (this.#countLater.has(request)) this.#countLater.set(request, outcome);
     else this.#count(request.scope, outcome);
   }
 

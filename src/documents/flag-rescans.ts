@@ -16,7 +16,7 @@ import type { WorkspaceScope } from "../tenancy/scope";
 import type { ChunkInjection } from "./chunking";
 import { readChunks } from "./chunk-store";
 import type { JobLeases } from "./leases";
-import { inBatches, JobAborted, type ChunkFlagScanner } from "./processing";
+import { JobAborted, scanChunkFlags, scannedWith, type ChunkFlagScanner, type ScannedChunk } from "./processing";
 import { documentChunks, documentVariants } from "./schema";
 
 export type FlagRescanEnv = {
@@ -33,8 +33,6 @@ export type FlagRescanEnv = {
   uploadWaiting: () => boolean;
 };
 
-type Scanned = { injection: ChunkInjection; checkedWith: string };
-
 /** The rescan stepped aside for an upload; its progress is kept. */
 class SteppedAside extends Error {}
 
@@ -48,7 +46,7 @@ export class FlagRescans {
   /** Every workspace's variants may. */
   #everyWorkspace = false;
   /** The verdicts of a rescan that stepped aside for an upload (a completed variant's chunks never change). */
-  #stepped: { variantId: string; scans: Scanned[] } | undefined;
+  #stepped: { variantId: string; scans: ScannedChunk[] } | undefined;
 
   constructor(private readonly env: FlagRescanEnv) {}
 
@@ -120,24 +118,16 @@ export class FlagRescans {
     const resumed = this.#stepped?.variantId === variantId ? this.#stepped : undefined;
     if (resumed) this.#stepped = undefined;
     const scans = resumed?.scans ?? [];
-    await inBatches(
-      async (texts) => {
-        const { injections, checkedWith } = await this.env.flags.scan(scope, texts);
-        scans.push(...injections.map((injection) => ({ injection, checkedWith })));
-        return injections;
-      },
-      chunks.slice(scans.length).map((chunk) => chunk.text),
-      () => {
-        this.env.checkpoint();
-        if (this.env.uploadWaiting() && scans.length < chunks.length) {
-          this.#stepped = { variantId, scans };
-          throw new SteppedAside();
-        }
-      },
-    );
-    const used = new Set(scans.map((scan) => scan.checkedWith));
+    const stepAside = () => {
+      this.env.checkpoint();
+      if (this.env.uploadWaiting() && scans.length < chunks.length) {
+        this.#stepped = { variantId, scans };
+        throw new SteppedAside();
+      }
+    };
+    await scanChunkFlags(this.env.flags, scope, chunks.slice(scans.length).map((chunk) => chunk.text), stepAside, scans);
     // Patterns that changed while this ran leave null: the variant is scanned again on the next pass.
-    const checkedWith = used.size === 1 ? [...used][0]! : chunks.length === 0 ? await this.env.flags.current(scope) : null;
+    const checkedWith = chunks.length === 0 ? await this.env.flags.current(scope) : scannedWith(scans);
     const flagged = scans.filter((scan) => scan.injection.verdict === "block").length;
     const changed = chunks.flatMap((chunk, i) => (sameInjection(chunk.metadata.injection, scans[i]!.injection) ? [] : [{ chunk, injection: scans[i]!.injection }]));
     await scope.transaction(async (tx) => {

@@ -96,6 +96,29 @@ export type ChunkFlagScanner = {
   current: (scope: WorkspaceScope) => Promise<string>;
 };
 
+/** A chunk text's verdict and the fingerprint of the patterns it was scanned with. */
+export type ScannedChunk = { injection: ChunkInjection; checkedWith: string };
+
+/** Scans `texts` batch by batch, appending each verdict to `into` as its batch returns (a rescan keeps them if it steps aside). */
+export async function scanChunkFlags(flags: ChunkFlagScanner, scope: WorkspaceScope, texts: string[], afterBatch: () => void, into: ScannedChunk[] = []): Promise<ScannedChunk[]> {
+  await inBatches(
+    async (batch) => {
+      const { injections, checkedWith } = await flags.scan(scope, batch);
+      into.push(...injections.map((injection) => ({ injection, checkedWith })));
+      return injections;
+    },
+    texts,
+    afterBatch,
+  );
+  return into;
+}
+
+/** The one fingerprint every verdict was scanned with; null when they differ (the patterns changed meanwhile). */
+export function scannedWith(scans: ScannedChunk[]): string | null {
+  const used = new Set(scans.map((scan) => scan.checkedWith));
+  return used.size === 1 ? [...used][0]! : null;
+}
+
 /** Everything a completed variant consists of, ready to be written. */
 export type VariantResult = {
   chunks: NewChunk[];
@@ -387,7 +410,7 @@ async function parentIndex(chunks: ParentChunk[], slice: TimeSlice): Promise<Par
 }
 
 /** `run` over batches of about EMBED_BATCH_CHARS characters (at least one text each), a turn of the event loop after each. */
-export async function inBatches<T>(run: (texts: string[]) => Promise<T[]>, texts: string[], afterBatch?: (done: number) => void): Promise<T[]> {
+async function inBatches<T>(run: (texts: string[]) => Promise<T[]>, texts: string[], afterBatch?: (done: number) => void): Promise<T[]> {
   const out: T[] = [];
   for (let start = 0; start < texts.length; ) {
     let end = start + 1;
@@ -421,19 +444,10 @@ async function flagChunks(env: JobEnv, scope: WorkspaceScope, drafts: ChunkDraft
   const carriedWith = toScan.length < drafts.length ? (parent?.flagsCheckedWith ?? null) : undefined;
   if (!env.chunkFlags) return null;
   if (toScan.length === 0) return carriedWith ?? null;
-  const flags = env.chunkFlags;
-  const scans = await inBatches(
-    async (texts) => {
-      const { injections, checkedWith } = await flags.scan(scope, texts);
-      return injections.map((injection) => ({ injection, checkedWith }));
-    },
-    toScan.map((i) => drafts[i].text),
-    () => env.checkpoint(),
-  );
+  const scans = await scanChunkFlags(env.chunkFlags, scope, toScan.map((i) => drafts[i].text), () => env.checkpoint());
   toScan.forEach((i, k) => (drafts[i].metadata.injection = scans[k]!.injection));
-  const used = [...new Set(scans.map((scan) => scan.checkedWith))];
-  const agree = used.length === 1 && (carriedWith === undefined || carriedWith === used[0]);
-  return agree ? used[0]! : null;
+  const checkedWith = scannedWith(scans);
+  return carriedWith === undefined || carriedWith === checkedWith ? checkedWith : null;
 }
 
 async function parseStored(env: JobEnv, scope: WorkspaceScope, document: DocumentRow): Promise<ParsedDocument> {
